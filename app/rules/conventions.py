@@ -1,0 +1,243 @@
+"""Conventions: the named rule switches a pulka is played and scored under (RULES.md §8, §11).
+
+A :class:`Conventions` value is immutable. It is built from a preset (``club``, ``sochi``,
+``leningrad``, ``rostov``) and optional overrides by convention name, exactly as the ``pulka/1``
+``conventions`` object spells them::
+
+    >>> c = Conventions.from_mapping({"preset": "sochi", "stalingrad": True})
+    >>> c.whist_style, c.stalingrad
+    ('greedy', True)
+
+Unknown names and values of the wrong kind raise :class:`InvalidConventionError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, Literal, TypeAlias, get_args
+
+from app.rules.errors import InvalidConventionError
+
+PresetName: TypeAlias = Literal["club", "sochi", "leningrad", "rostov"]
+WhistStyle: TypeAlias = Literal["gentleman", "greedy"]
+RaspasyZero: TypeAlias = Literal["hill_minus_two", "pool_one", "pool_one_point"]
+Closing: TypeAlias = Literal["double", "help"]
+RaspasyRates: TypeAlias = tuple[int, ...] | Literal["rostov"]
+
+PRESET_NAMES: tuple[PresetName, ...] = get_args(PresetName)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Conventions:
+    """Every convention of RULES.md §8's preset table, with the club's values as defaults."""
+
+    preset: PresetName = "club"
+    whist_multiplier: int = 2
+    """Trick whists = price × this (R-W1 as 000 writes it: twice the price)."""
+    remiz_multiplier: int = 2
+    """Each undertrick = price × this into the declarer's hill."""
+    misere_multiplier: int = 2
+    """A failed misère: 10 × this into the hill per trick taken."""
+    consolation: str = "price"
+    """Per undertrick, each opponent writes on the declarer: ``price`` or ``fixed:N`` whists."""
+    whist_liability: Fraction = Fraction(1)
+    """A whister short of his requirement writes price × this into his hill per missing trick."""
+    whist_style: WhistStyle = "gentleman"
+    half_whist: bool = True
+    stalingrad: bool = True
+    ten_checked: bool = True
+    talon_bonus: bool = True
+    talon_return_penalty: bool = False
+    raspasy_rates: RaspasyRates = (2, 4, 6)
+    raspasy_zero: RaspasyZero = "hill_minus_two"
+    raspasy_exit: tuple[int, int, int] = (6, 7, 8)
+    closing: Closing = "double"
+    cut_min: int = 4
+
+    @classmethod
+    def preset_named(cls, name: str) -> Conventions:
+        """Return the preset called ``name``; unknown names raise InvalidConventionError."""
+        try:
+            return _PRESETS[name]
+        except KeyError:
+            known = ", ".join(PRESET_NAMES)
+            raise InvalidConventionError(
+                f"unknown preset {name!r}; known presets: {known}"
+            ) from None
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Conventions:
+        """Build conventions from a ``pulka/1``-style object: ``preset`` plus overrides."""
+        if not isinstance(data, Mapping):
+            raise InvalidConventionError("conventions must be an object")
+        preset_name = data.get("preset", "club")
+        if not isinstance(preset_name, str):
+            raise InvalidConventionError("preset must be a string")
+        base = cls.preset_named(preset_name)
+        overrides = {key: value for key, value in data.items() if key != "preset"}
+        return base.with_overrides(overrides)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Conventions:
+        """Return a copy with single conventions changed by name, each value checked."""
+        changes: dict[str, Any] = {}
+        for name, raw in overrides.items():
+            parser = _PARSERS.get(name)
+            if parser is None:
+                raise InvalidConventionError(f"unknown convention {name!r}")
+            changes[name] = parser(name, raw)
+        return dataclasses.replace(self, **changes)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Every convention as JSON-ready values (the inverse of :meth:`from_mapping`)."""
+        out: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, Fraction):
+                value = int(value) if value.denominator == 1 else float(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[field.name] = value
+        return out
+
+    def consolation_whists(self, price: int) -> int:
+        """Whists each opponent writes on a declarer per undertrick (R-P1)."""
+        if self.consolation == "price":
+            return price
+        return int(self.consolation.split(":", 1)[1])
+
+    def minimum_level(self, consecutive_pass_outs: int) -> int:
+        """Lowest bid level allowed after that many consecutive pass-outs (R-B3, R-R6)."""
+        return self.raspasy_exit[min(consecutive_pass_outs, 2)]
+
+
+def _bool(name: str, raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise InvalidConventionError(f"{name} must be true or false")
+    return raw
+
+
+def _positive_int(name: str, raw: Any) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise InvalidConventionError(f"{name} must be a non-negative integer")
+    return raw
+
+
+def _choice(*allowed: str) -> Any:
+    def parse(name: str, raw: Any) -> str:
+        if raw not in allowed:
+            raise InvalidConventionError(f"{name} must be one of {', '.join(allowed)}")
+        return str(raw)
+
+    return parse
+
+
+def _consolation(name: str, raw: Any) -> str:
+    if raw == "price":
+        return "price"
+    if isinstance(raw, str) and raw.startswith("fixed:") and raw[6:].isdigit():
+        return raw
+    raise InvalidConventionError(f"{name} must be 'price' or 'fixed:N'")
+
+
+def _liability(name: str, raw: Any) -> Fraction:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise InvalidConventionError(f"{name} must be a number such as 1 or 0.5")
+    try:
+        value = Fraction(str(raw))
+    except ValueError:
+        raise InvalidConventionError(f"{name} must be a number such as 1 or 0.5") from None
+    if value < 0:
+        raise InvalidConventionError(f"{name} must not be negative")
+    return value
+
+
+def _rates(name: str, raw: Any) -> RaspasyRates:
+    if raw == "rostov":
+        return "rostov"
+    if (
+        isinstance(raw, (list, tuple))
+        and raw
+        and all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in raw)
+    ):
+        return tuple(raw)
+    raise InvalidConventionError(f"{name} must be a list of non-negative integers or 'rostov'")
+
+
+def _exit(name: str, raw: Any) -> tuple[int, int, int]:
+    if (
+        isinstance(raw, (list, tuple))
+        and len(raw) == 3
+        and all(isinstance(r, int) and not isinstance(r, bool) and 6 <= r <= 10 for r in raw)
+    ):
+        return (raw[0], raw[1], raw[2])
+    raise InvalidConventionError(f"{name} must be three levels from 6 to 10")
+
+
+def _preset_override(name: str, raw: Any) -> Any:
+    raise InvalidConventionError("preset cannot be overridden")
+
+
+_PARSERS: dict[str, Any] = {
+    "whist_multiplier": _positive_int,
+    "remiz_multiplier": _positive_int,
+    "misere_multiplier": _positive_int,
+    "consolation": _consolation,
+    "whist_liability": _liability,
+    "whist_style": _choice("gentleman", "greedy"),
+    "half_whist": _bool,
+    "stalingrad": _bool,
+    "ten_checked": _bool,
+    "talon_bonus": _bool,
+    "talon_return_penalty": _bool,
+    "raspasy_rates": _rates,
+    "raspasy_zero": _choice("hill_minus_two", "pool_one", "pool_one_point"),
+    "raspasy_exit": _exit,
+    "closing": _choice("double", "help"),
+    "cut_min": _positive_int,
+    "preset": _preset_override,
+}
+
+_CLUB = Conventions()
+_LENINGRAD = dataclasses.replace(
+    _CLUB,
+    preset="leningrad",
+    stalingrad=False,
+    ten_checked=False,
+    talon_bonus=False,
+    raspasy_zero="pool_one",
+)
+_SOCHI = Conventions(
+    preset="sochi",
+    whist_multiplier=1,
+    remiz_multiplier=1,
+    misere_multiplier=1,
+    consolation="price",
+    whist_liability=Fraction(1),
+    whist_style="greedy",
+    half_whist=True,
+    stalingrad=False,
+    ten_checked=False,
+    talon_bonus=False,
+    talon_return_penalty=False,
+    raspasy_rates=(1, 2, 3),
+    raspasy_zero="pool_one",
+    raspasy_exit=(6, 6, 6),
+    closing="help",
+    cut_min=4,
+)
+_ROSTOV = dataclasses.replace(
+    _SOCHI,
+    preset="rostov",
+    consolation="fixed:10",
+    whist_liability=Fraction(1, 2),
+    raspasy_rates="rostov",
+    raspasy_zero="pool_one_point",
+)
+_PRESETS: dict[str, Conventions] = {
+    "club": _CLUB,
+    "leningrad": _LENINGRAD,
+    "sochi": _SOCHI,
+    "rostov": _ROSTOV,
+}

@@ -1,0 +1,68 @@
+"""The outcome of one deal: the contract between play and scoring.
+
+A :class:`DealOutcome` says what a paper score sheet needs to know of a deal, and nothing more. The
+live engine produces one when a deal ends; a ``pulka/1`` record's deal is parsed into one; the
+sheet (``app.rules.sheet``) scores only these. That is what makes "one scoring code path" true.
+
+Seats are table seats ``0..n-1`` clockwise. Cards are written in the canonical text form
+(``"AS"``, ``"10H"``) so this module needs nothing from the card code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal, TypeAlias
+
+DealKind: TypeAlias = Literal["game", "misere", "pass_out", "conceded"]
+Strain: TypeAlias = Literal["S", "C", "D", "H", "NT"]
+DefenceCall: TypeAlias = Literal["whist", "pass", "half"]
+PlayMode: TypeAlias = Literal["open", "closed"]
+
+STRAINS: tuple[Strain, ...] = ("S", "C", "D", "H", "NT")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Contract:
+    """A trick contract: level 6..10 and a strain (``NT`` is no trumps)."""
+
+    level: int
+    strain: Strain
+
+    def __str__(self) -> str:
+        return f"{self.level}{self.strain}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Penalty:
+    """A penalty a scorer recorded at a physical table (RULES.md §10).
+
+    Either ``hill`` points into ``seat``'s hill, or ``amount`` whists that ``seat`` writes on
+    ``whists_on``.
+    """
+
+    seat: int
+    rule: str
+    hill: int = 0
+    whists_on: int | None = None
+    amount: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealOutcome:
+    """What happened in one deal, as the score sheet sees it (mirrors a ``pulka/1`` deal)."""
+
+    dealer: int
+    kind: DealKind
+    declarer: int | None = None
+    contract: Contract | None = None
+    """The named trick contract; ``None`` for misère and pass-out."""
+    defence: Mapping[int, DefenceCall] = dataclasses.field(default_factory=dict)
+    """Each defender's final call. At four players the dealer appears only if he whisted."""
+    returned_from: int | None = None
+    """The half-whister whose half-whist was returned (R-W4); his call is then ``pass``."""
+    play: PlayMode | None = None
+    tricks: Mapping[int, int] | None = None
+    """Tricks per seat; on a four-player pass-out the dealer's seat holds his talon tricks."""
+    talon: tuple[str, str] | None = None
+    penalties: tuple[Penalty, ...] = ()
