@@ -1,0 +1,48 @@
+# prefclub — the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.run-installed
+TEST_STAMP := $(VENV)/.test-installed
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test lint typecheck bench selfplay clean-data chromium
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(RUN_STAMP)
+
+## Serve the club on http://127.0.0.1:8000 (embedded PostgreSQL in var/ unless DATABASE_URL is set).
+run: $(RUN_STAMP)
+	$(BIN)/prefclub serve
+
+## Lint, type-check and run the whole test suite against a real PostgreSQL.
+test: $(TEST_STAMP) chromium lint typecheck
+	$(BIN)/pytest
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check app tests bench migrations
+
+typecheck: $(TEST_STAMP)
+	$(BIN)/mypy app
+
+## Debian's chromium for the browser tests, installed when missing (needs root or sudo).
+chromium:
+	@test -x $(CHROMIUM) || command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+
+bench: $(TEST_STAMP)
+	$(BIN)/python -m bench.engine --json
+
+clean-data:
+	rm -rf var/test

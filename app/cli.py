@@ -1,0 +1,119 @@
+"""``prefclub``: the command line of the club server.
+
+Commands: ``serve`` (migrate, bootstrap, run uvicorn), ``migrate``, ``create-admin`` and ``score``
+(rescore a ``pulka/1`` record). Each command reads the same settings as the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+
+from app.config import get_settings
+
+cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=True,
+                  add_completion=False)
+
+
+def _database_url() -> str:
+    from app.db.embedded import database_url
+
+    settings = get_settings()
+    return database_url(settings.database_url, settings.data_dir)
+
+
+@cli.command()
+def migrate() -> None:
+    """Bring the database schema up to date (``alembic upgrade head``)."""
+    from app.db.migrate import upgrade
+
+    upgrade(_database_url())
+    typer.echo("database schema is up to date")
+
+
+async def _bootstrap(url: str) -> object:
+    from app.db.session import make_engine, make_sessionmaker, session_scope
+    from app.services.bootstrap import ensure_first_admin
+
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as session:
+            return await ensure_first_admin(session)
+    finally:
+        await engine.dispose()
+
+
+@cli.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="address to bind (env HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port to bind (env PORT)")] = None,
+) -> None:
+    """Migrate, create the first admin on an empty club, and serve the club."""
+    import uvicorn
+
+    from app.db.migrate import upgrade
+    from app.logging_setup import configure_logging
+    from app.main import create_app
+
+    settings = get_settings()
+    if host is not None:
+        settings.host = host
+    if port is not None:
+        settings.port = port
+    configure_logging(settings.log_level)
+    url = _database_url()
+    upgrade(url)
+    first = asyncio.run(_bootstrap(url))
+    base = f"http://{settings.host}:{settings.port}"
+    if first is not None:
+        typer.echo(
+            f"\nFirst start: log in at {base}/ as '{first.login}' "  # type: ignore[attr-defined]
+            f"with the one-time password {first.password}\n"  # type: ignore[attr-defined]
+            "(you will be asked to choose your own password).\n"
+        )
+    else:
+        typer.echo(f"\nprefclub serves the club at {base}/\n")
+    app = create_app(settings)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None,
+                ws_max_size=64 * 1024, proxy_headers=False)
+
+
+@cli.command("create-admin")
+def create_admin(
+    login: Annotated[str, typer.Argument(help="login name of the new admin")],
+    display_name: Annotated[str | None, typer.Option(help="name shown at tables")] = None,
+) -> None:
+    """Create an admin account and print its one-time password."""
+    from app.db.migrate import upgrade
+    from app.services.members import create_admin_account
+
+    url = _database_url()
+    upgrade(url)
+    try:
+        password = asyncio.run(create_admin_account(url, login, display_name or login))
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"admin '{login}' created; one-time password: {password}")
+
+
+@cli.command()
+def score(
+    file: Annotated[str, typer.Argument(help="a pulka/1 JSON file, or - for standard input")],
+) -> None:
+    """Score a ``pulka/1`` record and print ``pulka-score/1`` (exit 2 on invalid input)."""
+    from app.commands.score import run_score
+
+    raise typer.Exit(run_score(file, sys.stdout, sys.stdin))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()
+
+
+if __name__ == "__main__":
+    main()

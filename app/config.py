@@ -1,0 +1,101 @@
+"""Settings from the environment (pydantic-settings).
+
+Every knob an operator turns is an environment variable: ``DATABASE_URL``, ``SECRET_KEY``,
+``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``.
+Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. Without
+``SECRET_KEY`` a development server generates one and keeps it in the data folder, so sessions
+survive a restart; production refuses to start without a real secret.
+"""
+
+from __future__ import annotations
+
+import secrets
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PLACEHOLDER_SECRETS = frozenset({"", "changeme", "change-me", "secret", "CHANGE_ME", "changethis"})
+SECRET_FILE_NAME = "secret_key"
+
+
+class InsecureSettingsError(RuntimeError):
+    """Raised when production is started with a missing or placeholder secret."""
+
+
+class Settings(BaseSettings):
+    """The server's configuration, read once from the environment."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    data_dir: Path = Field(default=Path("var"), validation_alias="PREFCLUB_DATA_DIR")
+    secret_key: str | None = Field(default=None, validation_alias="SECRET_KEY")
+    environment: Literal["development", "production", "test"] = Field(
+        default="development", validation_alias="PREFCLUB_ENV"
+    )
+    club_tz: str = Field(default="Europe/Moscow", validation_alias="CLUB_TZ")
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias="ALLOWED_ORIGINS"
+    )
+    host: str = Field(default="127.0.0.1", validation_alias="HOST")
+    port: int = Field(default=8000, validation_alias="PORT")
+    session_hours: int = Field(default=12 * 24, validation_alias="SESSION_HOURS")
+    log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("club_tz")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"CLUB_TZ {value!r} is not a known IANA time zone") from None
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The club's local time zone (R-S1)."""
+        return ZoneInfo(self.club_tz)
+
+    def origins(self) -> list[str]:
+        """Origins allowed to open websockets: the configured list plus the server's own."""
+        own = {f"http://{self.host}:{self.port}", f"http://localhost:{self.port}",
+               f"http://127.0.0.1:{self.port}"}
+        return sorted(own | set(self.allowed_origins))
+
+    def resolved_secret(self) -> str:
+        """The signing secret; generated and stored in the data folder when not configured."""
+        if self.secret_key and self.secret_key not in PLACEHOLDER_SECRETS:
+            return self.secret_key
+        if self.environment == "production":
+            raise InsecureSettingsError(
+                "SECRET_KEY is missing or a placeholder; production refuses to start without a "
+                "real secret (generate one with: python -c 'import secrets; "
+                "print(secrets.token_urlsafe(48))')"
+            )
+        path = self.data_dir / SECRET_FILE_NAME
+        if path.exists():
+            stored = path.read_text().strip()
+            if stored:
+                return stored
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        generated = secrets.token_urlsafe(48)
+        path.write_text(generated + "\n")
+        path.chmod(0o600)
+        return generated
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (tests build their own Settings instead)."""
+    return Settings()

@@ -1,0 +1,28 @@
+"""Running Alembic from the application (``prefclub migrate``, ``make run``, tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic config for the project's migrations against ``url``."""
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Bring the schema at ``url`` up to ``revision``."""
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str = "base") -> None:
+    """Take the schema at ``url`` down to ``revision``."""
+    command.downgrade(alembic_config(url), revision)

@@ -1,0 +1,53 @@
+"""The FastAPI application factory.
+
+``create_app(settings)`` builds an app whose database engine lives in the lifespan: it is created
+when the server starts and disposed when it stops. Routers are mounted here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+
+from app import __version__
+from app.api import health
+from app.config import Settings, get_settings
+from app.db.embedded import database_url
+from app.db.session import make_engine, make_sessionmaker
+
+log = logging.getLogger(__name__)
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app for ``settings`` (the environment's when omitted)."""
+    settings = settings or get_settings()
+    secret = settings.resolved_secret()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        url = database_url(settings.database_url, settings.data_dir)
+        engine = make_engine(url)
+        app.state.engine = engine
+        app.state.database_url = url
+        app.state.sessionmaker = make_sessionmaker(engine)
+        log.info("prefclub started", extra={"version": __version__})
+        try:
+            yield
+        finally:
+            await engine.dispose()
+
+    app = FastAPI(
+        title="prefclub",
+        version=__version__,
+        description="The server a Preferans club runs its Monday nights on.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.secret_key = secret
+    app.include_router(health.router)
+    return app

@@ -1,0 +1,1 @@
+"""Passwords, sessions, CSRF and rate limits."""

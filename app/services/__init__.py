@@ -1,0 +1,1 @@
+"""Use cases: each module owns one kind of transaction."""

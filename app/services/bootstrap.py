@@ -1,0 +1,39 @@
+"""The first start: an empty club gets one admin with a one-time password."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Member, Role
+from app.security.passwords import hash_password, one_time_password
+
+FIRST_ADMIN_LOGIN = "admin"
+
+
+@dataclass(frozen=True)
+class FirstAdmin:
+    """The credentials printed once for the operator."""
+
+    login: str
+    password: str
+
+
+async def ensure_first_admin(session: AsyncSession) -> FirstAdmin | None:
+    """Create the first admin when the club has no members; return its one-time credentials."""
+    count = await session.scalar(select(func.count()).select_from(Member))
+    if count:
+        return None
+    password = one_time_password()
+    session.add(
+        Member(
+            login=FIRST_ADMIN_LOGIN,
+            display_name="Administrator",
+            role=Role.admin,
+            password_hash=hash_password(password),
+            must_change_password=True,
+        )
+    )
+    return FirstAdmin(login=FIRST_ADMIN_LOGIN, password=password)

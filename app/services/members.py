@@ -1,0 +1,28 @@
+"""Member accounts created from the command line."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from app.db.models import Member, Role
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.passwords import hash_password, one_time_password
+
+
+async def create_admin_account(url: str, login: str, display_name: str) -> str:
+    """Create an admin with a one-time password and return that password."""
+    login = login.strip().lower()
+    if not login or len(login) > 64:
+        raise ValueError("login must be 1 to 64 characters")
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as session:
+            if await session.scalar(select(Member).where(Member.login == login)):
+                raise ValueError(f"login {login!r} is already taken")
+            password = one_time_password()
+            session.add(Member(login=login, display_name=display_name, role=Role.admin,
+                               password_hash=hash_password(password),
+                               must_change_password=True))
+            return password
+    finally:
+        await engine.dispose()
