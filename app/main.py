@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.api import health
+from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.session import make_engine, make_sessionmaker
@@ -23,8 +24,8 @@ log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app for ``settings`` (the environment's when omitted)."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """Build the app for ``settings`` (the environment's when omitted) and ``clock``."""
     settings = settings or get_settings()
     secret = settings.resolved_secret()
 
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.clock = clock or SystemClock()
     app.state.secret_key = secret
     app.include_router(health.router)
     return app
