@@ -66,3 +66,5 @@ class DealOutcome:
     """Tricks per seat; on a four-player pass-out the dealer's seat holds his talon tricks."""
     talon: tuple[str, str] | None = None
     penalties: tuple[Penalty, ...] = ()
+    talon_returned: bool = False
+    """The declarer refused the talon (R-C6, convention ``talon_return_penalty``)."""

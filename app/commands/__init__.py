@@ -1,0 +1,1 @@
+"""Command implementations behind the ``prefclub`` command line (wired up in ``app.cli``)."""
