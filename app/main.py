@@ -14,7 +14,7 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from app import __version__
-from app.api import health
+from app.api import auth, health, members
 from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
@@ -52,4 +52,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.clock = clock or SystemClock()
     app.state.secret_key = secret
     app.include_router(health.router)
+    app.include_router(auth.router)
+    app.include_router(members.router)
     return app

@@ -1,5 +1,7 @@
 """All models, imported here so that ``Base.metadata`` knows every table."""
 
+from app.db.models.auth import AuthSession, LoginAttempt, PasswordResetToken
 from app.db.models.member import Member, Role
 
 __all__ = ["Member", "Role"]
+__all__ += ["AuthSession", "LoginAttempt", "PasswordResetToken"]

@@ -1,0 +1,88 @@
+"""Fixtures of the API tests: a frozen club clock, members of each role and logged-in clients."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.clock import FrozenClock
+from app.db.models import Member, Role
+from app.security.passwords import hash_password
+from app.security.sessions import CSRF_COOKIE
+
+PASSWORD = "correct horse battery"
+_hash_cache: dict[str, str] = {}
+_serial = itertools.count(1)
+
+# Monday 30 November 2026, 12:00 Moscow time.
+MONDAY_NOON = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+LoggedIn = Callable[..., Awaitable[tuple[httpx.AsyncClient, Member]]]
+
+
+def password_hash() -> str:
+    """One Argon2 hash per run keeps the tests fast."""
+    if PASSWORD not in _hash_cache:
+        _hash_cache[PASSWORD] = hash_password(PASSWORD)
+    return _hash_cache[PASSWORD]
+
+
+@pytest.fixture
+def clock(app: FastAPI) -> FrozenClock:
+    """The app's clock, frozen on a Monday at noon club time."""
+    frozen = FrozenClock(MONDAY_NOON)
+    app.state.clock = frozen
+    return frozen
+
+
+@pytest.fixture
+def make_member(db_session: AsyncSession) -> Callable[..., Awaitable[Member]]:
+    """Create a member (password ``PASSWORD``) directly in the database."""
+
+    async def make(role: Role = Role.member, *, login: str | None = None,
+                   must_change_password: bool = False, name: str | None = None) -> Member:
+        n = next(_serial)
+        member = Member(login=login or f"user{n}", display_name=name or f"Player {n}",
+                        role=role, password_hash=password_hash(),
+                        must_change_password=must_change_password, active=True, is_bot=False)
+        db_session.add(member)
+        await db_session.flush()
+        return member
+
+    return make
+
+
+async def log_in(client: httpx.AsyncClient, login: str,
+                 password: str = PASSWORD) -> httpx.Response:
+    """Log in and, on success, send the CSRF token with every later request of ``client``."""
+    response = await client.post("/api/auth/login", json={"login": login, "password": password})
+    if response.status_code == 200:
+        client.headers["X-CSRF-Token"] = client.cookies[CSRF_COOKIE]
+    return response
+
+
+@pytest.fixture
+async def logged_in(
+    app: FastAPI, make_member: Callable[..., Awaitable[Member]], clock: FrozenClock
+) -> AsyncIterator[LoggedIn]:
+    """A factory of (client, member): a new member of ``role`` logged in on his own client."""
+    clients: list[httpx.AsyncClient] = []
+
+    async def make(role: Role = Role.member, **kwargs: object) -> tuple[httpx.AsyncClient, Member]:
+        member = await make_member(role, **kwargs)
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                   base_url="http://127.0.0.1:8000")
+        clients.append(client)
+        response = await log_in(client, member.login)
+        assert response.status_code == 200, response.text
+        return client, member
+
+    yield make
+    for c in clients:
+        await c.aclose()

@@ -1,0 +1,158 @@
+"""Login, sessions, CSRF, rate limiting, password changes and reset links."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.clock import FrozenClock
+from app.db.models import Role
+from app.security import ratelimit
+from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, member_for_token
+from tests.api.conftest import PASSWORD, LoggedIn, log_in
+
+
+async def test_login_sets_cookies_and_me_answers(client: httpx.AsyncClient, make_member,
+                                                 clock: FrozenClock) -> None:
+    member = await make_member(login="ivanov")
+    response = await log_in(client, "IvAnov ")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["member"]["login"] == "ivanov"
+    assert body["csrf_token"] == client.cookies[CSRF_COOKIE]
+    cookies = response.headers.get_list("set-cookie")
+    session_cookie = next(c for c in cookies if c.startswith(SESSION_COOKIE + "="))
+    assert "HttpOnly" in session_cookie and "samesite=lax" in session_cookie.lower()
+    assert "Max-Age" in session_cookie
+    csrf_cookie = next(c for c in cookies if c.startswith(CSRF_COOKIE + "="))
+    assert "HttpOnly" not in csrf_cookie
+    me = await client.get("/api/auth/me")
+    assert me.status_code == 200 and me.json()["id"] == member.id
+
+
+async def test_wrong_password_and_unknown_login_are_401(client: httpx.AsyncClient, make_member,
+                                                        clock: FrozenClock) -> None:
+    await make_member(login="petrov")
+    assert (await log_in(client, "petrov", "nope")).status_code == 401
+    assert (await log_in(client, "nobody")).status_code == 401
+    assert (await client.get("/api/auth/me")).status_code == 401
+
+
+async def test_session_expires(client: httpx.AsyncClient, make_member, clock: FrozenClock,
+                               test_settings) -> None:
+    await make_member(login="sidorov")
+    await log_in(client, "sidorov")
+    clock.advance(timedelta(hours=test_settings.session_hours, seconds=1))
+    assert (await client.get("/api/auth/me")).status_code == 401
+
+
+async def test_session_token_is_stored_hashed(client: httpx.AsyncClient, make_member,
+                                              clock: FrozenClock, db_session: AsyncSession) -> None:
+    member = await make_member()
+    await log_in(client, member.login)
+    token = client.cookies[SESSION_COOKIE]
+    from sqlalchemy import text
+    stored = (await db_session.execute(text("select token_hash from auth_sessions"))).scalars()
+    assert token not in list(stored)
+    assert (await member_for_token(db_session, token, clock.now())).id == member.id
+
+
+async def test_logout_ends_the_session(logged_in: LoggedIn) -> None:
+    client, _ = await logged_in()
+    assert (await client.post("/api/auth/logout")).status_code == 200
+    assert (await client.get("/api/auth/me")).status_code == 401
+
+
+async def test_csrf_header_is_required_for_state_changes(logged_in: LoggedIn) -> None:
+    client, _ = await logged_in()
+    good = client.headers.pop("X-CSRF-Token")
+    missing = await client.patch("/api/auth/me", json={"display_name": "X"})
+    assert missing.status_code == 403 and "CSRF" in missing.json()["detail"]
+    wrong = await client.patch("/api/auth/me", json={"display_name": "X"},
+                               headers={"X-CSRF-Token": "forged"})
+    assert wrong.status_code == 403
+    ok = await client.patch("/api/auth/me", json={"display_name": "Новое имя"},
+                            headers={"X-CSRF-Token": good})
+    assert ok.status_code == 200 and ok.json()["display_name"] == "Новое имя"
+    # Reads need no token.
+    assert (await client.get("/api/auth/me")).status_code == 200
+
+
+async def test_csrf_token_is_bound_to_the_session(logged_in: LoggedIn) -> None:
+    alice, _ = await logged_in()
+    bob, _ = await logged_in()
+    # Bob's own cookie and header agree, but they are Alice's token: not his session's.
+    stolen = alice.cookies[CSRF_COOKIE]
+    bob.cookies.set(CSRF_COOKIE, stolen, domain="127.0.0.1")
+    bob.headers["X-CSRF-Token"] = stolen
+    response = await bob.patch("/api/auth/me", json={"display_name": "X"})
+    assert response.status_code == 403
+
+
+async def test_login_is_rate_limited_per_login(client: httpx.AsyncClient, make_member,
+                                               clock: FrozenClock) -> None:
+    await make_member(login="target")
+    for _ in range(ratelimit.PER_LOGIN):
+        assert (await log_in(client, "target", "bad")).status_code == 401
+    blocked = await log_in(client, "target")  # even the right password waits
+    assert blocked.status_code == 429
+    assert int(blocked.headers["Retry-After"]) > 0
+    assert "too many" in blocked.json()["detail"]
+    clock.advance(ratelimit.WINDOW + timedelta(seconds=1))
+    assert (await log_in(client, "target")).status_code == 200
+
+
+async def test_login_is_rate_limited_per_address(client: httpx.AsyncClient, make_member,
+                                                 clock: FrozenClock) -> None:
+    member = await make_member()
+    for i in range(ratelimit.PER_IP):
+        assert (await log_in(client, f"guess{i}", "bad")).status_code == 401
+    response = await log_in(client, member.login)
+    assert response.status_code == 429 and "address" in response.json()["detail"]
+
+
+async def test_first_login_may_only_change_password(logged_in: LoggedIn) -> None:
+    client, _ = await logged_in(must_change_password=True)
+    assert (await client.get("/api/auth/me")).json()["must_change_password"] is True
+    refused = await client.get("/api/members")
+    assert refused.status_code == 403 and "password" in refused.json()["detail"]
+    short = await client.post("/api/auth/password",
+                              json={"current_password": PASSWORD, "new_password": "short"})
+    assert short.status_code == 422
+    changed = await client.post("/api/auth/password", json={
+        "current_password": PASSWORD, "new_password": "a brand new secret"})
+    assert changed.status_code == 200
+    assert (await client.get("/api/members")).status_code == 200
+
+
+async def test_wrong_current_password_is_refused(logged_in: LoggedIn) -> None:
+    client, _ = await logged_in()
+    response = await client.post("/api/auth/password", json={
+        "current_password": "wrong-one", "new_password": "a brand new secret"})
+    assert response.status_code == 403
+
+
+async def test_reset_link_is_single_use_and_expires(logged_in: LoggedIn, client: httpx.AsyncClient,
+                                                    clock: FrozenClock) -> None:
+    admin, _ = await logged_in(Role.admin)
+    user, member = await logged_in()
+    link = await admin.post(f"/api/members/{member.id}/password-reset")
+    assert link.status_code == 201
+    token = link.json()["token"]
+    assert link.json()["url"].endswith(token)
+    used = await client.post("/api/auth/password-reset",
+                             json={"token": token, "new_password": "reset secret 1"})
+    assert used.status_code == 200
+    # His old sessions died, the new password works, the link is spent.
+    assert (await user.get("/api/auth/me")).status_code == 401
+    assert (await log_in(client, member.login, "reset secret 1")).status_code == 200
+    again = await client.post("/api/auth/password-reset",
+                              json={"token": token, "new_password": "reset secret 2"})
+    assert again.status_code == 400
+    second = (await admin.post(f"/api/members/{member.id}/password-reset")).json()["token"]
+    clock.advance(timedelta(days=3))
+    late = await client.post("/api/auth/password-reset",
+                             json={"token": second, "new_password": "reset secret 3"})
+    assert late.status_code == 400 and "expired" in late.json()["detail"]
