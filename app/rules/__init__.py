@@ -1,0 +1,234 @@
+"""The pure Preferans engine of prefclub: cards, the verifiable deal, auction, play, claims.
+
+Standard library only, no I/O, deterministic given its inputs (randomness comes in as a
+``random.Random``). A deal is an immutable :class:`DealState`; it changes only through
+:func:`apply`. The public API (see RULES.md for the rule IDs)::
+
+    from app.rules import *
+
+    config = DealConfig(players=3, dealer=0, conventions=Conventions(), min_level=6)
+    deck = shuffled_deck(random.SystemRandom())        # R-D4; tests pass random.Random(seed)
+    state = new_deal(config, deck, salt=os.urandom(16))  # phase "cut", state.commitment public
+    state, events = apply(state, Cut(seat=state.cutter, position=16))
+    legal_actions(state, seat)        # -> list[Action] the seat may take now
+    view(state, seat)                 # -> JSON-ready dict of what seat sees (None: spectator)
+    state.phase, state.to_move, state.turn, state.finished
+    outcome(state)                    # -> DealOutcome once finished (for app.rules.sheet)
+    replay(config, deck, salt, actions) == (state, events)   # persistence rebuilds by replay
+
+Cards are ints 0..31 (``suit * 8 + rank``, suits ♠ ♣ ♦ ♥, ranks 7..A); hands are 32-bit masks.
+``parse_card("10H")``, ``card_text(c)`` -> ``"10H"``, ``card_pretty(c)`` -> ``"10♥"``.
+
+Actions (frozen dataclasses, each with ``seat``): :class:`Cut`, :class:`Bid` (a
+:class:`Contract`, ``"misere"``, ``"pass"``, ``"here"``), :class:`TakeTalon` and
+:class:`ReturnTalon` (only with ``talon_return_penalty``, R-C6), :class:`Discard`,
+:class:`NameContract`, :class:`Concede` (R-C4), :class:`Defend` (whist/pass/half),
+:class:`ReturnWhist` (R-W4), :class:`ChoosePlay` (R-W3), :class:`PlayCard`, :class:`Claim`
+(R-W11), :class:`ProposeResult`, :class:`AcceptResult`, :class:`DeclineResult`.
+JSON: :func:`action_to_json`, :func:`action_from_json` (raises :class:`MalformedActionError`),
+:func:`event_to_json`. Events (:class:`Event`) are public: they never carry hidden cards.
+
+Draws before play: :func:`draw_tables` (R-T1), :func:`draw_seats` (R-T2),
+:func:`draw_first_dealer` (R-T3). Deal verification: :func:`deal_reveal`, :func:`verify_deal`.
+Claim solver: :func:`claim_holds`, :func:`best_tricks`.
+"""
+
+from app.rules.actions import (
+    AcceptResult,
+    Action,
+    Bid,
+    ChoosePlay,
+    Claim,
+    Concede,
+    Cut,
+    DeclineResult,
+    Defend,
+    Discard,
+    Event,
+    NameContract,
+    PlayCard,
+    ProposeResult,
+    ReturnTalon,
+    ReturnWhist,
+    TakeTalon,
+)
+from app.rules.auction import (
+    Auction,
+    Call,
+    ContractCall,
+    IllegalBidError,
+    call_text,
+    contract_pretty,
+    parse_call,
+    parse_contract,
+)
+from app.rules.cards import (
+    Card,
+    CardMask,
+    InvalidCardError,
+    card_pretty,
+    card_text,
+    cards_mask,
+    mask_cards,
+    mask_text,
+    parse_card,
+    parse_cards,
+)
+from app.rules.claims import best_tricks, claim_holds
+from app.rules.codec import (
+    MalformedActionError,
+    action_from_json,
+    action_to_json,
+    event_from_json,
+    event_to_json,
+)
+from app.rules.conventions import PRESET_NAMES, Conventions, PresetName
+from app.rules.deal import (
+    DealConfig,
+    DealState,
+    IllegalClaimError,
+    IllegalContractError,
+    OutOfTurnError,
+    Phase,
+    apply,
+    deal_reveal,
+    legal_actions,
+    legal_cards_now,
+    new_deal,
+    outcome,
+    outcome_to_json,
+    replay,
+    start_events,
+    view,
+    visible_cards,
+)
+from app.rules.deck import (
+    DealReveal,
+    InvalidDeckError,
+    commitment,
+    cut_deck,
+    deal_cards,
+    reveal,
+    shuffled_deck,
+    verify_deal,
+)
+from app.rules.draw import (
+    DealerLot,
+    InvalidDrawError,
+    SeatDraw,
+    TableDraw,
+    draw_first_dealer,
+    draw_seats,
+    draw_tables,
+)
+from app.rules.errors import (
+    IllegalActionError,
+    InvalidConventionError,
+    InvalidRecordError,
+    RulesError,
+)
+from app.rules.outcome import (
+    STRAINS,
+    Contract,
+    DealKind,
+    DealOutcome,
+    DefenceCall,
+    Penalty,
+    PlayMode,
+    Strain,
+)
+from app.rules.play import IllegalCardError, legal_cards
+
+__all__ = [
+    "PRESET_NAMES",
+    "STRAINS",
+    "AcceptResult",
+    "Action",
+    "Auction",
+    "Bid",
+    "Call",
+    "Card",
+    "CardMask",
+    "ChoosePlay",
+    "Claim",
+    "Concede",
+    "Contract",
+    "ContractCall",
+    "Conventions",
+    "Cut",
+    "DealConfig",
+    "DealKind",
+    "DealOutcome",
+    "DealReveal",
+    "DealState",
+    "DealerLot",
+    "DeclineResult",
+    "DefenceCall",
+    "Defend",
+    "Discard",
+    "Event",
+    "IllegalActionError",
+    "IllegalBidError",
+    "IllegalCardError",
+    "IllegalClaimError",
+    "IllegalContractError",
+    "InvalidCardError",
+    "InvalidConventionError",
+    "InvalidDeckError",
+    "InvalidDrawError",
+    "InvalidRecordError",
+    "MalformedActionError",
+    "NameContract",
+    "OutOfTurnError",
+    "Penalty",
+    "Phase",
+    "PlayCard",
+    "PlayMode",
+    "PresetName",
+    "ProposeResult",
+    "ReturnTalon",
+    "ReturnWhist",
+    "RulesError",
+    "SeatDraw",
+    "Strain",
+    "TableDraw",
+    "TakeTalon",
+    "action_from_json",
+    "action_to_json",
+    "apply",
+    "best_tricks",
+    "call_text",
+    "card_pretty",
+    "card_text",
+    "cards_mask",
+    "claim_holds",
+    "commitment",
+    "contract_pretty",
+    "cut_deck",
+    "deal_cards",
+    "deal_reveal",
+    "draw_first_dealer",
+    "draw_seats",
+    "draw_tables",
+    "event_from_json",
+    "event_to_json",
+    "legal_actions",
+    "legal_cards",
+    "legal_cards_now",
+    "mask_cards",
+    "mask_text",
+    "new_deal",
+    "outcome",
+    "outcome_to_json",
+    "parse_call",
+    "parse_card",
+    "parse_cards",
+    "parse_contract",
+    "replay",
+    "reveal",
+    "shuffled_deck",
+    "start_events",
+    "verify_deal",
+    "view",
+    "visible_cards",
+]

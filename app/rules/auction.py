@@ -1,0 +1,263 @@
+"""The auction (торговля), R-B1..R-B8, as a small immutable value.
+
+Calls are :class:`~app.rules.outcome.Contract` bids, ``"misere"``, ``"pass"`` or ``"here"``
+(здесь, R-B5). Every call gets a *rank* on one ladder (R-B2)::
+
+    6♠ < 6♣ < 6♦ < 6♥ < 6NT < 7♠ < … < 8NT < misère < 9♠ < … < 10NT
+
+Trick bids have even ranks ``2 * ((level - 6) * 5 + strain)`` and misère the odd rank between
+8NT and 9♠, so "is above" is one integer comparison.
+
+Positions 0, 1, 2 are the three bidders in seniority order: forehand (left of the dealer) first,
+then clockwise (R-B1). The auction knows seats only through ``order``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final, Literal, TypeAlias
+
+from app.rules.cards import SUIT_SYMBOLS
+from app.rules.errors import IllegalActionError
+from app.rules.outcome import STRAINS, Contract
+
+Call: TypeAlias = Contract | Literal["misere", "pass", "here"]
+"""One auction call."""
+ContractCall: TypeAlias = Contract | Literal["misere"]
+"""What a declarer can have won the auction with, or name (R-C2)."""
+
+MISERE_RANK: Final = 29
+_STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
+ALL_CONTRACTS: Final = tuple(
+    Contract(level, strain) for level in range(6, 11) for strain in STRAINS
+)
+"""Every trick contract in ladder order (R-B2)."""
+_CONTRACT_BY_TEXT: Final = {str(c): c for c in ALL_CONTRACTS}
+
+
+class IllegalBidError(IllegalActionError):
+    """A call the auction rules do not allow now (R-B8)."""
+
+
+def contract_rank(contract: Contract) -> int:
+    """The ladder rank of a trick contract (R-B2)."""
+    return 2 * ((contract.level - 6) * 5 + _STRAIN_INDEX[contract.strain])
+
+
+def call_rank(call: ContractCall) -> int:
+    """The ladder rank of a trick bid or misère (R-B2)."""
+    if call == "misere":
+        return MISERE_RANK
+    assert isinstance(call, Contract)
+    return contract_rank(call)
+
+
+def contract_from_rank(rank: int) -> Contract:
+    """The trick contract of an even ladder rank."""
+    return ALL_CONTRACTS[rank // 2]
+
+
+def parse_contract(text: str) -> Contract:
+    """Parse ``"6S"``, ``"10NT"``, ``"7♥"`` (case-insensitive) into a :class:`Contract`."""
+    cleaned = text.strip().upper()
+    for symbol, letter in zip(SUIT_SYMBOLS, "SCDH", strict=True):
+        cleaned = cleaned.replace(symbol, letter)
+    cleaned = cleaned.replace("БК", "NT")
+    contract = _CONTRACT_BY_TEXT.get(cleaned)
+    if contract is None:
+        raise IllegalBidError(f"{text!r} is not a contract (write it like '6S', '7NT')")
+    return contract
+
+
+def contract_pretty(call: ContractCall) -> str:
+    """Player-readable form: ``7♣``, ``8NT``, ``misère``."""
+    if call == "misere":
+        return "misère"
+    assert isinstance(call, Contract)
+    if call.strain == "NT":
+        return f"{call.level}NT"
+    return f"{call.level}{SUIT_SYMBOLS[_STRAIN_INDEX[call.strain]]}"
+
+
+def call_text(call: Call) -> str:
+    """Canonical text of a call: ``"6S"``, ``"misere"``, ``"pass"``, ``"here"``."""
+    return call if isinstance(call, str) else str(call)
+
+
+def parse_call(text: str) -> Call:
+    """Parse the canonical text of a call."""
+    if text in ("misere", "pass", "here"):
+        return text  # type: ignore[return-value]
+    return parse_contract(text)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Auction:
+    """The state of the bidding.
+
+    ``high`` is the rank of the current highest call (``-1`` before any bid) and ``holder`` the
+    position holding it (a senior player who said "here" holds the same rank, R-B5).
+    ``last_bid`` holds each position's last bid rank (``-1`` if none).
+    """
+
+    order: tuple[int, int, int]
+    min_level: int = 6
+    calls: tuple[tuple[int, Call], ...] = ()
+    passed: int = 0
+    spoke: int = 0
+    high: int = -1
+    holder: int = -1
+    turn: int = 0
+    last_bid: tuple[int, int, int] = (-1, -1, -1)
+
+    @property
+    def finished(self) -> bool:
+        """True once two players have passed after a bid, or all three passed (R-B7)."""
+        return self.turn < 0
+
+    @property
+    def passed_out(self) -> bool:
+        """True if everyone passed: a pass-out follows (R-B7)."""
+        return self.passed == 0b111
+
+    @property
+    def winner(self) -> int | None:
+        """The declarer's position once the auction is won, else ``None``."""
+        if self.finished and not self.passed_out:
+            return self.holder
+        return None
+
+    @property
+    def seat_to_call(self) -> int | None:
+        """The seat whose call it is, ``None`` once the auction is over."""
+        return None if self.turn < 0 else self.order[self.turn]
+
+    def _most_senior_bidding(self) -> int:
+        for position in range(3):
+            if not self.passed >> position & 1:
+                return position
+        return -1
+
+    def may_hold(self, position: int) -> bool:
+        """R-B5: may ``position`` say "here" now (hold the current bid instead of raising)?"""
+        return (
+            self.high >= 0
+            and self.high != MISERE_RANK
+            and self.holder != position
+            and self._most_senior_bidding() == position
+        )
+
+    def may_misere(self, position: int) -> bool:
+        """R-B6/R-B2: misère only as a first call and only while nothing ranks above it."""
+        return not self.spoke >> position & 1 and self.high < MISERE_RANK
+
+    def lowest_rank(self) -> int:
+        """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6)."""
+        floor = 2 * ((self.min_level - 6) * 5)
+        above = self.high + 1
+        above += above % 2  # trick bids have even ranks
+        return max(floor, above)
+
+    def legal_calls(self) -> list[Call]:
+        """Every call the player to move may make, pass first."""
+        if self.turn < 0:
+            return []
+        calls: list[Call] = ["pass"]
+        if self.may_hold(self.turn):
+            calls.append("here")
+        if self.may_misere(self.turn):
+            calls.append("misere")
+        start = self.lowest_rank()
+        calls.extend(ALL_CONTRACTS[start // 2 :])
+        return calls
+
+    def call(self, call: Call) -> Auction:
+        """The auction after the player to move makes ``call``; raises :class:`IllegalBidError`."""
+        position = self.turn
+        if position < 0:
+            raise IllegalBidError("the bidding is over")
+        bit = 1 << position
+        high, holder = self.high, self.holder
+        passed = self.passed
+        last_bid = self.last_bid
+        if call == "pass":
+            passed |= bit
+        elif call == "here":
+            if not self.may_hold(position):
+                raise IllegalBidError(self._why_no_hold(position))
+            holder = position
+        elif call == "misere":
+            if self.spoke & bit:
+                raise IllegalBidError(
+                    "misère may be bid only as your first call (R-B6)"
+                )
+            if self.high >= MISERE_RANK:
+                raise IllegalBidError(
+                    f"misère is not above {self._describe_high()}"
+                )
+            high, holder = MISERE_RANK, position
+            last_bid = _set(last_bid, position, MISERE_RANK)
+        elif isinstance(call, Contract):
+            rank = contract_rank(call)
+            if call.level < self.min_level:
+                raise IllegalBidError(
+                    f"the lowest bid in this deal is {self.min_level}♠ (R-B3, R-R6)"
+                )
+            if rank <= self.high:
+                raise IllegalBidError(
+                    f"{contract_pretty(call)} is not above {self._describe_high()}"
+                )
+            high, holder = rank, position
+            last_bid = _set(last_bid, position, rank)
+        else:
+            raise IllegalBidError(f"{call!r} is not a call")
+        turn = -1
+        if passed == 0b111:
+            turn = -1
+        elif passed.bit_count() == 2 and holder >= 0 and not passed >> holder & 1:
+            turn = -1  # R-B7: the remaining bidder has a bid and wins the auction
+        else:
+            nxt = (position + 1) % 3
+            while passed >> nxt & 1:
+                nxt = (nxt + 1) % 3
+            turn = nxt
+        return dataclasses.replace(
+            self,
+            calls=(*self.calls, (self.order[position], call)),
+            passed=passed,
+            spoke=self.spoke | bit,
+            high=high,
+            holder=holder,
+            turn=turn,
+            last_bid=last_bid,
+        )
+
+    def _describe_high(self) -> str:
+        if self.high == MISERE_RANK:
+            what: str = "misère"
+        else:
+            what = contract_pretty(contract_from_rank(self.high))
+        return f"{what} held by seat {self.order[self.holder]}"
+
+    def _why_no_hold(self, position: int) -> str:
+        if self.high < 0:
+            return "there is no bid to hold yet"
+        if self.high == MISERE_RANK:
+            return "misère cannot be held; only 9♠ or higher overbids it (R-B2)"
+        if self.holder == position:
+            return "you already hold the highest bid"
+        return "only the most senior player still bidding may say 'here' (R-B5)"
+
+    def winning_call(self) -> ContractCall | None:
+        """The declarer's winning call: a contract or ``"misere"``."""
+        if self.winner is None:
+            return None
+        if self.high == MISERE_RANK:
+            return "misere"
+        return contract_from_rank(self.high)
+
+
+def _set(values: tuple[int, int, int], index: int, value: int) -> tuple[int, int, int]:
+    out = list(values)
+    out[index] = value
+    return (out[0], out[1], out[2])

@@ -1,0 +1,156 @@
+"""The verifiable deal: shuffle, commitment, cut and dealing by twos (R-D2, R-D3, R-D4).
+
+The server shuffles with a random source it is given (the service passes
+``random.SystemRandom()``, tests pass a seeded ``random.Random``), then publishes a commitment to
+the shuffled order before anyone cuts::
+
+    commitment = sha256("deck/1:" + " ".join(card texts of the order) + ":" + salt.hex())
+
+The cutter cuts at a position (the top ``position`` cards go to the bottom; each part keeps at
+least ``cut_min`` cards); the cards are then dealt two at a time clockwise from the dealer's left,
+the talon being the fourth pair (R-D3). When the deal is over the order and the salt are revealed
+and :func:`verify_deal` lets anyone re-check hands and talon against the commitment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from collections.abc import Sequence
+
+from app.rules.cards import Card, card_text, cards_mask, mask_text
+from app.rules.errors import IllegalActionError, RulesError
+
+DECK_SIZE = 32
+
+
+class InvalidDeckError(RulesError):
+    """A deck order that is not a permutation of the 32 cards."""
+
+
+def shuffled_deck(rng: random.Random) -> tuple[Card, ...]:
+    """A uniformly shuffled deck order drawn from ``rng`` (R-D4)."""
+    order = list(range(DECK_SIZE))
+    rng.shuffle(order)
+    return tuple(order)
+
+
+def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
+    """Return ``deck`` as a tuple after checking it holds each of the 32 cards once."""
+    order = tuple(deck)
+    if len(order) != DECK_SIZE or sorted(order) != list(range(DECK_SIZE)):
+        raise InvalidDeckError("a deck must hold each of the 32 cards exactly once")
+    return order
+
+
+def commitment(deck: Sequence[Card], salt: bytes) -> str:
+    """The SHA-256 commitment (hex) to a deck order and a secret salt (R-D4)."""
+    text = "deck/1:" + " ".join(card_text(c) for c in deck) + ":" + salt.hex()
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def cut_deck(deck: Sequence[Card], position: int, cut_min: int) -> tuple[Card, ...]:
+    """Cut: the top ``position`` cards go under the rest (R-D2).
+
+    Each part must keep at least ``cut_min`` cards, else :class:`IllegalActionError`.
+    """
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise IllegalActionError("the cut position must be a whole number")
+    if position < cut_min or DECK_SIZE - position < cut_min:
+        raise IllegalActionError(
+            f"cut between {cut_min} and {DECK_SIZE - cut_min} cards: each part of the cut "
+            f"must keep at least {cut_min} cards"
+        )
+    return tuple(deck[position:]) + tuple(deck[:position])
+
+
+def playing_seats(players: int, dealer: int) -> tuple[int, int, int]:
+    """The three seats that receive cards, from the dealer's left clockwise (R-D3, R-T6)."""
+    if players == 3:
+        return ((dealer + 1) % 3, (dealer + 2) % 3, dealer)
+    return ((dealer + 1) % 4, (dealer + 2) % 4, (dealer + 3) % 4)
+
+
+def deal_cards(
+    cut_order: Sequence[Card], players: int, dealer: int
+) -> tuple[tuple[int, ...], tuple[Card, Card]]:
+    """Deal a cut deck: pairs clockwise from the dealer's left, the talon as the 4th pair (R-D3).
+
+    Returns the hand masks per seat (the four-player dealer's is 0, R-T6) and the talon.
+    """
+    seats = playing_seats(players, dealer)
+    hands = [0] * players
+    pairs = [(cut_order[i], cut_order[i + 1]) for i in range(0, DECK_SIZE, 2)]
+    talon = pairs[3]
+    order = pairs[:3] + pairs[4:]
+    for index, (a, b) in enumerate(order):
+        seat = seats[index % 3]
+        hands[seat] |= (1 << a) | (1 << b)
+    return tuple(hands), talon
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealReveal:
+    """What is published after a deal: enough to re-check it independently (R-D4)."""
+
+    commitment: str
+    deck: tuple[str, ...]
+    salt: str
+    cut: int
+    players: int
+    dealer: int
+    hands: tuple[tuple[str, ...], ...]
+    talon: tuple[str, str]
+
+    def to_json(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "commitment": self.commitment,
+            "deck": list(self.deck),
+            "salt": self.salt,
+            "cut": self.cut,
+            "players": self.players,
+            "dealer": self.dealer,
+            "hands": [list(h) for h in self.hands],
+            "talon": list(self.talon),
+        }
+
+
+def reveal(
+    deck: Sequence[Card], salt: bytes, cut: int, players: int, dealer: int, cut_min: int = 4
+) -> DealReveal:
+    """Build the public reveal of a deal from its secret inputs."""
+    order = check_deck(deck)
+    hands, talon = deal_cards(cut_deck(order, cut, cut_min), players, dealer)
+    return DealReveal(
+        commitment=commitment(order, salt),
+        deck=tuple(card_text(c) for c in order),
+        salt=salt.hex(),
+        cut=cut,
+        players=players,
+        dealer=dealer,
+        hands=tuple(tuple(mask_text(h)) for h in hands),
+        talon=(card_text(talon[0]), card_text(talon[1])),
+    )
+
+
+def verify_deal(data: DealReveal, cut_min: int = 0) -> bool:
+    """Independently re-check a reveal: the commitment matches and hands/talon follow R-D3.
+
+    Uses only the published texts, as an outside checker would; returns ``False`` on any
+    mismatch or malformed value instead of raising.
+    """
+    from app.rules.cards import parse_card
+
+    try:
+        order = check_deck([parse_card(t) for t in data.deck])
+        salt = bytes.fromhex(data.salt)
+        if commitment(order, salt) != data.commitment:
+            return False
+        hands, talon = deal_cards(cut_deck(order, data.cut, cut_min), data.players, data.dealer)
+    except (RulesError, ValueError):
+        return False
+    if tuple(tuple(mask_text(h)) for h in hands) != tuple(tuple(h) for h in data.hands):
+        return False
+    return cards_mask(talon) == cards_mask(parse_card(t) for t in data.talon)
