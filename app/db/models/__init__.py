@@ -1,7 +1,19 @@
 """All models, imported here so that ``Base.metadata`` knows every table."""
 
 from app.db.models.auth import AuthSession, LoginAttempt, PasswordResetToken
+from app.db.models.club import (
+    Attendance,
+    ClubSession,
+    DealStart,
+    DrawnTable,
+    DrawRecord,
+    ExtensionConsent,
+    LateNotice,
+    SeatChange,
+)
 from app.db.models.member import Member, Role
 
 __all__ = ["Member", "Role"]
 __all__ += ["AuthSession", "LoginAttempt", "PasswordResetToken"]
+__all__ += ["Attendance", "ClubSession", "DealStart", "DrawRecord", "DrawnTable",
+            "ExtensionConsent", "LateNotice", "SeatChange"]
