@@ -34,6 +34,8 @@ def run_score(path_or_dash: str, stdout: TextIO, stdin: TextIO) -> int:
         doc = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         return _error(stdout, f"invalid JSON: {exc}")
+    except RecursionError:
+        return _error(stdout, "invalid JSON: nested too deeply")
     try:
         result = score_document(doc)
     except RulesError as exc:
@@ -42,6 +44,9 @@ def run_score(path_or_dash: str, stdout: TextIO, stdin: TextIO) -> int:
         return _error(stdout, getattr(exc, "message", str(exc)), deal=deal, field=field)
     except RecursionError:
         return _error(stdout, "document is nested too deeply")
+    except (TypeError, KeyError, IndexError, ArithmeticError) as exc:  # pragma: no cover
+        # A record shape the checks missed must still answer with one JSON error, never a trace.
+        return _error(stdout, f"invalid record: {exc!r}")
     stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return EXIT_OK
 
