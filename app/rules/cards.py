@@ -122,14 +122,23 @@ def cards_mask(cards: Iterable[Card]) -> CardMask:
     return mask
 
 
+_BYTE_CARDS: Final = tuple(
+    tuple(
+        tuple(base + bit for bit in range(8) if byte >> bit & 1) for byte in range(256)
+    )
+    for base in (0, 8, 16, 24)
+)
+
+
 def mask_cards(mask: CardMask) -> list[Card]:
     """The cards of ``mask`` in ascending order (by suit, then rank)."""
-    out: list[Card] = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    table = _BYTE_CARDS
+    return [
+        *table[0][mask & 0xFF],
+        *table[1][mask >> 8 & 0xFF],
+        *table[2][mask >> 16 & 0xFF],
+        *table[3][mask >> 24 & 0xFF],
+    ]
 
 
 def mask_text(mask: CardMask) -> list[str]:

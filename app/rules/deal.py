@@ -56,18 +56,15 @@ from app.rules.cards import (
     card_text,
     mask_cards,
     mask_text,
-    strain_suit,
 )
 from app.rules.claims import claim_holds
 from app.rules.conventions import Conventions
 from app.rules.deck import (
-    DealReveal,
     check_deck,
     commitment,
     cut_deck,
     deal_cards,
     playing_seats,
-    reveal,
 )
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.outcome import (
@@ -128,9 +125,11 @@ class DealConfig:
             raise RulesError("the minimum bid level is between 6 and 10")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True)
 class DealState:
     """The whole state of a deal. Treat it as opaque; look at it through :func:`view`.
+
+    Equal states compare equal field by field (a replayed deal equals the live one).
 
     Card sets are masks (see :mod:`app.rules.cards`); ``hands[seat]`` are the cards a seat
     still holds, ``dealt`` the hands as dealt. ``trick`` holds ``(seat, card)`` of the current
@@ -211,12 +210,33 @@ class DealState:
 
 
 def _evolve(state: DealState, **changes: Any) -> DealState:
-    return dataclasses.replace(state, **changes)
+    """A copy of ``state`` with ``changes``: a dict copy, not ``dataclasses.replace``.
+
+    ``DealState`` deliberately has no ``__slots__``: copying its ``__dict__`` is one C-level
+    operation, which makes ``apply`` several times faster than re-running ``__init__`` for
+    forty-odd fields on every card (bench/engine.py). Field names are checked in tests.
+    """
+    new = object.__new__(DealState)
+    attrs = new.__dict__
+    attrs.update(state.__dict__)
+    attrs.update(changes)
+    return new
 
 
 def _next_active(state: DealState, seat: int) -> int:
-    seats = state.active
-    return seats[(seats.index(seat) + 1) % 3]
+    return _NEXT[state.config.players][state.config.dealer][seat]
+
+
+def _next_table(players: int, dealer: int) -> tuple[int, ...]:
+    seats = playing_seats(players, dealer)
+    nxt = [NO_SEAT] * players
+    for i, seat in enumerate(seats):
+        nxt[seat] = seats[(i + 1) % 3]
+    return tuple(nxt)
+
+
+_NEXT = {n: tuple(_next_table(n, d) for d in range(n)) for n in (3, 4)}
+"""``_NEXT[players][dealer][seat]``: the next seat holding cards, clockwise."""
 
 
 def _set(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
@@ -694,9 +714,12 @@ def _turn_talon_card(
 
 def _trump(state: DealState) -> int | None:
     contract = state.contract
-    if isinstance(contract, Contract):
-        return strain_suit(contract.strain)
-    return None
+    if contract is None or contract == "misere":
+        return None
+    return _TRUMPS[contract.strain]
+
+
+_TRUMPS = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}
 
 
 def _led_suit(state: DealState) -> int | None:
@@ -704,44 +727,59 @@ def _led_suit(state: DealState) -> int | None:
 
 
 def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Event, ...]]:
-    _require(state, action.seat, "play")
+    # The hot path of every deal: one legality test on masks, one state copy per card.
+    if state.phase != "play" or state.to_move != action.seat:
+        _require(state, action.seat, "play")
     hand_seat = state.turn
     assert hand_seat is not None
     card = action.card
     if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 32:
         raise IllegalCardError(f"{card!r} is not a card")
     hand = state.hands[hand_seat]
-    try:
-        check_card(hand, card, _led_suit(state), _trump(state))
-    except IllegalCardError as error:
-        if hand_seat != action.seat:
-            raise IllegalCardError(f"seat {hand_seat}: {error}") from None
-        raise
+    trick = state.trick
+    led = trick[0][1] >> 3 if trick else None
+    trump = _trump(state)
+    if not legal_cards(hand, led, trump) >> card & 1:
+        try:
+            check_card(hand, card, led, trump)
+        except IllegalCardError as error:
+            if hand_seat != action.seat:
+                raise IllegalCardError(f"seat {hand_seat}: {error}") from None
+            raise
     events: list[Event] = []
+    changes: dict[str, Any] = {}
     if state.proposal is not None:
         events.append(Event("result_withdrawn", {}))
-        state = _evolve(state, proposal=None, accepted=0)
+        changes["proposal"] = None
+        changes["accepted"] = 0
     events.append(
         Event("card_played", {"seat": hand_seat, "card": card_text(card), "by": action.seat})
     )
     hands = _set(state.hands, hand_seat, hand & ~(1 << card))
-    trick = (*state.trick, (hand_seat, card))
-    state = _evolve(state, hands=hands, trick=trick)
+    trick = (*trick, (hand_seat, card))
+    changes["hands"] = hands
+    changes["trick"] = trick
+    opened = 0
     if state.open_pending and hand_seat == state.declarer:
-        mask = state.open_pending
-        state = _evolve(state, open_seats=state.open_seats | mask, open_pending=0)
-        events.append(_opened_event(state, mask))
-    players_in_trick = sum(1 for s, _ in trick if s != NO_SEAT)
-    if state.kind == "pass_out" and state.players == 4 and state.tricks_done < 2:
-        players_in_trick -= 1  # the dealer's talon card is not a player's card
-    if players_in_trick < 3:
+        opened = state.open_pending
+        changes["open_seats"] = state.open_seats | opened
+        changes["open_pending"] = 0
+    # A trick has three players' cards; a pass-out's talon lead is one card more (R-R2, R-R3).
+    size = 4 if state.kind == "pass_out" and state.tricks_done < 2 else 3
+    if len(trick) < size:
         nxt = _next_active(state, hand_seat)
-        return _evolve(state, turn=nxt, to_move=state.controllers[nxt]), tuple(events)
-    return _close_trick(state, events)
+        changes["turn"] = nxt
+        changes["to_move"] = state.controllers[nxt]
+        state = _evolve(state, **changes)
+        if opened:
+            events.append(_opened_event(state, opened))
+        return state, tuple(events)
+    if opened:
+        events.append(_opened_event(_evolve(state, **changes), opened))
+    return _close_trick(state, trick, changes, events)
 
 
-def _trick_winner(state: DealState) -> int:
-    trick = state.trick
+def _trick_winner(state: DealState, trick: tuple[tuple[int, Card], ...]) -> int:
     led = trick[0][1] >> 3
     trump = _trump(state)
     candidates = trick
@@ -753,7 +791,7 @@ def _trick_winner(state: DealState) -> int:
     best_seat, best_key = NO_SEAT, -1
     for seat, card in candidates:
         suit = card >> 3
-        if trump is not None and suit == trump:
+        if suit == trump:
             key = 100 + card
         elif suit == led:
             key = card
@@ -764,11 +802,15 @@ def _trick_winner(state: DealState) -> int:
     return best_seat
 
 
-def _close_trick(state: DealState, events: list[Event]) -> tuple[DealState, tuple[Event, ...]]:
-    winner = _trick_winner(state)
-    trick = state.trick
+def _close_trick(
+    state: DealState,
+    trick: tuple[tuple[int, Card], ...],
+    changes: dict[str, Any],
+    events: list[Event],
+) -> tuple[DealState, tuple[Event, ...]]:
+    """Close the complete ``trick`` (not yet in ``state``), applying ``changes`` as well."""
+    winner = _trick_winner(state, trick)
     done = state.tricks_done + 1
-    tricks = _set(state.tricks, winner, state.tricks[winner] + 1)
     events.append(
         Event(
             "trick_taken",
@@ -779,26 +821,23 @@ def _close_trick(state: DealState, events: list[Event]) -> tuple[DealState, tupl
             },
         )
     )
-    state = _evolve(
-        state,
-        trick=(),
-        tricks_done=done,
-        last_trick=trick,
-        last_winner=winner,
-        history=(*state.history, trick),
-        tricks=tricks,
-    )
+    changes["trick"] = ()
+    changes["tricks_done"] = done
+    changes["last_trick"] = trick
+    changes["last_winner"] = winner
+    changes["history"] = (*state.history, trick)
+    changes["tricks"] = _set(state.tricks, winner, state.tricks[winner] + 1)
+    passed_out = state.kind == "pass_out"
     if done == 10:
-        return _finish(state, events, "played")
-    if state.kind == "pass_out" and done < 2:
-        return _turn_talon_card(state, events, done)
+        return _finish(_evolve(state, **changes), events, "played")
+    if passed_out and done < 2:
+        return _turn_talon_card(_evolve(state, **changes), events, done)
     leader = winner
-    if state.kind == "pass_out" and done == 2:
+    if passed_out and done == 2:
         leader = state.forehand  # R-R2, R-R3: forehand leads the third trick
-    return (
-        _evolve(state, leader=leader, turn=leader, to_move=state.controllers[leader]),
-        tuple(events),
-    )
+    changes["leader"] = changes["turn"] = leader
+    changes["to_move"] = state.controllers[leader]
+    return _evolve(state, **changes), tuple(events)
 
 
 def _finish(
@@ -1045,18 +1084,22 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
 
 
 def deal_reveal(state: DealState) -> dict[str, Any]:
-    """The R-D4 reveal (deck order, salt, cut, hands, talon) once the deal is over."""
+    """The R-D4 reveal (deck order, salt, cut, hands, talon) once the deal is over.
+
+    :func:`app.rules.deck.verify_deal` re-checks it from the published texts alone.
+    """
     if not state.finished or state.cut is None:
         raise RulesError("the deck is revealed only after the deal")
-    data: DealReveal = reveal(
-        state.deck,
-        state.salt,
-        state.cut,
-        state.players,
-        state.dealer,
-        state.config.conventions.cut_min,
-    )
-    return data.to_json()
+    return {
+        "commitment": state.commitment,
+        "deck": [card_text(c) for c in state.deck],
+        "salt": state.salt.hex(),
+        "cut": state.cut,
+        "players": state.players,
+        "dealer": state.dealer,
+        "hands": [mask_text(h) for h in state.dealt],
+        "talon": [card_text(c) for c in state.talon],
+    }
 
 
 def outcome(state: DealState) -> DealOutcome | None:

@@ -46,7 +46,7 @@ def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
 
 def commitment(deck: Sequence[Card], salt: bytes) -> str:
     """The SHA-256 commitment (hex) to a deck order and a secret salt (R-D4)."""
-    text = "deck/1:" + " ".join(card_text(c) for c in deck) + ":" + salt.hex()
+    text = "deck/1:" + " ".join(map(card_text, deck)) + ":" + salt.hex()
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
