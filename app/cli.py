@@ -15,6 +15,7 @@ import typer
 from app.config import get_settings
 
 cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=True,
+                  pretty_exceptions_enable=False,
                   add_completion=False)
 
 
