@@ -14,7 +14,9 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from app import __version__
-from app.api import auth, health, members
+from app.api import auth, club_tables, health, members, sessions
+from app.api import tables as tables_api
+from app.api import ws as ws_api
 from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
@@ -54,4 +56,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(health.router)
     app.include_router(auth.router)
     app.include_router(members.router)
+    app.include_router(sessions.router)
+    app.include_router(club_tables.router)
+    app.include_router(tables_api.router)
+    app.include_router(ws_api.router)
     return app

@@ -17,3 +17,6 @@ __all__ = ["Member", "Role"]
 __all__ += ["AuthSession", "LoginAttempt", "PasswordResetToken"]
 __all__ += ["Attendance", "ClubSession", "DealStart", "DrawRecord", "DrawnTable",
             "ExtensionConsent", "LateNotice", "SeatChange"]
+from app.db.models.table import Pulka, Table, TableCommand, TableEvent, TableSeat  # noqa: E402
+
+__all__ += ["Pulka", "Table", "TableCommand", "TableEvent", "TableSeat"]

@@ -1,0 +1,139 @@
+"""``/api/tables``: create, list and look at live tables over HTTP (the play itself is on the
+socket, docs/protocol.md)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, status
+from pydantic import BaseModel, Field
+
+from app.api.deps import ClockDep, CurrentMember, SessionDep
+from app.db.models.member import Role
+from app.db.models.table import Table
+from app.realtime import game
+from app.realtime.store import rebuild
+from app.rules.record import export_document
+from app.services.pulkas import close_pulka, pulka_of_table, pulka_summary
+from app.services.tables import TableSetupError, create_table, list_tables, seat_of_member, seats_of
+
+router = APIRouter(prefix="/api/tables", tags=["tables"])
+
+
+class TableIn(BaseModel):
+    seats: list[int | None] = Field(min_length=3, max_length=4)
+    preset: str = "club"
+    practice: bool = True
+    target: int = Field(default=20, ge=1, le=1000)
+    first_dealer: int = Field(default=0, ge=0, le=3)
+    stake: Decimal = Decimal("0.50")
+    move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
+    conventions: dict[str, Any] = Field(default_factory=dict)
+
+
+class CloseIn(BaseModel):
+    reason: str = "agreement"
+
+
+def _table_json(table: Table) -> dict[str, Any]:
+    return {
+        "id": table.id, "club_session_id": table.club_session_id, "practice": table.practice,
+        "preset": table.preset, "players": table.players, "target": table.target,
+        "stake": str(table.stake), "status": table.status, "seq": table.version,
+        "move_timer_seconds": table.move_timer_seconds,
+        "deadline_at": table.deadline_at.isoformat() if table.deadline_at else None,
+        "created_at": table.created_at.isoformat() if table.created_at else None,
+    }
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create(body: TableIn, member: CurrentMember, db: SessionDep,
+                 clock: ClockDep) -> dict[str, Any]:
+    """Create a table. Members may create practice tables they sit at; admins any table."""
+    if member.role != Role.admin and (not body.practice or member.id not in body.seats):
+        raise HTTPException(status.HTTP_403_FORBIDDEN,
+                            "members may only create practice tables they sit at")
+    try:
+        table = await create_table(
+            db, seat_member_ids=body.seats, preset=body.preset, practice=body.practice,
+            club_session_id=None, target=body.target, first_dealer=body.first_dealer,
+            stake=body.stake, overrides=body.conventions,
+            move_timer_seconds=body.move_timer_seconds, now=clock.now())
+    except TableSetupError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    return _table_json(table)
+
+
+@router.get("")
+async def index(member: CurrentMember, db: SessionDep,
+                status_: str | None = None) -> list[dict[str, Any]]:
+    """Every table (optionally only ``playing`` or ``finished`` ones)."""
+    return [_table_json(t) for t in await list_tables(db, status=status_)]
+
+
+async def _table(db: SessionDep, table_id: int) -> Table:
+    table = await db.get(Table, table_id)
+    if table is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+    return table
+
+
+@router.get("/{table_id}")
+async def detail(table_id: int, member: CurrentMember, db: SessionDep,
+                 request: Request) -> dict[str, Any]:
+    """The table, its seats, pulka summary and who is connected."""
+    table = await _table(db, table_id)
+    seats = await seats_of(db, table_id)
+    hub = getattr(request.app.state, "hub", None)
+    connected = hub.presence(table_id)[0] if hub is not None else []
+    pulka = await pulka_of_table(db, table_id)
+    return {
+        **_table_json(table),
+        "seats": [{"seat": s.seat, "member_id": s.member_id, "connected": s.seat in connected}
+                  for s in seats],
+        "pulka": pulka_summary(pulka) if pulka is not None else None,
+    }
+
+
+@router.get("/{table_id}/state")
+async def state(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+    """The same snapshot the socket sends: the caller's seat's view (spectator if not seated)."""
+    await _table(db, table_id)
+    current = await rebuild(db, table_id)
+    if current is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no events")
+    seat = await seat_of_member(db, table_id, member.id)
+    return {"type": "snapshot", "seq": current.seq, "seat": seat,
+            **game.seat_view(current, seat), "table": game.table_info(current)}
+
+
+@router.get("/{table_id}/pulka")
+async def pulka(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+    """The pulka: its sheet and, once finished, its settlement and ``pulka/1`` record."""
+    await _table(db, table_id)
+    row = await pulka_of_table(db, table_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka")
+    out = pulka_summary(row)
+    out["record"] = row.record
+    if row.record is None:
+        from app.rules.pulka import Pulka
+
+        out["record"] = export_document(Pulka.from_json(row.state))
+    return out
+
+
+@router.post("/{table_id}/close")
+async def close(table_id: int, body: CloseIn, member: CurrentMember, db: SessionDep,
+                clock: ClockDep) -> dict[str, Any]:
+    """End the pulka early (admins): ``agreement`` or ``session_end`` (R-P8, R-S3)."""
+    if member.role != Role.admin:
+        raise HTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role")
+    await _table(db, table_id)
+    try:
+        row = await close_pulka(db, table_id, body.reason, clock.now())
+    except ValueError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    assert row is not None
+    return pulka_summary(row)

@@ -1,0 +1,211 @@
+"""``/ws/tables/{id}``: the live table socket (docs/protocol.md is its specification).
+
+The handshake is refused before ``accept`` (HTTP 403) unless the ``Origin`` header is one of
+``settings.origins()`` and the ``prefclub_session`` cookie belongs to a live session. A seated
+member sends commands; anyone else logged in watches as a spectator. The process's
+:class:`~app.realtime.hub.Hub` is created with the app (router lifespan) or on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
+
+from app.db.models.member import Member
+from app.realtime.connection import Connection
+from app.realtime.game import CommandRejected
+from app.realtime.hub import Hub
+from app.security.sessions import SESSION_COOKIE, member_for_token
+from app.services.table_commands import WRITE_COMMANDS, execute
+from app.services.tables import get_table, seat_of_member
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 15.0
+MAX_MESSAGE_CHARS = 16 * 1024
+
+
+def get_hub(app: FastAPI) -> Hub:
+    """The app's hub, created (and its background tasks started) on first use."""
+    hub: Hub | None = getattr(app.state, "hub", None)
+    if hub is None:
+        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock)
+        app.state.hub = hub
+        asyncio.get_running_loop().create_task(hub.start())
+    return hub
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start the hub with the server and stop it (closing every socket) on shutdown."""
+    get_hub(app)
+    try:
+        yield
+    finally:
+        hub: Hub | None = getattr(app.state, "hub", None)
+        if hub is not None:
+            await hub.stop()
+            app.state.hub = None
+
+
+router = APIRouter(tags=["tables"], lifespan=lifespan)
+
+
+def origin_allowed(websocket: WebSocket) -> bool:
+    origin = websocket.headers.get("origin")
+    if not origin:
+        return False
+    return origin.rstrip("/") in websocket.app.state.settings.origins()
+
+
+async def _authenticate(websocket: WebSocket, table_id: int
+                        ) -> tuple[Member, int | None] | None:
+    token = websocket.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    async with websocket.app.state.sessionmaker() as db:
+        member = await member_for_token(db, token, websocket.app.state.clock.now())
+        if member is None or member.must_change_password:
+            return None
+        if await get_table(db, table_id) is None:
+            return None
+        seat = await seat_of_member(db, table_id, member.id)
+    return member, seat
+
+
+def _error(cid: Any, code: str, message: str, seq: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "error", "id": cid if isinstance(cid, str) else None,
+                           "code": code, "message": message}
+    if seq is not None:
+        out["seq"] = seq
+    return out
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: int) -> None:
+    """One table page's socket; see docs/protocol.md."""
+    if not origin_allowed(websocket):
+        await websocket.close(code=1008, reason="origin not allowed")
+        return
+    found = await _authenticate(websocket, table_id)
+    if found is None:
+        await websocket.close(code=1008, reason="not logged in, or no such table")
+        return
+    member, seat = found
+    hub = get_hub(websocket.app)
+    await websocket.accept()
+    conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
+                      name=member.display_name)
+    conn.start()
+    try:
+        await _serve(websocket, hub, conn)
+    except WebSocketDisconnect:
+        pass
+    except Exception:
+        log.exception("table socket failed", extra={"table": table_id})
+    finally:
+        hub.leave(conn)
+        await conn.aclose()
+        with contextlib.suppress(Exception):
+            await websocket.close()
+
+
+async def _receive(websocket: WebSocket, conn: Connection) -> str | None:
+    """The next text frame, or None when the socket is gone or was dropped by the server."""
+    receive = asyncio.ensure_future(websocket.receive_text())
+    closed = asyncio.ensure_future(conn.closed.wait())
+    try:
+        done, _ = await asyncio.wait({receive, closed}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        closed.cancel()
+    if receive in done:
+        return receive.result()
+    receive.cancel()
+    with contextlib.suppress(BaseException):
+        await receive
+    return None
+
+
+def _parse(text: str) -> dict[str, Any] | str:
+    if len(text) > MAX_MESSAGE_CHARS:
+        return f"messages are at most {MAX_MESSAGE_CHARS} characters"
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "a message must be a JSON object"
+    if not isinstance(data, dict):
+        return "a message must be a JSON object"
+    return data
+
+
+async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
+    # The first message is hello (with the last seq the client saw, if any).
+    try:
+        first = await asyncio.wait_for(_receive(websocket, conn), HELLO_TIMEOUT)
+    except TimeoutError:
+        conn.send(_error(None, "bad_command", "send hello first"))
+        return
+    if first is None:
+        return
+    hello = _parse(first)
+    if isinstance(hello, str) or hello.get("type") != "hello":
+        conn.send(_error(hello.get("id") if isinstance(hello, dict) else None, "bad_command",
+                         "the first message must be hello"))
+        await asyncio.sleep(0.2)
+        return
+    last_seq = hello.get("last_seq")
+    if last_seq is not None and (isinstance(last_seq, bool) or not isinstance(last_seq, int)):
+        last_seq = None
+    await hub.join(conn, last_seq)
+    while True:
+        text = await _receive(websocket, conn)
+        if text is None:
+            return
+        message = _parse(text)
+        if isinstance(message, str):
+            conn.send(_error(None, "bad_json", message))
+            continue
+        await _handle(hub, conn, message)
+
+
+async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
+    cid = message.get("id")
+    kind = message.get("type")
+    if kind == "ping":
+        conn.send({"type": "pong", "id": cid if isinstance(cid, str) else None})
+        return
+    if kind == "hello":
+        conn.send(_error(cid, "bad_command", "hello is sent once, first"))
+        return
+    if kind == "last_trick":
+        state = hub.state_of(conn.table_id)
+        deal = (state.deal if state is not None else None)
+        trick = winner = None
+        if deal is not None:
+            from app.realtime import engine
+
+            view = engine.view(deal, conn.seat)
+            trick, winner = view.get("last_trick"), view.get("last_trick_winner")
+        conn.send({"type": "last_trick", "id": cid if isinstance(cid, str) else None,
+                   "seq": state.seq if state else 0, "trick": trick, "winner": winner})
+        return
+    if kind not in WRITE_COMMANDS:
+        conn.send(_error(cid, "unknown_command", f"unknown command type {kind!r}"))
+        return
+    try:
+        result = await execute(
+            hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
+            seat=conn.seat, name=conn.name, command=message, now=hub.clock.now())
+    except CommandRejected as exc:
+        state = hub.state_of(conn.table_id)
+        conn.send(_error(cid, exc.code, exc.message, state.seq if state else None))
+        return
+    await hub.catch_up(conn.table_id)
+    conn.send({"type": "ack", "id": cid, "seq": result.seq, "duplicate": result.duplicate})

@@ -1,0 +1,1 @@
+"""Bots: seat-fillers and load generators that speak the public table protocol."""

@@ -1,0 +1,1 @@
+"""Live tables: the per-table event log, fan-out to seats, cross-process notify."""

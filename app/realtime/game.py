@@ -1,0 +1,267 @@
+"""A live table's state as a fold of its committed events, and what a command adds to them.
+
+The table's truth is ``table_events``; :func:`fold` turns one event into the next
+:class:`TableState`, so any process can rebuild a table by folding events from the last
+checkpoint (``pulka_started`` or ``deal_started``, each of which carries the pulka as it stood).
+Event kinds and their stored payloads (server-side; clients get :func:`public_data` and views):
+
+``pulka_started``  ``{players, names, member_ids, pulka}``
+``deal_started``   ``{deal_no, dealer, min_level, deck, salt, pulka, names, member_ids}``
+                   (``deck`` and ``salt`` are secrets: they leave the server only through ``view``)
+``action``         ``{seat, action, events, auto}`` — one engine action and its public events
+``deal_ended``     ``{deal_no, outcome, entries, sheet, pulka}``
+``deal_refused``   ``{reason}`` (R-S2: no new deal after the session's end)
+``chat``           ``{seat, name, text}`` (R-W12: only between deals)
+``pulka_ended``    ``{ended, sheet, settlement, record, pulka}``
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from app.realtime import engine
+from app.rules.pulka import Pulka
+from app.rules.record import deal_to_json, export_document
+
+CHECKPOINT_KINDS = ("pulka_started", "deal_started")
+CHAT_LIMIT = 50
+CHAT_MAX_CHARS = 500
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChatLine:
+    seq: int
+    seat: int | None
+    name: str
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "seat": self.seat, "name": self.name, "text": self.text}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableState:
+    """Everything a table knows after event ``seq`` (an immutable value)."""
+
+    table_id: int
+    seq: int
+    players: int
+    names: tuple[str, ...]
+    member_ids: tuple[int | None, ...]
+    pulka: Pulka
+    deal: Any = None
+    """The engine's ``DealState`` of the current (or just finished) deal."""
+    deal_no: int = 0
+    """Number of deals started so far (the current deal's number, 1-based)."""
+    status: str = "playing"
+    """``playing``, ``waiting`` (a new deal was refused, R-S2) or ``finished``."""
+    notice: str | None = None
+    chat: tuple[ChatLine, ...] = ()
+    last_deal: Mapping[str, Any] | None = None
+    """The public result of the last finished deal."""
+    settlement: Mapping[str, Any] | None = None
+    scored: bool = False
+    """The current deal is over and its ``deal_ended`` event is written."""
+
+    @property
+    def deal_in_progress(self) -> bool:
+        """A deal whose cards are out and whose result is not in yet (R-W12 closes chat)."""
+        return self.deal is not None and engine.in_progress(self.deal)
+
+    def seat_of(self, member_id: int) -> int | None:
+        for seat, mid in enumerate(self.member_ids):
+            if mid == member_id:
+                return seat
+        return None
+
+
+class CommandRejected(Exception):
+    """A command that changes nothing; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# -- folding -----------------------------------------------------------------------------------
+
+
+def fold(state: TableState | None, table_id: int, seq: int, kind: str,
+         payload: Mapping[str, Any]) -> TableState:
+    """The state after event ``seq`` (``state`` is the state before it, or None at a checkpoint)."""
+    if kind == "pulka_started":
+        return TableState(
+            table_id=table_id, seq=seq, players=payload["players"],
+            names=tuple(payload["names"]), member_ids=tuple(payload["member_ids"]),
+            pulka=Pulka.from_json(payload["pulka"]),
+        )
+    if kind == "deal_started":
+        pulka = Pulka.from_json(payload["pulka"])
+        deal = engine.start_deal(pulka, payload["dealer"], payload["min_level"],
+                                 payload["deck"], bytes.fromhex(payload["salt"]))
+        chat = state.chat if state is not None else ()
+        last = state.last_deal if state is not None else None
+        return TableState(
+            table_id=table_id, seq=seq, players=payload["players"],
+            names=tuple(payload["names"]), member_ids=tuple(payload["member_ids"]),
+            pulka=pulka, deal=deal, deal_no=payload["deal_no"], chat=chat, last_deal=last,
+        )
+    if state is None:
+        raise ValueError(f"event {seq} ({kind}) needs the state before it")
+    if kind == "action":
+        action = engine.action_from_json(payload["action"], payload["seat"])
+        deal, _ = engine.apply(state.deal, action)
+        return dataclasses.replace(state, seq=seq, deal=deal)
+    if kind == "deal_ended":
+        return dataclasses.replace(
+            state, seq=seq, pulka=Pulka.from_json(payload["pulka"]), chat=(),
+            last_deal=public_data(kind, payload), scored=True,
+        )
+    if kind == "deal_refused":
+        return dataclasses.replace(state, seq=seq, status="waiting", notice=payload["reason"])
+    if kind == "chat":
+        line = ChatLine(seq, payload["seat"], payload["name"], payload["text"])
+        return dataclasses.replace(state, seq=seq, chat=(*state.chat, line)[-CHAT_LIMIT:])
+    if kind == "pulka_ended":
+        return dataclasses.replace(
+            state, seq=seq, status="finished", pulka=Pulka.from_json(payload["pulka"]),
+            settlement=payload["settlement"], notice=f"pulka ended ({payload['ended']})",
+        )
+    raise ValueError(f"unknown event kind {kind!r}")
+
+
+def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a stored event every seat may read (an allowlist: secrets never pass)."""
+    if kind == "pulka_started":
+        return {"players": payload["players"], "names": list(payload["names"])}
+    if kind == "deal_started":
+        return {"deal_no": payload["deal_no"], "dealer": payload["dealer"],
+                "min_level": payload["min_level"]}
+    if kind == "action":
+        return {"seat": payload["seat"], "events": list(payload["events"]),
+                "auto": bool(payload.get("auto", False))}
+    if kind == "deal_ended":
+        return {"deal_no": payload["deal_no"], "outcome": payload["outcome"],
+                "entries": payload["entries"], "sheet": payload["sheet"]}
+    if kind == "deal_refused":
+        return {"reason": payload["reason"]}
+    if kind == "chat":
+        return {"seat": payload["seat"], "name": payload["name"], "text": payload["text"]}
+    if kind == "pulka_ended":
+        return {"ended": payload["ended"], "sheet": payload["sheet"],
+                "settlement": payload["settlement"]}
+    return {}
+
+
+# -- new events --------------------------------------------------------------------------------
+
+
+def pulka_started(pulka: Pulka, names: Sequence[str],
+                  member_ids: Sequence[int | None]) -> tuple[str, dict[str, Any]]:
+    return "pulka_started", {"players": pulka.players, "names": list(names),
+                             "member_ids": list(member_ids), "pulka": pulka.to_json()}
+
+
+def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[str, dict[str, Any]]:
+    """A new deal: a fresh shuffle from a cryptographic source and a secret salt (R-D4)."""
+    pulka = state.pulka
+    deck = engine.shuffle(rng or random.SystemRandom())
+    salt = secrets.token_bytes(16)
+    return "deal_started", {
+        "deal_no": state.deal_no + 1, "dealer": pulka.next_dealer,
+        "min_level": pulka.next_min_level(), "deck": list(deck), "salt": salt.hex(),
+        "pulka": pulka.to_json(), "players": state.players, "names": list(state.names),
+        "member_ids": list(state.member_ids),
+    }
+
+
+def action_event(state: TableState, seat: int, action_json: Mapping[str, Any],
+                 auto: bool = False) -> tuple[str, dict[str, Any]]:
+    """Check an action with the engine; the ``action`` event, or CommandRejected."""
+    if state.status != "playing" or state.deal is None:
+        raise CommandRejected("not_now", "no deal is being played at this table")
+    try:
+        action = engine.action_from_json(action_json, seat)
+        _, events = engine.apply(state.deal, action)
+    except engine.OutOfTurnError as exc:
+        raise CommandRejected("not_your_turn", str(exc)) from None
+    except engine.IllegalActionError as exc:
+        raise CommandRejected("illegal", str(exc)) from None
+    except engine.MalformedActionError as exc:
+        raise CommandRejected("bad_command", str(exc)) from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CommandRejected("bad_command", f"malformed action: {exc}") from None
+    return "action", {"seat": seat, "action": engine.action_to_json(action),
+                      "events": [engine.event_to_json(e) for e in events], "auto": auto}
+
+
+def chat_event(state: TableState, seat: int | None, name: str,
+               text: object) -> tuple[str, dict[str, Any]]:
+    """A chat line; closed while a deal is in progress (R-W12)."""
+    if not isinstance(text, str) or not text.strip():
+        raise CommandRejected("bad_command", "chat needs a non-empty text")
+    if len(text) > CHAT_MAX_CHARS:
+        raise CommandRejected("bad_command", f"chat lines are at most {CHAT_MAX_CHARS} characters")
+    if state.deal_in_progress:
+        raise CommandRejected(
+            "chat_closed", "table talk is closed during bidding and play; it opens between deals "
+            "(R-W12)")
+    return "chat", {"seat": seat, "name": name, "text": text.strip()}
+
+
+def deal_ended(state: TableState) -> tuple[str, dict[str, Any]] | None:
+    """When the current deal is over: score it on the pulka (the one scoring path)."""
+    if state.deal is None or state.scored:
+        return None
+    outcome = engine.outcome(state.deal)
+    if outcome is None:
+        return None
+    pulka, entries = state.pulka.record(outcome)
+    return "deal_ended", {
+        "deal_no": state.deal_no, "outcome": deal_to_json(outcome),
+        "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
+        "pulka": pulka.to_json(),
+    }
+
+
+def pulka_ended(state: TableState, reason: str) -> tuple[str, dict[str, Any]]:
+    """Close and settle the pulka (R-P8, R-S3)."""
+    pulka = state.pulka if state.pulka.closed else state.pulka.close(reason)  # type: ignore[arg-type]
+    return "pulka_ended", {
+        "ended": pulka.ended, "sheet": pulka.sheet.to_json(),
+        "settlement": pulka.settle().to_json(), "record": export_document(pulka),
+        "pulka": pulka.to_json(),
+    }
+
+
+def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) may see now: the engine's ``view`` plus table facts."""
+    return {
+        "deal": engine.view(state.deal, seat) if state.deal is not None else None,
+        "legal": (engine.legal_json(state.deal, seat)
+                  if seat is not None and state.deal is not None and state.status == "playing"
+                  else []),
+    }
+
+
+def table_info(state: TableState) -> dict[str, Any]:
+    """Public facts of the table: players, sheet, status, chat, last deal."""
+    return {
+        "table_id": state.table_id,
+        "players": state.players,
+        "names": list(state.names),
+        "status": state.status,
+        "notice": state.notice,
+        "deal_no": state.deal_no,
+        "sheet": state.pulka.sheet.to_json(),
+        "target": state.pulka.target,
+        "chat_open": not state.deal_in_progress,
+        "chat": [line.to_json() for line in state.chat],
+        "last_deal": state.last_deal,
+        "settlement": state.settlement,
+    }

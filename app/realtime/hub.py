@@ -1,0 +1,426 @@
+"""The table hub of one server process: subscribers, ordered fan-out, cross-process wake-ups.
+
+No in-memory state here is authoritative. For each table with local subscribers the hub keeps a
+:class:`TableChannel`: the state after the last event it fanned out (``seq``), a short buffer of
+recent events for replays, and the connections. :meth:`Hub.catch_up` reads every committed event
+after ``seq`` from the database, folds it and sends each seat its own view, in ``seq`` order,
+under the channel's lock. It runs after a local command commits, when another process's
+``NOTIFY`` arrives (LISTEN on a dedicated psycopg connection), on a periodic safety poll, and for
+every table after the listener reconnects — so a committed event reaches every subscriber even
+if the process that committed it died a moment later.
+
+Presence (who is connected) is announced between processes with ``NOTIFY`` too, refreshed every
+few seconds and expired when a process stops announcing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from sqlalchemy import select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.clock import Clock
+from app.db.models.table import Table
+from app.realtime import game
+from app.realtime.connection import Connection, dumps
+from app.realtime.game import TableState
+from app.realtime.store import NOTIFY_CHANNEL, StateCache, events_after, rebuild
+
+log = logging.getLogger(__name__)
+
+PRESENCE_CHANNEL = "prefclub_presence"
+RECENT_EVENTS = 256
+UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_taken"})
+"""Events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
+
+
+@dataclass
+class Recent:
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    state: TableState
+
+
+@dataclass
+class TableChannel:
+    table_id: int
+    state: TableState | None = None
+    seq: int = 0
+    conns: set[Connection] = field(default_factory=set)
+    recent: deque[Recent] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    presence: tuple[list[int], int] = ([], 0)
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL as a libpq connection string for a raw psycopg connection."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any],
+                  seat: int | None) -> dict[str, Any]:
+    """Event ``seq`` as ``seat`` (None: a spectator) receives it: public data plus its view."""
+    return {
+        "seq": seq,
+        "type": kind,
+        "data": game.public_data(kind, payload),
+        **game.seat_view(state, seat),
+        "table": brief(state),
+    }
+
+
+def brief(state: TableState) -> dict[str, Any]:
+    return {"status": state.status, "deal_no": state.deal_no,
+            "chat_open": not state.deal_in_progress, "sheet": state.pulka.sheet.to_json(),
+            "notice": state.notice}
+
+
+def snapshot_message(state: TableState, seat: int | None) -> dict[str, Any]:
+    return {"type": "snapshot", "seq": state.seq, "seat": seat, **game.seat_view(state, seat),
+            "table": game.table_info(state)}
+
+
+def replay_safe(items: Iterable[Recent]) -> bool:
+    """May these missed events be replayed as they were sent? Not if any of them showed a card
+    of a trick that is closed by now, or the discard before the first lead (R-W8, R-C3) —
+    unless their deal has ended since (then everything is shown)."""
+    pending_unsafe = False
+    for item in items:
+        if item.kind == "deal_ended":
+            pending_unsafe = False
+        elif item.kind == "action":
+            kinds = {e.get("type") for e in item.payload.get("events", ())}
+            if kinds & UNSAFE_ENGINE_EVENTS or item.payload.get("action", {}).get(
+                    "type") == "discard":
+                pending_unsafe = True
+    return not pending_unsafe
+
+
+class Hub:
+    """Every live table this process serves."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], database_url: str,
+                 clock: Clock, *, poll_interval: float = 2.0, presence_interval: float = 5.0,
+                 heartbeat_interval: float = 15.0, timer_interval: float = 1.0) -> None:
+        self.sessionmaker = sessionmaker
+        self.database_url = database_url
+        self.clock = clock
+        self.cache = StateCache()
+        self.channels: dict[int, TableChannel] = {}
+        self.process_id = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.poll_interval = poll_interval
+        self.presence_interval = presence_interval
+        self.heartbeat_interval = heartbeat_interval
+        self.timer_interval = timer_interval
+        self.listening = asyncio.Event()
+        self._remote: dict[int, dict[str, tuple[list[int], int, float]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._pending: set[asyncio.Task[Any]] = set()
+        self._stopping = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="hub-listen"),
+            asyncio.create_task(self._poll(), name="hub-poll"),
+            asyncio.create_task(self._presence_loop(), name="hub-presence"),
+            asyncio.create_task(self._heartbeat(), name="hub-heartbeat"),
+            asyncio.create_task(self._timers(), name="hub-timers"),
+        ]
+
+    async def stop(self) -> None:
+        self._stopping = True
+        for task in [*self._tasks, *self._pending]:
+            task.cancel()
+        for task in [*self._tasks, *self._pending]:
+            with contextlib.suppress(BaseException):
+                await task
+        for channel in self.channels.values():
+            for conn in list(channel.conns):
+                conn.drop(1001, "server shutting down")
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("hub task failed", exc_info=task.exception())
+
+    # -- subscribers -------------------------------------------------------------------------
+
+    async def join(self, conn: Connection, last_seq: int | None) -> str:
+        """Subscribe ``conn``; send it what it missed since ``last_seq`` or a snapshot.
+
+        Returns how it was brought up to date: ``current``, ``replay`` or ``snapshot``.
+        """
+        while True:
+            channel = self.channels.setdefault(conn.table_id, TableChannel(conn.table_id))
+            async with channel.lock:
+                if self.channels.get(conn.table_id) is not channel:
+                    continue  # the channel was dropped while we waited: use the new one
+                mode = await self._join_locked(channel, conn, last_seq)
+            self._presence_changed(channel)
+            return mode
+
+    async def _join_locked(self, channel: TableChannel, conn: Connection,
+                           last_seq: int | None) -> str:
+        if True:
+            await self._catch_up_locked(channel)
+            state = channel.state
+            if state is None:
+                raise LookupError(f"table {conn.table_id} has no events")
+            mode = "snapshot"
+            if last_seq is not None and 0 <= last_seq <= channel.seq:
+                missed = [r for r in channel.recent if r.seq > last_seq]
+                if last_seq == channel.seq:
+                    mode = "current"
+                elif (missed and missed[0].seq == last_seq + 1 and replay_safe(missed)):
+                    mode = "replay"
+            conn.send({"type": "welcome", "table_id": conn.table_id, "seat": conn.seat,
+                       "member_id": conn.member_id, "seq": channel.seq, "resume": mode})
+            if mode == "replay":
+                conn.last_seq = last_seq or 0
+                for item in missed:
+                    conn.send_event(item.seq, dumps(event_message(
+                        item.state, item.seq, item.kind, item.payload, conn.seat)))
+            elif mode == "current":
+                conn.last_seq = channel.seq
+            else:
+                conn.send(snapshot_message(state, conn.seat))
+                conn.last_seq = channel.seq
+            channel.conns.add(conn)
+        return mode
+
+    def leave(self, conn: Connection) -> None:
+        channel = self.channels.get(conn.table_id)
+        if channel is None:
+            return
+        channel.conns.discard(conn)
+        self._presence_changed(channel)
+        if not channel.conns:
+            self.channels.pop(conn.table_id, None)
+
+    def state_of(self, table_id: int) -> TableState | None:
+        channel = self.channels.get(table_id)
+        return channel.state if channel is not None else None
+
+    # -- fan-out -----------------------------------------------------------------------------
+
+    async def catch_up(self, table_id: int) -> None:
+        """Fan out every committed event of ``table_id`` this process has not sent yet."""
+        channel = self.channels.get(table_id)
+        if channel is None:
+            return
+        async with channel.lock:
+            await self._catch_up_locked(channel)
+
+    async def _catch_up_locked(self, channel: TableChannel) -> None:
+        async with self.sessionmaker() as db:
+            if channel.state is None:
+                state = await rebuild(db, channel.table_id)
+                if state is None:
+                    return
+                channel.state = state
+                channel.seq = state.seq
+                return
+            events = await events_after(db, channel.table_id, channel.seq)
+        for event in events:
+            if event.seq != channel.seq + 1:  # pragma: no cover - seqs are dense
+                log.error("event gap", extra={"table": channel.table_id, "seq": event.seq})
+                break
+            state = game.fold(channel.state, channel.table_id, event.seq, event.kind,
+                              event.payload)
+            channel.state = state
+            channel.seq = event.seq
+            channel.recent.append(Recent(event.seq, event.kind, event.payload, state))
+            self._fan_out(channel, state, event.seq, event.kind, event.payload)
+        if channel.state is not None:
+            self.cache.put(channel.state)
+
+    def _fan_out(self, channel: TableChannel, state: TableState, seq: int, kind: str,
+                 payload: dict[str, Any]) -> None:
+        texts: dict[int | None, str] = {}
+        for conn in list(channel.conns):
+            if conn.closed.is_set():
+                channel.conns.discard(conn)
+                continue
+            text_ = texts.get(conn.seat)
+            if text_ is None:
+                text_ = texts[conn.seat] = dumps(event_message(state, seq, kind, payload,
+                                                               conn.seat))
+            conn.send_event(seq, text_)
+
+    def on_notify(self, table_id: int, seq: int) -> None:
+        channel = self.channels.get(table_id)
+        if channel is not None and seq > channel.seq:
+            self._spawn(self.catch_up(table_id))
+
+    # -- background loops ----------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        """LISTEN for other processes' events; after any reconnect, resync every table."""
+        while not self._stopping:
+            try:
+                conn = await psycopg.AsyncConnection.connect(libpq_url(self.database_url),
+                                                             autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    await conn.execute(f"LISTEN {PRESENCE_CHANNEL}")
+                    self.listening.set()
+                    for table_id in list(self.channels):
+                        self._spawn(self.catch_up(table_id))
+                    async for note in conn.notifies():
+                        self._on_note(note.channel, note.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("table listener lost; reconnecting", exc_info=True)
+            self.listening.clear()
+            await asyncio.sleep(0.5)
+
+    def _on_note(self, channel: str, payload: str) -> None:
+        try:
+            if channel == NOTIFY_CHANNEL:
+                table, _, seq = payload.partition(":")
+                self.on_notify(int(table), int(seq))
+            elif channel == PRESENCE_CHANNEL:
+                data = json.loads(payload)
+                if data["p"] != self.process_id:
+                    self._remote_presence(int(data["t"]), data["p"], list(data["s"]),
+                                          int(data["n"]))
+        except (ValueError, KeyError, TypeError):
+            log.warning("bad notification", extra={"payload": payload})
+
+    async def _poll(self) -> None:
+        """Safety net for lost notifications: compare versions of the tables we serve."""
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            ids = list(self.channels)
+            if not ids:
+                continue
+            try:
+                async with self.sessionmaker() as db:
+                    rows = (await db.execute(
+                        select(Table.id, Table.version).where(Table.id.in_(ids)))).all()
+            except Exception:
+                log.warning("table poll failed", exc_info=True)
+                continue
+            for table_id, version in rows:
+                self.on_notify(table_id, version)
+
+    async def _timers(self) -> None:
+        """Fire move deadlines that ran out (any process may; the row lock makes it once)."""
+        from app.services.table_commands import fire_deadline
+
+        while True:
+            await asyncio.sleep(self.timer_interval)
+            try:
+                now = self.clock.now()
+                async with self.sessionmaker() as db:
+                    due = (await db.scalars(select(Table.id).where(
+                        Table.deadline_at.is_not(None), Table.deadline_at <= now,
+                        Table.status == "playing").limit(50))).all()
+                for table_id in due:
+                    if await fire_deadline(self.sessionmaker, self.cache, table_id, now):
+                        await self.catch_up(table_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("move timer check failed", exc_info=True)
+
+    async def _heartbeat(self) -> None:
+        """Tell every client the table's ``seq`` now and then: a client behind it resyncs."""
+        while True:
+            await asyncio.sleep(self.heartbeat_interval)
+            for channel in list(self.channels.values()):
+                message = dumps({"type": "heartbeat", "seq": channel.seq,
+                                 "time": self.clock.now().isoformat()})
+                for conn in list(channel.conns):
+                    conn.send(message)
+
+    # -- presence --------------------------------------------------------------------------
+
+    def _local_presence(self, channel: TableChannel) -> tuple[list[int], int]:
+        seats = sorted({c.seat for c in channel.conns if c.seat is not None
+                        and not c.closed.is_set()})
+        watchers = sum(1 for c in channel.conns if c.seat is None and not c.closed.is_set())
+        return seats, watchers
+
+    def presence(self, table_id: int) -> tuple[list[int], int]:
+        """Seats connected in any process, and the number of spectators."""
+        channel = self.channels.get(table_id)
+        seats: set[int] = set()
+        watchers = 0
+        if channel is not None:
+            local, watchers = self._local_presence(channel)
+            seats.update(local)
+        now = time.monotonic()
+        for remote_seats, remote_watchers, expires in self._remote.get(table_id, {}).values():
+            if expires > now:
+                seats.update(remote_seats)
+                watchers += remote_watchers
+        return sorted(seats), watchers
+
+    def _presence_changed(self, channel: TableChannel) -> None:
+        self._send_presence(channel)
+        seats, watchers = self._local_presence(channel)
+        self._spawn(self._announce([(channel.table_id, seats, watchers)]))
+
+    def _send_presence(self, channel: TableChannel) -> None:
+        current = self.presence(channel.table_id)
+        if current == channel.presence:
+            return
+        channel.presence = current
+        message = dumps({"type": "presence", "connected": current[0], "spectators": current[1]})
+        for conn in list(channel.conns):
+            conn.send(message)
+
+    def _remote_presence(self, table_id: int, process: str, seats: list[int],
+                         watchers: int) -> None:
+        expires = time.monotonic() + 3 * self.presence_interval
+        self._remote.setdefault(table_id, {})[process] = (seats, watchers, expires)
+        channel = self.channels.get(table_id)
+        if channel is not None:
+            self._send_presence(channel)
+
+    async def _announce(self, items: list[tuple[int, list[int], int]]) -> None:
+        if not items or self._stopping:
+            return
+        try:
+            async with self.sessionmaker() as db:
+                for table_id, seats, watchers in items:
+                    await db.execute(text("SELECT pg_notify(:c, :p)"), {
+                        "c": PRESENCE_CHANNEL,
+                        "p": json.dumps({"p": self.process_id, "t": table_id, "s": seats,
+                                         "n": watchers})})
+                await db.commit()
+        except Exception:
+            log.warning("presence announcement failed", exc_info=True)
+
+    async def _presence_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.presence_interval)
+            items = []
+            for channel in list(self.channels.values()):
+                seats, watchers = self._local_presence(channel)
+                items.append((channel.table_id, seats, watchers))
+                self._send_presence(channel)  # remote entries may have expired
+            await self._announce(items)

@@ -1,0 +1,109 @@
+"""The event store: lock a table, read its events, rebuild its state, append events, notify.
+
+Repositories never commit: every function here works inside the caller's transaction. Writers
+serialise on the table row (``SELECT ... FOR UPDATE``); ``tables.version`` is the last ``seq``.
+The ``NOTIFY`` issued by :func:`notify` is delivered by PostgreSQL only if and when the
+transaction commits, so other processes never hear of an event that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models.table import Table, TableEvent
+from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
+
+NOTIFY_CHANNEL = "prefclub_tables"
+"""One channel for every table; the payload is ``"<table_id>:<seq>"``."""
+
+
+class StateCache:
+    """Recently built table states of this process (never authoritative: checked by ``seq``)."""
+
+    def __init__(self, limit: int = 1000) -> None:
+        self._states: dict[int, TableState] = {}
+        self._limit = limit
+
+    def get(self, table_id: int, seq: int) -> TableState | None:
+        state = self._states.get(table_id)
+        return state if state is not None and state.seq == seq else None
+
+    def put(self, state: TableState) -> None:
+        current = self._states.get(state.table_id)
+        if current is not None and current.seq > state.seq:
+            return
+        if len(self._states) >= self._limit and state.table_id not in self._states:
+            self._states.pop(next(iter(self._states)))
+        self._states[state.table_id] = state
+
+    def forget(self, table_id: int) -> None:
+        self._states.pop(table_id, None)
+
+
+async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
+    """The table row, locked until the transaction ends (serialises every writer)."""
+    return await db.scalar(
+        select(Table).where(Table.id == table_id).with_for_update().execution_options(
+            populate_existing=True)
+    )
+
+
+async def events_after(db: AsyncSession, table_id: int, after: int,
+                       upto: int | None = None) -> Sequence[TableEvent]:
+    """Events with ``after < seq <= upto`` in order."""
+    query = select(TableEvent).where(TableEvent.table_id == table_id, TableEvent.seq > after)
+    if upto is not None:
+        query = query.where(TableEvent.seq <= upto)
+    return (await db.scalars(query.order_by(TableEvent.seq))).all()
+
+
+async def current_version(db: AsyncSession, table_id: int) -> int:
+    value = await db.scalar(select(Table.version).where(Table.id == table_id))
+    return int(value or 0)
+
+
+async def rebuild(db: AsyncSession, table_id: int, upto: int | None = None) -> TableState | None:
+    """Fold the table's events from the last checkpoint at or before ``upto`` (None: latest)."""
+    query = select(func.max(TableEvent.seq)).where(
+        TableEvent.table_id == table_id, TableEvent.kind.in_(CHECKPOINT_KINDS))
+    if upto is not None:
+        query = query.where(TableEvent.seq <= upto)
+    start = await db.scalar(query)
+    if start is None:
+        return None
+    state: TableState | None = None
+    for event in await events_after(db, table_id, start - 1, upto):
+        state = fold(state, table_id, event.seq, event.kind, event.payload)
+    return state
+
+
+async def load_state(db: AsyncSession, table: Table, cache: StateCache | None) -> TableState:
+    """The state at ``table.version``: from the cache when it is current, else rebuilt."""
+    if cache is not None:
+        cached = cache.get(table.id, table.version)
+        if cached is not None:
+            return cached
+    state = await rebuild(db, table.id, table.version)
+    if state is None:
+        raise LookupError(f"table {table.id} has no events")
+    return state
+
+
+def append(db: AsyncSession, table: Table, state: TableState | None, kind: str,
+           payload: Mapping[str, Any]) -> TableState:
+    """Add the next event to the unit of work and return the state after it."""
+    seq = table.version + 1
+    new_state = fold(state, table.id, seq, kind, payload)
+    db.add(TableEvent(table_id=table.id, seq=seq, kind=kind, payload=dict(payload)))
+    table.version = seq
+    return new_state
+
+
+async def notify(db: AsyncSession, table_id: int, seq: int) -> None:
+    """Tell every process (after commit) that ``table_id`` has events up to ``seq``."""
+    await db.execute(text("SELECT pg_notify(:channel, :payload)"),
+                     {"channel": NOTIFY_CHANNEL, "payload": f"{table_id}:{seq}"})

@@ -1,0 +1,227 @@
+"""Applying a command to a live table: one transaction per command.
+
+The order is the durability contract (DESIGN.md "Realtime protocol"): lock the table row, check
+the command id (a repeated id is answered again, never applied twice), check the client's ``seq``,
+check the command with the engine, append the event(s), update the derived rows, ``NOTIFY`` — and
+commit. Only after the commit does the caller acknowledge and fan out. A crash before the commit
+leaves nothing; a crash after it leaves a committed event that every process's listener and every
+reconnecting client picks up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models.table import Pulka as PulkaRow
+from app.db.models.table import Table, TableCommand
+from app.db.session import session_scope
+from app.realtime import engine, game
+from app.realtime.game import CommandRejected, TableState
+from app.realtime.store import StateCache, append, load_state, lock_table, notify
+
+ACTION_COMMANDS = frozenset({
+    "cut", "bid", "take_talon", "return_talon", "discard", "name_contract", "concede", "defend",
+    "return_whist", "choose_play", "play_card", "claim", "propose_result", "accept_result",
+    "decline_result",
+})
+"""Commands that are engine actions (the codec's action types)."""
+WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
+MAX_COMMAND_ID = 64
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What the connection acknowledges: the table's ``seq`` after the command."""
+
+    seq: int
+    duplicate: bool
+    state: TableState | None
+
+
+def _schedule() -> object:
+    """The club schedule service (issue 6), if present."""
+    try:
+        return importlib.import_module("app.services.schedule")
+    except ImportError:  # pragma: no cover - it arrives with the club sessions
+        return None
+
+
+async def _deal_refusal(db: AsyncSession, table: Table, now: datetime) -> str | None:
+    """R-S2: may a new deal start at this table now? (practice tables always may)."""
+    if table.practice or table.club_session_id is None:
+        return None
+    schedule = _schedule()
+    refusal = getattr(schedule, "deal_start_refusal", None)
+    if refusal is None:
+        return None
+    reason: str | None = await refusal(db, table.id, now)
+    return reason
+
+
+async def _record_deal_started(db: AsyncSession, table: Table, dealer: int,
+                               now: datetime) -> None:
+    if table.practice or table.club_session_id is None:
+        return
+    record = getattr(_schedule(), "record_deal_started", None)
+    if record is not None:
+        await record(db, table.id, dealer, now)
+
+
+async def advance(db: AsyncSession, table: Table, state: TableState, now: datetime,
+                  allow_new_deal: bool = True) -> TableState:
+    """After an action: score a finished deal, then end the pulka or start the next deal."""
+    ended = game.deal_ended(state)
+    if ended is not None:
+        state = append(db, table, state, *ended)
+    if state.status != "playing" or not allow_new_deal:
+        return state
+    if state.deal is not None and not state.scored:
+        return state
+    if state.pulka.is_complete:
+        return append(db, table, state, *game.pulka_ended(state, "target"))
+    reason = await _deal_refusal(db, table, now)
+    if reason is not None:
+        return append(db, table, state, "deal_refused", {"reason": reason})
+    kind, payload = game.deal_started(state)
+    await _record_deal_started(db, table, payload["dealer"], now)
+    return append(db, table, state, kind, payload)
+
+
+async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime) -> None:
+    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log."""
+    values: dict[str, Any] = {
+        "state": state.pulka.to_json(), "sheet": state.pulka.sheet.to_json(),
+        "deals": state.pulka.deal_index,
+    }
+    if state.status == "finished":
+        table.status = "finished"
+        table.finished_at = table.finished_at or now
+        values.update(status="finished", ended=state.pulka.ended,
+                      settlement=state.pulka.settle().to_json(), finished_at=now)
+        from app.rules.record import export_document
+
+        values["record"] = export_document(state.pulka)
+    await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
+    mover = engine.to_move(state.deal) if state.deal is not None else None
+    if table.move_timer_seconds and state.status == "playing" and mover is not None:
+        table.deadline_at = now + timedelta(seconds=table.move_timer_seconds)
+        table.deadline_seq = table.version
+    else:
+        table.deadline_at = None
+        table.deadline_seq = None
+
+
+def _command_id(command: Mapping[str, Any]) -> str:
+    cid = command.get("id")
+    if not isinstance(cid, str) or not cid or len(cid) > MAX_COMMAND_ID:
+        raise CommandRejected("bad_command",
+                              f"every command needs an id: a string of 1 to {MAX_COMMAND_ID} "
+                              "characters")
+    return cid
+
+
+async def execute(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    cache: StateCache | None,
+    *,
+    table_id: int,
+    member_id: int,
+    seat: int | None,
+    name: str,
+    command: Mapping[str, Any],
+    now: datetime,
+) -> CommandResult:
+    """Apply one write command in its own transaction; raise CommandRejected if it is refused."""
+    cid = _command_id(command)
+    kind = command.get("type")
+    if kind not in WRITE_COMMANDS:
+        raise CommandRejected("unknown_command", f"unknown command type {kind!r}")
+    if seat is None:
+        raise CommandRejected("not_seated", "spectators may only watch")
+    client_seq = command.get("seq")
+    if client_seq is not None and (isinstance(client_seq, bool)
+                                   or not isinstance(client_seq, int)):
+        raise CommandRejected("bad_command", "seq must be a whole number")
+    new_state: TableState | None = None
+    async with session_scope(sessionmaker) as db:
+        table = await lock_table(db, table_id)
+        if table is None:
+            raise CommandRejected("no_table", f"there is no table {table_id}")
+        done = await db.get(TableCommand, (table_id, member_id, cid))
+        if done is not None:
+            return CommandResult(seq=done.seq, duplicate=True, state=None)
+        if client_seq is not None and client_seq != table.version:
+            raise CommandRejected(
+                "stale_seq",
+                f"your command was based on seq {client_seq} but the table is at seq "
+                f"{table.version}; nothing was applied",
+            )
+        state = await load_state(db, table, cache)
+        if kind == "chat":
+            state = append(db, table, state, *game.chat_event(state, seat, name,
+                                                              command.get("text")))
+        elif kind == "next_deal":
+            if state.status != "waiting":
+                raise CommandRejected("not_now", "the next deal is not waiting to start")
+            reason = await _deal_refusal(db, table, now)
+            if reason is not None:
+                raise CommandRejected("not_now", reason)
+            state = dataclasses.replace(state, status="playing", notice=None)
+            kind_, payload = game.deal_started(state)
+            state = append(db, table, state, kind_, payload)
+        else:
+            if state.status != "playing":
+                raise CommandRejected("not_now", state.notice or "the table is not playing")
+            body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+            state = append(db, table, state, *game.action_event(state, seat, body))
+            state = await advance(db, table, state, now)
+        await sync_rows(db, table, state, now)
+        db.add(TableCommand(table_id=table_id, member_id=member_id, command_id=cid,
+                            seq=table.version, response={"seq": table.version}))
+        await notify(db, table_id, table.version)
+        new_state = state
+    if cache is not None and new_state is not None:
+        cache.put(new_state)
+    return CommandResult(seq=new_state.seq, duplicate=False, state=new_state)
+
+
+async def fire_deadline(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    cache: StateCache | None,
+    table_id: int,
+    now: datetime,
+) -> bool:
+    """Play the default move of a player whose time ran out; True if a move was made.
+
+    Guarded by the row lock and ``deadline_seq``: of all processes that try, one fires, once.
+    """
+    from app.bots.strategy import timeout_action
+
+    async with session_scope(sessionmaker) as db:
+        table = await lock_table(db, table_id)
+        if (table is None or table.deadline_at is None or table.deadline_at > now
+                or table.deadline_seq != table.version or table.status != "playing"):
+            return False
+        state = await load_state(db, table, cache)
+        mover = engine.to_move(state.deal) if state.deal is not None else None
+        if mover is None:
+            table.deadline_at = None
+            return False
+        action = timeout_action(engine.legal_json(state.deal, mover))
+        if action is None:
+            table.deadline_at = None
+            return False
+        state = append(db, table, state, *game.action_event(state, mover, action, auto=True))
+        state = await advance(db, table, state, now)
+        await sync_rows(db, table, state, now)
+        await notify(db, table_id, table.version)
+    if cache is not None:
+        cache.put(state)
+    return True
