@@ -7,6 +7,7 @@ request it also enforces the CSRF double submit (403). ``require_role(...)`` nar
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated
@@ -116,3 +117,13 @@ def require_role(*roles: Role) -> Callable[[Member], Awaitable[Member]]:
 
 AdminMember = Annotated[Member, Depends(require_role(Role.admin))]
 TreasurerMember = Annotated[Member, Depends(require_role(Role.treasurer, Role.admin))]
+
+
+def get_rng(request: Request) -> random.Random:
+    """The randomness of the server's draws: ``app.state.rng`` when a test set a seeded one,
+    otherwise a cryptographic ``SystemRandom``."""
+    rng: random.Random | None = getattr(request.app.state, "rng", None)
+    return rng if rng is not None else random.SystemRandom()
+
+
+RngDep = Annotated[random.Random, Depends(get_rng)]

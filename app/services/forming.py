@@ -1,0 +1,222 @@
+"""Forming tables: the table draw (R-T1), seats by choice or by the seat draw (R-T2), the
+first-dealer lot (R-T3), and practice tables.
+
+Every draw is made by the server with the rules engine's draw functions and a supplied
+``random.Random`` (``SystemRandom`` in production, a seeded one in tests); its full record is
+stored in ``draws`` and returned so the players see every step.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member
+from app.rules.cards import SUIT_LETTERS
+from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
+from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+from app.services.schedule import CHECK_IN_OPENS
+
+MAX_TABLES = 4
+DEFAULT_TARGET = 20
+
+
+def table_sizes(n: int) -> list[int]:
+    """R-T1: as few tables as possible, each of 3 or 4 players, sizes as even as possible;
+    one table of 5 only when exactly five are present."""
+    if n < 3:
+        raise ConflictError(f"{n} member(s) present: a table needs at least three")
+    if n == 5:
+        return [5]
+    k = math.ceil(n / 4)
+    if k > MAX_TABLES:
+        raise ConflictError(f"{n} members present: at most {4 * MAX_TABLES} (four suits)")
+    base, extra = divmod(n, k)
+    return [base + 1] * extra + [base] * (k - extra)
+
+
+async def _names(db: AsyncSession, ids: list[int]) -> dict[int, str]:
+    rows = await db.scalars(select(Member).where(Member.id.in_(ids)))
+    return {m.id: m.display_name for m in rows}
+
+
+async def _seated_in_session(db: AsyncSession, session_id: int) -> set[int]:
+    """Members already at a drawn table or a live table of the session."""
+    from app.db.models.table import Table, TableSeat
+
+    drawn = (await db.scalars(select(DrawnTable.member_ids).where(
+        DrawnTable.club_session_id == session_id))).all()
+    ids = {m for group in drawn for m in group}
+    live = (await db.scalars(
+        select(TableSeat.member_id).join(Table, Table.id == TableSeat.table_id)
+        .where(Table.club_session_id == session_id, TableSeat.member_id.is_not(None)))).all()
+    return ids | {m for m in live if m is not None}
+
+
+async def waiting_members(db: AsyncSession, session_id: int) -> list[int]:
+    """Checked-in members not yet at a table, in order of arrival."""
+    present = (await db.scalars(
+        select(Attendance.member_id).where(Attendance.club_session_id == session_id)
+        .order_by(Attendance.checked_in_at, Attendance.id))).all()
+    seated = await _seated_in_session(db, session_id)
+    return [m for m in present if m not in seated]
+
+
+@dataclass(frozen=True)
+class TablesDrawn:
+    """The table draw's record and the tables it formed."""
+
+    draw: DrawRecord
+    tables: list[DrawnTable]
+
+
+async def draw_session_tables(db: AsyncSession, session: ClubSession, by: Member, now: datetime,
+                              rng: random.Random,
+                              sizes: list[int] | None = None) -> TablesDrawn:
+    """R-T1: the members present and not yet seated draw suit cards; each suit is a table."""
+    if session.ended_at is not None or now >= session.ends_at:
+        raise ConflictError("this session is over")
+    if now < session.starts_at - CHECK_IN_OPENS:
+        raise ConflictError("tables are drawn on the day of the session")
+    members = await waiting_members(db, session.id)
+    if sizes is None:
+        sizes = table_sizes(len(members))
+    names = await _names(db, members)
+    drawn = draw_tables([str(m) for m in members], sizes, rng)
+    record: dict[str, Any] = {
+        "rule": "R-T1",
+        "members": [{"id": m, "name": names[m]} for m in members],
+        "table_sizes": list(sizes),
+        "suits": [SUIT_LETTERS[i] for i in range(len(sizes))],
+        **drawn.to_json(),
+    }
+    row = DrawRecord(kind="tables", club_session_id=session.id, made_by_id=by.id, record=record)
+    db.add(row)
+    await db.flush()
+    tables = []
+    for suit, group in enumerate(drawn.tables):
+        t = DrawnTable(club_session_id=session.id, draw_id=row.id, suit=suit,
+                       member_ids=[int(m) for m in group])
+        db.add(t)
+        tables.append(t)
+    await db.flush()
+    return TablesDrawn(row, tables)
+
+
+async def get_drawn_table(db: AsyncSession, drawn_id: int) -> DrawnTable:
+    """A drawn table or a 404."""
+    row = await db.get(DrawnTable, drawn_id)
+    if row is None:
+        raise NotFoundError(f"no drawn table {drawn_id}")
+    return row
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A table seated and opened: the seat draw (or choice), the first-dealer lot, the table."""
+
+    seats: list[int | None]
+    seat_record: DrawRecord | None
+    dealer_record: DrawRecord
+    table_id: int
+
+
+async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bool,
+                      session_id: int | None, target: int, by: Member, rng: random.Random,
+                      now: datetime, seat_record: DrawRecord | None) -> Seated:
+    """R-T3 lot, then the live table."""
+    from app.services.tables import TableSetupError, create_table
+
+    lot = draw_first_dealer(len(seats), rng)
+    names = await _names(db, [m for m in seats if m is not None])
+    dealer = DrawRecord(kind="first_dealer", club_session_id=session_id, made_by_id=by.id,
+                        record={"rule": "R-T3",
+                                "seats": [{"seat": i, "member_id": m,
+                                           "name": names.get(m) if m else None}
+                                          for i, m in enumerate(seats)],
+                                **lot.to_json()})
+    db.add(dealer)
+    try:
+        table = await create_table(db, seat_member_ids=seats, preset="club", practice=practice,
+                                   club_session_id=session_id, target=target,
+                                   first_dealer=lot.dealer, now=now)
+    except TableSetupError as exc:
+        raise ConflictError(str(exc)) from None
+    dealer.table_id = table.id
+    if seat_record is not None:
+        seat_record.table_id = table.id
+    await db.flush()
+    return Seated(seats, seat_record, dealer, table.id)
+
+
+async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, now: datetime,
+                           rng: random.Random, order: list[int] | None,
+                           target: int = DEFAULT_TARGET) -> Seated:
+    """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
+    or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
+    open the live table."""
+    if drawn.table_id is not None:
+        raise ConflictError("this table is already seated")
+    session = await db.get(ClubSession, drawn.club_session_id)
+    assert session is not None
+    if session.ended_at is not None or now >= session.ends_at:
+        raise ConflictError("this session is over")
+    if by.id not in drawn.member_ids and by.role != "admin":
+        raise ForbiddenError("only the table's players or an admin may seat it")
+    if order is None:
+        names = await _names(db, drawn.member_ids)
+        sd = draw_seats([str(m) for m in drawn.member_ids], rng)
+        seats: list[int | None] = [int(p) for p in sd.seats]
+        record: dict[str, Any] = {"rule": "R-T2", "suit": SUIT_LETTERS[drawn.suit],
+                                  "names": {str(k): v for k, v in names.items()},
+                                  **sd.to_json()}
+        kind = "seats"
+    else:
+        if sorted(order) != sorted(drawn.member_ids):
+            raise ServiceError("the seat order must list exactly the table's players",
+                               status=422)
+        seats = list(order)
+        record = {"rule": "R-T2", "suit": SUIT_LETTERS[drawn.suit], "chosen": True,
+                  "seats": [str(m) for m in order]}
+        kind = "seat_choice"
+    seat_row = DrawRecord(kind=kind, club_session_id=session.id, made_by_id=by.id,
+                          record=record)
+    db.add(seat_row)
+    await db.flush()
+    result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
+                               target=target, by=by, rng=rng, now=now, seat_record=seat_row)
+    drawn.table_id = result.table_id
+    await db.flush()
+    return result
+
+
+async def open_practice_table(db: AsyncSession, member: Member, *, players: int, target: int,
+                              rng: random.Random, now: datetime) -> Seated:
+    """Any member, any time: a practice table with him in seat 0 and bots in the other seats.
+    It belongs to no session, so it never counts toward attendance, club statistics or the
+    fund."""
+    if players not in (3, 4):
+        raise ServiceError("a practice table has 3 or 4 seats", status=422)
+    seats: list[int | None] = [member.id] + [None] * (players - 1)
+    return await _open_table(db, seats=seats, practice=True, session_id=None, target=target,
+                             by=member, rng=rng, now=now, seat_record=None)
+
+
+async def draws_of_session(db: AsyncSession, session_id: int) -> list[DrawRecord]:
+    """Every draw made in a session, in order."""
+    rows = await db.scalars(select(DrawRecord).where(DrawRecord.club_session_id == session_id)
+                            .order_by(DrawRecord.id))
+    return list(rows)
+
+
+async def draws_of_table(db: AsyncSession, table_id: int) -> list[DrawRecord]:
+    """The seat draw and first-dealer lot of a table."""
+    rows = await db.scalars(select(DrawRecord).where(DrawRecord.table_id == table_id)
+                            .order_by(DrawRecord.id))
+    return list(rows)

@@ -1,0 +1,416 @@
+"""The club's calendar and clock rules: Monday sessions (R-S1), check-in and late notices (R-S4),
+the 22:15 stop with its one-round extension (R-S2) and the session end (R-S3).
+
+Every function takes ``now`` (from the injectable clock) instead of reading the time itself.
+
+For the live tables (realtime):
+
+* :func:`deal_start_refusal` — call before each new deal of a table; ``None`` means it may start.
+* :func:`record_deal_started` — call when a club table's deal has started (counts the extension
+  round, which is counted from the first deal after 22:15).
+* :func:`finish_table_if_session_over` — call when a deal has ended; closes the pulka as
+  ``session_end`` once no further deal may start at that table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import (
+    Attendance,
+    ClubSession,
+    DealStart,
+    ExtensionConsent,
+    LateNotice,
+    Member,
+)
+from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+
+SESSION_START = time(19, 0)
+SESSION_END = time(22, 15)
+MONDAY = 0
+DEFAULT_WEEKS = 8
+CHECK_IN_OPENS = timedelta(hours=6)
+"""Members may check in from 13:00 club time on the session's day."""
+
+
+def local_span(day: date, zone: ZoneInfo, start: time = SESSION_START,
+               end: time = SESSION_END) -> tuple[datetime, datetime]:
+    """The UTC instants of ``start`` and ``end`` on ``day`` in the club's zone."""
+    starts = datetime.combine(day, start, tzinfo=zone)
+    ends = datetime.combine(day, end, tzinfo=zone)
+    if ends <= starts:
+        ends += timedelta(days=1)
+    return starts.astimezone(ZoneInfo("UTC")), ends.astimezone(ZoneInfo("UTC"))
+
+
+def upcoming_mondays(now: datetime, zone: ZoneInfo, weeks: int) -> list[date]:
+    """The next ``weeks`` Mondays from today in club time (today counts if it is a Monday whose
+    session has not ended)."""
+    local = now.astimezone(zone)
+    today = local.date()
+    first = today + timedelta(days=(MONDAY - today.weekday()) % 7)
+    if first == today and local.time() >= SESSION_END:
+        first += timedelta(days=7)
+    return [first + timedelta(weeks=i) for i in range(weeks)]
+
+
+async def generate_sessions(db: AsyncSession, now: datetime, zone: ZoneInfo,
+                            weeks: int = DEFAULT_WEEKS) -> list[ClubSession]:
+    """Create the Monday sessions of the next ``weeks`` weeks that do not exist yet (R-S1).
+
+    Idempotent: running it twice creates nothing the second time. Returns those sessions.
+    """
+    if not 1 <= weeks <= 52:
+        raise ServiceError("weeks must be between 1 and 52", status=422)
+    result = []
+    for day in upcoming_mondays(now, zone, weeks):
+        starts, ends = local_span(day, zone)
+        row = await db.scalar(select(ClubSession).where(ClubSession.starts_at == starts))
+        if row is None:
+            row = ClubSession(starts_at=starts, ends_at=ends, extra=False)
+            db.add(row)
+            await db.flush()
+        result.append(row)
+    return result
+
+
+async def add_extra_session(db: AsyncSession, *, day: date, start: time, end: time,
+                            zone: ZoneInfo, by: Member, now: datetime) -> ClubSession:
+    """An admin opens an extra session, recorded as such (R-S1)."""
+    starts, ends = local_span(day, zone, start, end)
+    if ends <= now:
+        raise ServiceError("an extra session cannot be in the past", status=422)
+    overlapping = await db.scalar(select(ClubSession.id).where(
+        ClubSession.starts_at < ends, ClubSession.ends_at > starts))
+    if overlapping is not None:
+        raise ConflictError(f"it overlaps session {overlapping}")
+    row = ClubSession(starts_at=starts, ends_at=ends, extra=True, created_by_id=by.id)
+    db.add(row)
+    await db.flush()
+    return row
+
+
+async def get_session(db: AsyncSession, session_id: int) -> ClubSession:
+    """The session or a 404."""
+    row = await db.get(ClubSession, session_id)
+    if row is None:
+        raise NotFoundError(f"no session {session_id}")
+    return row
+
+
+async def list_sessions(db: AsyncSession, since: datetime, until: datetime) -> list[ClubSession]:
+    """Sessions that end after ``since`` and start before ``until``, earliest first."""
+    rows = await db.scalars(select(ClubSession).where(
+        ClubSession.ends_at > since, ClubSession.starts_at < until).order_by(ClubSession.starts_at))
+    return list(rows)
+
+
+async def current_session(db: AsyncSession, now: datetime) -> ClubSession | None:
+    """Today's session: the one running now, else the next one opening for check-in today."""
+    row: ClubSession | None = await db.scalar(
+        select(ClubSession)
+        .where(ClubSession.ends_at > now, ClubSession.starts_at - CHECK_IN_OPENS <= now,
+               ClubSession.ended_at.is_(None))
+        .order_by(ClubSession.starts_at).limit(1))
+    return row
+
+
+def _require_open(session: ClubSession, now: datetime) -> None:
+    if session.ended_at is not None or now >= session.ends_at:
+        raise ConflictError("this session is over")
+
+
+async def give_late_notice(db: AsyncSession, session: ClubSession, member: Member,
+                           now: datetime, note: str | None) -> LateNotice:
+    """Notice of being late; only before the session starts (R-S4)."""
+    _require_open(session, now)
+    if now >= session.starts_at:
+        raise ConflictError("notice of being late must be given before the session starts at "
+                            "19:00 (R-S4)")
+    if await _attendance(db, session.id, member.id) is not None:
+        raise ConflictError("you have already checked in")
+    row = await _late_notice(db, session.id, member.id)
+    if row is None:
+        row = LateNotice(club_session_id=session.id, member_id=member.id, given_at=now,
+                         note=note)
+        db.add(row)
+    else:
+        row.note = note
+    await db.flush()
+    return row
+
+
+async def withdraw_late_notice(db: AsyncSession, session: ClubSession, member: Member,
+                               now: datetime) -> None:
+    """Withdraw a notice (before the session starts)."""
+    if now >= session.starts_at:
+        raise ConflictError("the session has started; the notice stays")
+    await db.execute(delete(LateNotice).where(LateNotice.club_session_id == session.id,
+                                              LateNotice.member_id == member.id))
+
+
+async def _late_notice(db: AsyncSession, session_id: int, member_id: int) -> LateNotice | None:
+    row: LateNotice | None = await db.scalar(select(LateNotice).where(
+        LateNotice.club_session_id == session_id, LateNotice.member_id == member_id))
+    return row
+
+
+async def _attendance(db: AsyncSession, session_id: int, member_id: int) -> Attendance | None:
+    row: Attendance | None = await db.scalar(select(Attendance).where(
+        Attendance.club_session_id == session_id, Attendance.member_id == member_id))
+    return row
+
+
+async def check_in(db: AsyncSession, session: ClubSession, member: Member,
+                   now: datetime) -> Attendance:
+    """Record a member's attendance; after 19:00 only with a notice given before (R-S4).
+
+    Checking in twice returns the first record.
+    """
+    _require_open(session, now)
+    if member.is_bot:
+        raise ForbiddenError("bots do not attend sessions")
+    existing = await _attendance(db, session.id, member.id)
+    if existing is not None:
+        return existing
+    if now < session.starts_at - CHECK_IN_OPENS:
+        raise ConflictError("check-in opens at 13:00 on the day of the session")
+    late = now >= session.starts_at
+    if late and await _late_notice(db, session.id, member.id) is None:
+        raise ConflictError("the session started at 19:00 and you gave no notice of being late "
+                            "before it (R-S4); you cannot join this session")
+    row = Attendance(club_session_id=session.id, member_id=member.id, checked_in_at=now,
+                     late=late)
+    db.add(row)
+    await db.flush()
+    return row
+
+
+async def attendance_of(db: AsyncSession, session_id: int) -> list[tuple[Attendance, Member]]:
+    """Who checked in, in order of arrival."""
+    rows = await db.execute(
+        select(Attendance, Member).join(Member, Member.id == Attendance.member_id)
+        .where(Attendance.club_session_id == session_id).order_by(Attendance.checked_in_at,
+                                                                   Attendance.id))
+    return [(a, m) for a, m in rows.tuples()]
+
+
+async def late_notices_of(db: AsyncSession, session_id: int) -> list[tuple[LateNotice, Member]]:
+    """Members who gave notice of being late."""
+    rows = await db.execute(
+        select(LateNotice, Member).join(Member, Member.id == LateNotice.member_id)
+        .where(LateNotice.club_session_id == session_id).order_by(LateNotice.given_at))
+    return [(n, m) for n, m in rows.tuples()]
+
+
+async def attendance_counts(db: AsyncSession, since: datetime,
+                            until: datetime) -> list[tuple[Member, int]]:
+    """Sessions attended per member in a period (for the fund's priority, treasurer)."""
+    rows = await db.execute(
+        select(Member, func.count(Attendance.id))
+        .join(Attendance, Attendance.member_id == Member.id)
+        .join(ClubSession, ClubSession.id == Attendance.club_session_id)
+        .where(ClubSession.starts_at >= since, ClubSession.starts_at < until)
+        .group_by(Member.id).order_by(func.count(Attendance.id).desc(), Member.id))
+    return [(m, int(c)) for m, c in rows.tuples()]
+
+
+# -- the 22:15 stop and the extension round (R-S2) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableClock:
+    """What the schedule knows about one live table."""
+
+    table_id: int
+    practice: bool
+    players: int
+    session: ClubSession | None
+    finished: bool
+    seated: tuple[int, ...]
+    """Human members seated (bots excluded): those whose consent an extension needs."""
+
+
+async def table_clock(db: AsyncSession, table_id: int) -> TableClock | None:
+    """Read a live table's schedule-relevant facts (None if there is no such table)."""
+    from app.db.models.table import Table, TableSeat
+
+    table = await db.get(Table, table_id)
+    if table is None:
+        return None
+    seated = (await db.scalars(
+        select(TableSeat.member_id).join(Member, Member.id == TableSeat.member_id)
+        .where(TableSeat.table_id == table_id, Member.is_bot.is_(False))
+        .order_by(TableSeat.seat))).all()
+    session = (await db.get(ClubSession, table.club_session_id)
+               if table.club_session_id is not None else None)
+    return TableClock(table_id, table.practice, table.players, session,
+                      table.status == "finished", tuple(m for m in seated if m is not None))
+
+
+async def _consents(db: AsyncSession, table_id: int) -> set[int]:
+    return set((await db.scalars(select(ExtensionConsent.member_id).where(
+        ExtensionConsent.table_id == table_id))).all())
+
+
+async def deals_started_since(db: AsyncSession, table_id: int, since: datetime) -> int:
+    """Deals started at the table at or after ``since``."""
+    return int(await db.scalar(select(func.count()).select_from(DealStart).where(
+        DealStart.table_id == table_id, DealStart.at >= since)) or 0)
+
+
+def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
+            deals_after_end: int) -> str | None:
+    """The pure rule: None if a new deal may start at ``now``, else why not (R-S1, R-S2)."""
+    if tc.finished:
+        return "the pulka at this table has ended"
+    if tc.practice:
+        return None
+    session = tc.session
+    if session is None:
+        return "a club table deals only during a club session (R-S1)"
+    if session.ended_at is not None:
+        return "the session has ended (R-S3)"
+    if now < session.starts_at:
+        return "the session has not started yet: club tables deal from 19:00 (R-S1)"
+    if now < session.ends_at:
+        return None
+    if not extension_agreed:
+        return ("it is past 22:15: no new deal starts unless every player at the table agreed "
+                "to extend by one round (R-S2)")
+    if deals_after_end >= tc.players:
+        return "the extension round is over: every player has dealt once more (R-S2)"
+    return None
+
+
+async def deal_start_refusal(db: AsyncSession, table_id: int, now: datetime) -> str | None:
+    """None when a new deal may start at the table now; otherwise a player-readable reason.
+
+    Practice tables always may. Club tables deal from the session's start to its end (22:15);
+    after that only with every seated player's consent, for one round: as many deals as there
+    are players, counted from the first deal started after the end (R-S2).
+    """
+    tc = await table_clock(db, table_id)
+    if tc is None:
+        return "there is no such table"
+    agreed = False
+    after = 0
+    if tc.session is not None and now >= tc.session.ends_at:
+        agreed = bool(tc.seated) and set(tc.seated) <= await _consents(db, table_id)
+        after = await deals_started_since(db, table_id, tc.session.ends_at)
+    return refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
+
+
+async def record_deal_started(db: AsyncSession, table_id: int, dealer_seat: int,
+                              at: datetime) -> None:
+    """Note that a deal started at a table (the live table calls this for every deal)."""
+    db.add(DealStart(table_id=table_id, dealer_seat=dealer_seat, at=at))
+    await db.flush()
+
+
+@dataclass(frozen=True)
+class ExtensionState:
+    """A table's extension: who must agree, who did, and the round's progress."""
+
+    table_id: int
+    required: list[int]
+    agreed: list[int]
+    extension_agreed: bool
+    deals_after_end: int
+    deals_remaining: int | None
+    may_start_deal: bool
+    reason: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> ExtensionState:
+    """The extension consents and round of a table."""
+    tc = await table_clock(db, table_id)
+    if tc is None:
+        raise NotFoundError(f"no table {table_id}")
+    consents = await _consents(db, table_id)
+    agreed = bool(tc.seated) and set(tc.seated) <= consents
+    after = 0
+    remaining: int | None = None
+    if tc.session is not None:
+        after = await deals_started_since(db, table_id, tc.session.ends_at)
+        if agreed:
+            remaining = max(0, tc.players - after)
+    reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
+    return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
+                          after, remaining, reason is None, reason)
+
+
+async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,
+                                now: datetime) -> ExtensionState:
+    """A seated player agrees (or no longer agrees) to extend his table by one round (R-S2)."""
+    tc = await table_clock(db, table_id)
+    if tc is None:
+        raise NotFoundError(f"no table {table_id}")
+    if tc.practice or tc.session is None:
+        raise ConflictError("only club tables of a session stop at 22:15; nothing to extend")
+    if member.id not in tc.seated:
+        raise ForbiddenError("only the players at this table may agree to extend it")
+    if tc.finished or tc.session.ended_at is not None:
+        raise ConflictError("the pulka at this table has ended")
+    existing = await db.get(ExtensionConsent, (table_id, member.id))
+    if agree and existing is None:
+        db.add(ExtensionConsent(table_id=table_id, member_id=member.id, at=now))
+    elif not agree and existing is not None:
+        if await deals_started_since(db, table_id, tc.session.ends_at):
+            raise ConflictError("the extension round has started; it is played out")
+        await db.delete(existing)
+    await db.flush()
+    return await extension_state(db, table_id, now)
+
+
+# -- the session end (R-S3) ----------------------------------------------------------------------
+
+
+async def _close(db: AsyncSession, table_id: int, now: datetime) -> Any:
+    from app.services.pulkas import close_pulka
+
+    return await close_pulka(db, table_id, "session_end", now)
+
+
+async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: datetime) -> bool:
+    """After a deal: if no further deal may start because the session is over (past 22:15
+    without extension, or the extension round is done), close the pulka as ``session_end``
+    (R-S3, R-P9) and return True."""
+    tc = await table_clock(db, table_id)
+    if tc is None or tc.practice or tc.finished or tc.session is None:
+        return False
+    if now < tc.session.ends_at:
+        return False
+    if await deal_start_refusal(db, table_id, now) is None:
+        return False
+    await _close(db, table_id, now)
+    return True
+
+
+async def end_session(db: AsyncSession, session: ClubSession, now: datetime) -> list[int]:
+    """End the session: every unfinished pulka of its tables is closed and settled as ended by
+    agreement at the session end (R-S3, R-P9). Returns the ids of the tables closed."""
+    from app.db.models.table import Table
+
+    if session.ended_at is not None:
+        raise ConflictError("this session has already ended")
+    if now < session.ends_at:
+        raise ConflictError("the session runs until 22:15; it cannot be ended earlier")
+    ids = list((await db.scalars(select(Table.id).where(
+        Table.club_session_id == session.id, Table.practice.is_(False),
+        Table.status != "finished").order_by(Table.id))).all())
+    for table_id in ids:
+        await _close(db, table_id, now)
+    session.ended_at = now
+    await db.flush()
+    return ids

@@ -1,0 +1,188 @@
+"""Seat changes at a running pulka, each needing the players' consent: a fourth player joins a
+three-player pulka (R-T4) or a member replaces a player (R-T5).
+
+A request lists whose consent it needs; when the last of them agrees it is applied through the
+live table (``app.services.tables.join_fourth`` / ``replace_player``), so the table's event log
+stays the truth. One refusal ends the request.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Attendance, Member, Role, SeatChange
+from app.rules.pulka import Pulka
+from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+
+
+def join_preview(pulka: Pulka, name: str | None = None) -> dict[str, Any]:
+    """What the newcomer would write (R-T4): the mean of the players' pools rounded down and of
+    their hills rounded up, and the seat he takes (left of the player who has just dealt)."""
+    after = (pulka.next_dealer - 1) % pulka.players
+    joined, entries = pulka.join_fourth(after_dealer_seat=after,
+                                        name=name or ("new" if pulka.names else None))
+    values = {e.column: e.amount for e in entries}
+    return {
+        "rule": "R-T4",
+        "pools": [str(p) for p in pulka.sheet.pool],
+        "hills": [str(h) for h in pulka.sheet.hill],
+        "pool": str(values["pool"]),
+        "hill": str(values["hill"]),
+        "seat": after + 1,
+        "after_dealer_seat": after,
+        "deals_next": joined.next_dealer == after + 1,
+    }
+
+
+async def _table(db: AsyncSession, table_id: int) -> Any:
+    from app.db.models.table import Table
+
+    table = await db.get(Table, table_id)
+    if table is None:
+        raise NotFoundError(f"no table {table_id}")
+    if table.status == "finished":
+        raise ConflictError("the pulka at this table has ended")
+    return table
+
+
+async def _seated(db: AsyncSession, table_id: int) -> dict[int, int | None]:
+    """Seat -> human member (None for an empty or bot seat)."""
+    from app.db.models.table import TableSeat
+
+    rows = await db.execute(
+        select(TableSeat.seat, TableSeat.member_id, Member.is_bot)
+        .outerjoin(Member, Member.id == TableSeat.member_id)
+        .where(TableSeat.table_id == table_id).order_by(TableSeat.seat))
+    return {seat: (mid if mid is not None and not bot else None) for seat, mid, bot in rows}
+
+
+async def _pulka(db: AsyncSession, table_id: int) -> Pulka:
+    from app.db.models.table import Pulka as PulkaRow
+
+    row = await db.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
+    if row is None:
+        raise NotFoundError(f"table {table_id} has no pulka")
+    return Pulka.from_json(row.state)
+
+
+async def _pending(db: AsyncSession, table_id: int) -> SeatChange | None:
+    row: SeatChange | None = await db.scalar(select(SeatChange).where(
+        SeatChange.table_id == table_id, SeatChange.status == "pending"))
+    return row
+
+
+async def _check_newcomer(db: AsyncSession, table: Any, newcomer: Member,
+                          seated: dict[int, int | None]) -> None:
+    if not newcomer.active or newcomer.is_bot:
+        raise ConflictError("only an active member can take a seat")
+    if newcomer.id in seated.values():
+        raise ConflictError("he already plays at this table")
+    if table.club_session_id is not None and not table.practice:
+        present = await db.scalar(select(Attendance.id).where(
+            Attendance.club_session_id == table.club_session_id,
+            Attendance.member_id == newcomer.id))
+        if present is None:
+            raise ConflictError("he has not checked in to this session")
+
+
+async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Member,
+                       now: datetime) -> SeatChange:
+    """A member asks to join a three-player pulka as the fourth (R-T4, R-S4)."""
+    table = await _table(db, table_id)
+    if by.id != newcomer.id and by.role != Role.admin:
+        raise ForbiddenError("a member asks to join for himself (or an admin for him)")
+    if table.players != 3:
+        raise ConflictError("only a three-player pulka takes a fourth player (R-T4)")
+    seated = await _seated(db, table_id)
+    await _check_newcomer(db, table, newcomer, seated)
+    if await _pending(db, table_id) is not None:
+        raise ConflictError("another seat change at this table awaits consent")
+    preview = join_preview(await _pulka(db, table_id), newcomer.display_name)
+    required = sorted(m for m in seated.values() if m is not None)
+    row = SeatChange(table_id=table_id, kind="join", member_id=newcomer.id, seat=None,
+                     requested_by_id=by.id, required=required, consents=[],
+                     status="pending", record=preview)
+    db.add(row)
+    await db.flush()
+    return await _apply_if_agreed(db, row, now)
+
+
+async def request_replace(db: AsyncSession, table_id: int, seat: int, newcomer: Member,
+                          by: Member, now: datetime) -> SeatChange:
+    """A member takes over ``seat`` and its sheet, with the other players' consent (R-T5)."""
+    table = await _table(db, table_id)
+    seated = await _seated(db, table_id)
+    if seat not in seated:
+        raise ServiceError(f"seat {seat} is not at this table", status=422)
+    leaving = seated[seat]
+    if by.role != Role.admin and by.id not in (leaving, newcomer.id):
+        raise ForbiddenError("the leaving player, the newcomer or an admin asks for this")
+    await _check_newcomer(db, table, newcomer, seated)
+    if await _pending(db, table_id) is not None:
+        raise ConflictError("another seat change at this table awaits consent")
+    required = sorted(m for s, m in seated.items() if m is not None and s != seat)
+    row = SeatChange(table_id=table_id, kind="replace", member_id=newcomer.id, seat=seat,
+                     requested_by_id=by.id, required=required, consents=[],
+                     status="pending",
+                     record={"rule": "R-T5", "seat": seat, "leaving_member_id": leaving,
+                             "member_id": newcomer.id})
+    db.add(row)
+    await db.flush()
+    return await _apply_if_agreed(db, row, now)
+
+
+async def get_change(db: AsyncSession, change_id: int) -> SeatChange:
+    """A seat change or a 404."""
+    row = await db.get(SeatChange, change_id)
+    if row is None:
+        raise NotFoundError(f"no seat change {change_id}")
+    return row
+
+
+async def answer(db: AsyncSession, change: SeatChange, member: Member, agree: bool,
+                 now: datetime) -> SeatChange:
+    """A player agrees or refuses; the change applies once everyone needed agreed."""
+    if change.status != "pending":
+        raise ConflictError(f"this request is already {change.status}")
+    if member.id not in change.required:
+        raise ForbiddenError("your consent is not asked for this change")
+    if not agree:
+        change.status = "refused"
+        await db.flush()
+        return change
+    if member.id not in change.consents:
+        change.consents = [*change.consents, member.id]
+    await db.flush()
+    return await _apply_if_agreed(db, change, now)
+
+
+async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) -> SeatChange:
+    if set(change.required) - set(change.consents):
+        return change
+    from app.services import tables
+
+    if change.kind == "join":
+        apply = getattr(tables, "join_fourth", None)
+        args: tuple[Any, ...] = (change.member_id,)
+    else:
+        apply = getattr(tables, "replace_player", None)
+        args = (change.seat, change.member_id)
+    if apply is None:
+        # The live table cannot take seat changes yet: the consent is kept, status "agreed".
+        change.status = "agreed"
+        await db.flush()
+        return change
+    try:
+        result = await apply(db, change.table_id, *args, now=now)
+    except ValueError as exc:
+        raise ConflictError(str(exc)) from None
+    change.status = "applied"
+    change.applied_at = now
+    if isinstance(result, dict):
+        change.record = {**(change.record or {}), "applied": result}
+    await db.flush()
+    return change
