@@ -42,7 +42,14 @@ from typing import Any, Literal, TypeAlias
 from app.rules.conventions import Conventions
 from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome
-from app.rules.settlement import END_REASONS, JOIN_RULE, EndReason, Settlement, settle
+from app.rules.settlement import (
+    END_REASONS,
+    JOIN_RULE,
+    EndReason,
+    Settlement,
+    effective_pools,
+    settle,
+)
 from app.rules.sheet import (
     HALF_WHIST_TRICKS,
     Entry,
@@ -142,8 +149,6 @@ class Pulka:
     @property
     def pools(self) -> tuple[Fraction, ...]:
         """Pools as they count for the end of the pulka: after help under ``closing = help``."""
-        from app.rules.settlement import effective_pools
-
         if self.conventions.closing == "double":
             return self.sheet.pool
         return effective_pools(self.entries, self.players, self.target, self.conventions).pools
@@ -310,6 +315,13 @@ class Pulka:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Pulka:
         """Rebuild a pulka from :meth:`to_json` output by replaying its events."""
+        try:
+            return cls._replay(data)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InvalidRecordError(f"not a persisted pulka: {exc!r}") from None
+
+    @classmethod
+    def _replay(cls, data: Mapping[str, Any]) -> Pulka:
         from app.rules.record import deal_from_json
 
         try:
@@ -405,7 +417,9 @@ class Pulka:
         else:
             if o.tricks is None:
                 raise fail("tricks", "tricks are required")
-            seats = tuple(range(n)) if o.kind == "pass_out" and n == 4 else playing
+            seats: tuple[int, ...] = playing
+            if o.kind == "pass_out" and n == 4 and o.dealer in o.tricks:
+                seats = (*playing, o.dealer)  # the dealer's talon tricks; absent means none
             self._validate_tricks(o, seats, fail)
         self._validate_penalties(o, fail)
 
@@ -433,7 +447,7 @@ class Pulka:
         total = sum(tricks.values())
         if total != 10:
             raise fail("tricks", f"tricks sum to {total}, expected 10")
-        if o.kind == "pass_out" and self.players == 4 and tricks[o.dealer] > 2:
+        if o.kind == "pass_out" and self.players == 4 and tricks.get(o.dealer, 0) > 2:
             raise fail("tricks", "the dealer can win at most the two talon tricks")
 
     def _validate_calls(self, o: DealOutcome, fail: Any) -> None:

@@ -149,3 +149,15 @@ def test_fraction_amounts_survive_persistence() -> None:
     p, _ = p.record(game(0, 1, "6H", {2: "whist", 0: "pass"}, {1: 7, 2: 2, 0: 1}))
     assert p.sheet.hill[2] == Fraction(2, 3)
     assert Pulka.from_json(json.loads(json.dumps(p.to_json()))) == p
+
+
+def test_four_player_pass_out_dealer_tricks_may_be_omitted() -> None:
+    # PULKA_FORMAT: the dealer's seat counts talon tricks; an absent dealer means none.
+    p = new(players=4, first_dealer=3)
+    p, _ = p.record(pass_out(3, {0: 3, 1: 4, 2: 3}))
+    assert ints(p.sheet.hill) == [6, 8, 6, -4]
+
+
+def test_from_json_rejects_garbage() -> None:
+    with pytest.raises(InvalidRecordError):
+        Pulka.from_json({"players": 3})
