@@ -171,6 +171,51 @@ class Sheet:
         }
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Line:
+    """One running total as the club writes it on paper after a deal (R-P6).
+
+    After each deal every column that changed gets its new running total (not the increment):
+    ``total`` is the value of ``seat``'s ``column`` (for whists: written on ``on``) after ``deal``.
+    """
+
+    deal: int
+    seat: int
+    column: Column
+    total: Fraction
+    on: int | None = None
+
+
+def running_totals(entries: Iterable[Entry]) -> list[Line]:
+    """The paper sheet's lines: per deal, the new running total of every column that changed.
+
+    Several entries of one deal into the same column make one line; lines come in the order of
+    their column's first entry in that deal.
+    """
+    totals: dict[tuple[int, Column, int | None], Fraction] = {}
+    lines: list[Line] = []
+    pending: dict[tuple[int, Column, int | None], None] = {}
+    deal: int | None = None
+
+    def flush() -> None:
+        assert deal is not None
+        for key in pending:
+            seat, column, on = key
+            lines.append(Line(deal, seat, column, totals[key], on))
+        pending.clear()
+
+    for e in entries:
+        if deal is not None and e.deal != deal:
+            flush()
+        deal = e.deal
+        key = (e.seat, e.column, e.on)
+        totals[key] = totals.get(key, Fraction(0)) + e.amount
+        pending[key] = None
+    if deal is not None:
+        flush()
+    return lines
+
+
 def price(level: int) -> int:
     """Price of a trick game of ``level`` (K96 2.2.2)."""
     return PRICES[level]

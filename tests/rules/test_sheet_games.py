@@ -223,3 +223,27 @@ def test_entries_name_deal_and_rule() -> None:
     p = one(game(0, 1, "7H", {2: "whist", 0: "pass"}, {1: 6, 2: 3, 0: 1}))
     assert all(e.deal == 0 and e.rule.startswith("R-") for e in p.entries)
     assert {e.rule for e in p.entries} == {"R-P1"}
+
+
+def test_running_totals_as_the_club_writes_them() -> None:
+    # R-P6: after each deal the new running total of every changed column is written.
+    from app.rules.sheet import running_totals
+    from tests.rules.conftest_scoring import play
+
+    p = play(
+        [
+            game(0, 1, "7H", {2: "pass", 0: "pass"}),
+            game(1, 2, "6S", {0: "whist", 1: "whist"}, {2: 6, 0: 2, 1: 2}),
+            game(2, 1, "6H", {0: "whist", 2: "pass"}, {1: 7, 0: 2, 2: 1}),
+        ]
+    )
+    lines = [(ln.deal, ln.seat, ln.column, ln.total, ln.on) for ln in running_totals(p.entries)]
+    assert lines == [
+        (0, 1, "pool", 4, None),
+        (1, 2, "pool", 2, None),
+        (1, 0, "whists", 8, 2),
+        (1, 1, "whists", 8, 2),
+        (2, 1, "pool", 6, None),
+        (2, 0, "whists", 12, 1),
+        (2, 0, "hill", 2, None),
+    ]
