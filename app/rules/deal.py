@@ -1278,8 +1278,8 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
             )
         elif state.talon_shown == 2 or done:
             out["talon"] = [card_text(c) for c in state.talon]
-    if state.discard and (done or (seat == state.declarer and visible_cards(state, seat)
-                                   & state.discard)):
+    before_lead = not state.history and not state.trick
+    if state.discard and (done or (seat == state.declarer and before_lead)):
         out["discard"] = mask_text(state.discard)
     if state.proposal is not None:
         proposer, tricks = state.proposal
