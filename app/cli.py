@@ -111,6 +111,20 @@ def score(
     raise typer.Exit(run_score(file, sys.stdout, sys.stdin))
 
 
+@cli.command()
+def selfplay(
+    tables: Annotated[int, typer.Option(help="number of tables")] = 1,
+    players: Annotated[int, typer.Option(help="players per table: 3 or 4")] = 3,
+    deals: Annotated[int, typer.Option(help="deals to play at every table")] = 4,
+    preset: Annotated[str, typer.Option(help="conventions preset")] = "club",
+    json_: Annotated[bool, typer.Option("--json", help="print a JSON summary last")] = False,
+) -> None:
+    """Bots play N deals at T tables of a real server; exports and rescores every pulka."""
+    from app.commands.selfplay import run_selfplay
+
+    raise typer.Exit(run_selfplay(tables, players, deals, preset, json_))
+
+
 def main() -> None:
     """Console-script entry point."""
     cli()
