@@ -199,7 +199,7 @@ async def attendance_of(db: AsyncSession, session_id: int) -> list[tuple[Attenda
         select(Attendance, Member).join(Member, Member.id == Attendance.member_id)
         .where(Attendance.club_session_id == session_id).order_by(Attendance.checked_in_at,
                                                                    Attendance.id))
-    return [(a, m) for a, m in rows.tuples()]
+    return [(a, m) for a, m in rows.all()]
 
 
 async def late_notices_of(db: AsyncSession, session_id: int) -> list[tuple[LateNotice, Member]]:
@@ -207,7 +207,7 @@ async def late_notices_of(db: AsyncSession, session_id: int) -> list[tuple[LateN
     rows = await db.execute(
         select(LateNotice, Member).join(Member, Member.id == LateNotice.member_id)
         .where(LateNotice.club_session_id == session_id).order_by(LateNotice.given_at))
-    return [(n, m) for n, m in rows.tuples()]
+    return [(n, m) for n, m in rows.all()]
 
 
 async def attendance_counts(db: AsyncSession, since: datetime,
@@ -219,7 +219,7 @@ async def attendance_counts(db: AsyncSession, since: datetime,
         .join(ClubSession, ClubSession.id == Attendance.club_session_id)
         .where(ClubSession.starts_at >= since, ClubSession.starts_at < until)
         .group_by(Member.id).order_by(func.count(Attendance.id).desc(), Member.id))
-    return [(m, int(c)) for m, c in rows.tuples()]
+    return [(m, int(c)) for m, c in rows.all()]
 
 
 # -- the 22:15 stop and the extension round (R-S2) ---------------------------------------------

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -86,3 +88,43 @@ async def logged_in(
     yield make
     for c in clients:
         await c.aclose()
+
+
+# Monday 30 November 2026 in Moscow (UTC+3): 19:00 is 16:00 UTC, 22:15 is 19:15 UTC.
+AT_1900 = datetime(2026, 11, 30, 16, 0, tzinfo=UTC)
+AT_2215 = datetime(2026, 11, 30, 19, 15, tzinfo=UTC)
+
+
+@pytest.fixture
+def seeded(app: FastAPI) -> random.Random:
+    """A seeded RNG for the server's draws (production uses SystemRandom)."""
+    rng = random.Random(20261130)
+    app.state.rng = rng
+    return rng
+
+
+@dataclass
+class Evening:
+    """Tonight's session with members present, their clients and the admin's client."""
+
+    session_id: int
+    admin: httpx.AsyncClient
+    players: list[tuple[httpx.AsyncClient, Member]]
+
+
+@pytest.fixture
+def evening(logged_in: LoggedIn, clock: FrozenClock,
+            seeded: random.Random) -> Callable[[int], Awaitable[Evening]]:
+    """Generate tonight's session and check ``n`` members in at 18:50."""
+
+    async def make(n: int) -> Evening:
+        admin, _ = await logged_in(Role.admin)
+        sessions = (await admin.post("/api/sessions/generate", json={"weeks": 1})).json()
+        clock.set(AT_1900 - timedelta(minutes=10))
+        players = [await logged_in() for _ in range(n)]
+        for c, _m in players:
+            r = await c.post(f"/api/sessions/{sessions[0]['id']}/check-in")
+            assert r.status_code == 200, r.text
+        return Evening(sessions[0]["id"], admin, players)
+
+    return make
