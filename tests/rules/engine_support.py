@@ -19,6 +19,7 @@ from app.rules import (
     PlayCard,
     apply,
     cards_mask,
+    legal_actions,
     mask_text,
     new_deal,
     parse_card,
@@ -100,6 +101,16 @@ def plays(state: DealState, *texts: str) -> DealState:
         seat = state.to_move
         assert seat is not None
         state, _ = apply(state, PlayCard(seat, parse_card(text)))
+    return state
+
+
+def play_out(state: DealState, last: bool = False) -> DealState:
+    """Play the deal to the end, each hand playing its lowest (or highest) legal card."""
+    while not state.finished:
+        seat = state.to_move
+        assert seat is not None
+        options = [a for a in legal_actions(state, seat) if isinstance(a, PlayCard)]
+        state, _ = apply(state, options[-1] if last else options[0])
     return state
 
 
