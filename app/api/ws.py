@@ -204,6 +204,7 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
             hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
             seat=conn.seat, name=conn.name, command=message, now=hub.clock.now())
     except CommandRejected as exc:
+        await hub.catch_up(conn.table_id)
         state = hub.state_of(conn.table_id)
         conn.send(_error(cid, exc.code, exc.message, state.seq if state else None))
         return

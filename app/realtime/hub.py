@@ -177,7 +177,9 @@ class Hub:
                 if self.channels.get(conn.table_id) is not channel:
                     continue  # the channel was dropped while we waited: use the new one
                 mode = await self._join_locked(channel, conn, last_seq)
-            self._presence_changed(channel)
+            self._presence_changed(channel, skip=conn)
+            connected, watchers = channel.presence
+            conn.send({"type": "presence", "connected": connected, "spectators": watchers})
             return mode
 
     async def _join_locked(self, channel: TableChannel, conn: Connection,
@@ -379,19 +381,20 @@ class Hub:
                 watchers += remote_watchers
         return sorted(seats), watchers
 
-    def _presence_changed(self, channel: TableChannel) -> None:
-        self._send_presence(channel)
+    def _presence_changed(self, channel: TableChannel, skip: Connection | None = None) -> None:
+        self._send_presence(channel, skip)
         seats, watchers = self._local_presence(channel)
         self._spawn(self._announce([(channel.table_id, seats, watchers)]))
 
-    def _send_presence(self, channel: TableChannel) -> None:
+    def _send_presence(self, channel: TableChannel, skip: Connection | None = None) -> None:
         current = self.presence(channel.table_id)
         if current == channel.presence:
             return
         channel.presence = current
         message = dumps({"type": "presence", "connected": current[0], "spectators": current[1]})
         for conn in list(channel.conns):
-            conn.send(message)
+            if conn is not skip:
+                conn.send(message)
 
     def _remote_presence(self, table_id: int, process: str, seats: list[int],
                          watchers: int) -> None:

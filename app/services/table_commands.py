@@ -94,8 +94,15 @@ async def advance(db: AsyncSession, table: Table, state: TableState, now: dateti
     return append(db, table, state, kind, payload)
 
 
-async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime) -> None:
-    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log."""
+async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime,
+                    before: TableState | None = None) -> None:
+    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log.
+
+    The pulka row is rewritten only when the pulka changed since ``before``.
+    """
+    _sync_deadline(table, state, now)
+    if before is not None and before.pulka is state.pulka and before.status == state.status:
+        return
     values: dict[str, Any] = {
         "state": state.pulka.to_json(), "sheet": state.pulka.sheet.to_json(),
         "deals": state.pulka.deal_index,
@@ -109,6 +116,9 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
 
         values["record"] = export_document(state.pulka)
     await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
+
+
+def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:
     mover = engine.to_move(state.deal) if state.deal is not None else None
     if table.move_timer_seconds and state.status == "playing" and mover is not None:
         table.deadline_at = now + timedelta(seconds=table.move_timer_seconds)
@@ -163,7 +173,7 @@ async def execute(
                 f"your command was based on seq {client_seq} but the table is at seq "
                 f"{table.version}; nothing was applied",
             )
-        state = await load_state(db, table, cache)
+        state = before = await load_state(db, table, cache)
         if kind == "chat":
             state = append(db, table, state, *game.chat_event(state, seat, name,
                                                               command.get("text")))
@@ -182,7 +192,7 @@ async def execute(
             body = {k: v for k, v in command.items() if k not in ("id", "seq")}
             state = append(db, table, state, *game.action_event(state, seat, body))
             state = await advance(db, table, state, now)
-        await sync_rows(db, table, state, now)
+        await sync_rows(db, table, state, now, before)
         db.add(TableCommand(table_id=table_id, member_id=member_id, command_id=cid,
                             seq=table.version, response={"seq": table.version}))
         await notify(db, table_id, table.version)
@@ -209,7 +219,7 @@ async def fire_deadline(
         if (table is None or table.deadline_at is None or table.deadline_at > now
                 or table.deadline_seq != table.version or table.status != "playing"):
             return False
-        state = await load_state(db, table, cache)
+        state = before = await load_state(db, table, cache)
         mover = engine.to_move(state.deal) if state.deal is not None else None
         if mover is None:
             table.deadline_at = None
@@ -220,7 +230,7 @@ async def fire_deadline(
             return False
         state = append(db, table, state, *game.action_event(state, mover, action, auto=True))
         state = await advance(db, table, state, now)
-        await sync_rows(db, table, state, now)
+        await sync_rows(db, table, state, now, before)
         await notify(db, table_id, table.version)
     if cache is not None:
         cache.put(state)
