@@ -156,3 +156,26 @@ async def test_reset_link_is_single_use_and_expires(logged_in: LoggedIn, client:
     late = await client.post("/api/auth/password-reset",
                              json={"token": second, "new_password": "reset secret 3"})
     assert late.status_code == 400 and "expired" in late.json()["detail"]
+
+
+async def test_every_state_changing_endpoint_checks_csrf(app, logged_in: LoggedIn) -> None:
+    # Double submit on every POST/PUT/PATCH/DELETE of a logged-in member, except the two
+    # endpoints that work without a session (login, and the reset link whose token is the secret).
+    client, _ = await logged_in(Role.admin)
+    client.headers.pop("X-CSRF-Token")
+    schema = (await client.get("/openapi.json")).json()
+    exempt = {"/api/auth/login", "/api/auth/password-reset"}
+    checked = 0
+    for path, operations in schema["paths"].items():
+        if not path.startswith("/api/") or path in exempt:
+            continue
+        for method in operations:
+            if method not in ("post", "put", "patch", "delete"):
+                continue
+            url = path.replace("{", "").replace("}", "")
+            url = "/".join("1" if part.endswith("_id") else part for part in url.split("/"))
+            response = await client.request(method.upper(), url, json={})
+            assert response.status_code == 403, f"{method} {path}: {response.status_code}"
+            assert "CSRF" in response.json()["detail"]
+            checked += 1
+    assert checked >= 20
