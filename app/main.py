@@ -12,9 +12,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
-from app.api import auth, club_tables, health, members, sessions
+from app.api import auth, club_tables, health, members, sessions, ui_support
 from app.api import tables as tables_api
 from app.api import ws as ws_api
 from app.clock import Clock, SystemClock
@@ -62,4 +64,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(club_tables.router)
     app.include_router(tables_api.router)
     app.include_router(ws_api.router)
+    app.include_router(ui_support.router)
+    _mount_browser(app)
     return app
+
+
+def _mount_browser(app: FastAPI) -> None:
+    """The browser UI: ``static/`` at ``/static`` and its single page at ``/`` (and at the
+    ``/reset-password`` address that reset links point to)."""
+    index = STATIC_DIR / "index.html"
+
+    async def page() -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/reset-password", page, methods=["GET"], include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

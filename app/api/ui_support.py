@@ -1,0 +1,40 @@
+"""Read-only helpers for the browser UI.
+
+``GET /api/ui/tables/{id}/sheet-lines``: the pulka's sheet as the club writes it on paper — every
+column's running totals deal by deal (R-P6) — so the table page can draw the paper pulka after a
+reload, not only the current totals the socket carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, status
+
+from app.api.deps import CurrentMember, SessionDep
+from app.api.schemas import ERRORS
+from app.rules.pulka import Pulka
+from app.rules.sheet import json_number, running_totals
+from app.services.pulkas import pulka_of_table
+
+router = APIRouter(prefix="/api/ui", tags=["ui"], responses=ERRORS)
+
+
+@router.get("/tables/{table_id}/sheet-lines")
+async def sheet_lines(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+    """The running totals of every column after each deal (pool, hill, whists ``on`` a seat)."""
+    row = await pulka_of_table(db, table_id)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka")
+    pulka = Pulka.from_json(row.state)
+    return {
+        "table_id": table_id,
+        "players": pulka.players,
+        "target": pulka.target,
+        "sheet": pulka.sheet.to_json(),
+        "lines": [
+            {"deal": line.deal, "seat": line.seat, "column": line.column,
+             "total": json_number(line.total), "on": line.on}
+            for line in running_totals(pulka.entries)
+        ],
+    }

@@ -1,0 +1,170 @@
+// The lobby: today's (or the next) session with check-in, late notices, who is present and who
+// waits; the session's drawn tables; the open tables; a practice table.
+import { ApiError, del, get, post } from "../api.js";
+import { attempt, go } from "../app.js";
+import { clear, fmtTime, h } from "../dom.js";
+import { t } from "../i18n.js";
+
+const SUITS = ["♠", "♣", "♦", "♥"];
+
+async function sessionOf() {
+  try {
+    return { detail: await get("/api/sessions/current"), today: true };
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+  }
+  const all = await get("/api/sessions");
+  const now = Date.now();
+  const next = all.find((s) => !s.ended_at && new Date(s.ends_at).getTime() > now);
+  if (!next) return { detail: null, today: false, any: all.length > 0 };
+  return { detail: await get(`/api/sessions/${next.id}`), today: false };
+}
+
+function names(ids, byId) {
+  return ids.map((id) => (byId.get(id)?.display_name ?? `#${id}`));
+}
+
+function peopleList(title, items, testid) {
+  return h("section", { class: "people", "data-testid": testid },
+    h("h3", { text: `${title} (${items.length})` }),
+    items.length
+      ? h("ul", {}, items.map((item) => h("li", {}, item)))
+      : h("p", { class: "muted", text: t("lobby.nobody") }));
+}
+
+export async function renderLobby(root, { me }) {
+  const sessionBox = h("section", { class: "card", "aria-labelledby": "session-title" });
+  const tablesBox = h("section", { class: "card", "aria-labelledby": "tables-title" });
+  const practiceBox = h("section", { class: "card", "aria-labelledby": "practice-title" });
+  root.append(h("h1", { text: t("lobby.title") }),
+    h("div", { class: "lobby-grid" }, sessionBox, h("div", {}, tablesBox, practiceBox)));
+
+  const members = (await attempt(() => get("/api/members"))) || [];
+  const byId = new Map(members.map((m) => [m.id, m]));
+
+  async function loadSession() {
+    clear(sessionBox).append(h("h2", { id: "session-title", text: t("lobby.session") }));
+    const found = await attempt(sessionOf);
+    if (!found) return null;
+    const { detail, today } = found;
+    if (!detail) {
+      sessionBox.append(h("p", { class: "muted", text: found.any ? t("lobby.none") : t("lobby.noneAhead") }));
+      if (me.role === "admin") {
+        sessionBox.append(h("button", { type: "button", text: t("lobby.generate"),
+          onclick: async () => {
+            if (await attempt(() => post("/api/sessions/generate", { weeks: 8 }))) await loadSession();
+          } }));
+      }
+      return null;
+    }
+    const s = detail.session;
+    const started = Date.now() >= new Date(s.starts_at).getTime();
+    const present = detail.attendance.some((a) => a.member_id === me.id);
+    const noticed = detail.late_notices.some((n) => n.member_id === me.id);
+    sessionBox.querySelector("h2").textContent = today ? t("lobby.today") : t("lobby.next");
+    sessionBox.append(h("p", { class: "session-time" },
+      h("strong", { text: fmtTime(s.starts_at, true) }), ` – ${fmtTime(s.ends_at)}`,
+      s.extra ? h("span", { class: "badge", text: t("lobby.extra") }) : null,
+      s.ended_at ? h("span", { class: "badge", text: t("lobby.ended") }) : null));
+
+    const actions = h("div", { class: "actions" });
+    if (present) actions.append(h("span", { class: "ok", text: `✓ ${t("lobby.checkedIn")}` }));
+    else if (today && !s.ended_at) {
+      actions.append(h("button", { type: "button", class: "primary", text: t("lobby.checkin"),
+        onclick: async () => {
+          if (await attempt(() => post(`/api/sessions/${s.id}/check-in`))) await loadSession();
+        } }));
+    }
+    if (!started && !present) {
+      if (noticed) {
+        actions.append(h("button", { type: "button", text: t("lobby.withdrawLate"),
+          onclick: async () => {
+            await attempt(() => del(`/api/sessions/${s.id}/late-notice`));
+            await loadSession();
+          } }));
+      } else {
+        const note = h("input", { id: "late-note", placeholder: t("lobby.lateNote"),
+          "aria-label": t("lobby.lateNote"), maxlength: 200 });
+        actions.append(h("form", { class: "inline", onsubmit: async (e) => {
+          e.preventDefault();
+          if (await attempt(() => post(`/api/sessions/${s.id}/late-notice`,
+            { note: note.value || null }))) await loadSession();
+        } }, note, h("button", { type: "submit", text: t("lobby.late") })));
+      }
+    }
+    sessionBox.append(actions);
+    sessionBox.append(h("div", { class: "people-grid" },
+      peopleList(t("lobby.present"), detail.attendance.map((a) =>
+        [a.display_name, a.late ? h("span", { class: "muted small", text: ` (${fmtTime(a.checked_in_at)})` }) : null]),
+      "present"),
+      peopleList(t("lobby.lateList"), detail.late_notices.map((n) =>
+        [n.display_name, n.note ? h("span", { class: "muted small", text: ` — ${n.note}` }) : null]),
+      "late"),
+      peopleList(t("lobby.waiting"), names(detail.waiting, byId), "waiting")));
+
+    if (detail.drawn_tables.length) {
+      sessionBox.append(h("h3", { text: t("lobby.drawn") }), h("ul", { class: "drawn" },
+        detail.drawn_tables.map((d) => h("li", {},
+          h("span", { class: `suit suit-${d.suit}`, "aria-label": `${t("table.suit")} ${SUITS[d.suit]}`,
+            text: SUITS[d.suit] ?? "?" }), " ",
+          names(d.member_ids, byId).join(", "), " ",
+          d.table_id
+            ? h("a", { class: "button", href: `#/table/${d.table_id}`, text: t("table.go") })
+            : h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
+              const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`, { mode: "draw" }));
+              if (out) go(`#/table/${out.table_id}`);
+            } })))));
+    }
+    const mayDraw = (present || me.role === "admin") && today && !s.ended_at
+      && detail.waiting.length >= 3;
+    if (mayDraw) {
+      sessionBox.append(h("button", { type: "button", text: t("lobby.drawTables"), onclick: async () => {
+        if (await attempt(() => post(`/api/sessions/${s.id}/draw-tables`, {}))) await loadSession();
+      } }));
+    }
+    return s;
+  }
+
+  async function loadTables() {
+    clear(tablesBox).append(h("h2", { id: "tables-title", text: t("lobby.tables") }));
+    const tables = await attempt(() => get("/api/tables?status_=playing"));
+    if (!tables) return;
+    const open = tables.filter((tb) => tb.status !== "finished").slice(-30).reverse();
+    if (!open.length) {
+      tablesBox.append(h("p", { class: "muted", text: t("lobby.noTables") }));
+      return;
+    }
+    const details = await Promise.all(open.map((tb) => get(`/api/tables/${tb.id}`).catch(() => null)));
+    tablesBox.append(h("ul", { class: "tables" }, details.filter(Boolean).map((tb) => {
+      const seated = tb.seats.map((st) => (st.member_id ? (byId.get(st.member_id)?.display_name ?? `#${st.member_id}`)
+        : t("table.emptySeat")));
+      const mine = tb.seats.some((st) => st.member_id === me.id);
+      return h("li", { class: mine ? "mine" : "" },
+        h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
+        tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
+        h("span", { class: "muted small", text: ` ${t(`table.status.${tb.status}`)} · ${t("lobby.target")} ${tb.target}` }),
+        h("div", { class: "small" }, seated.join(" · ")));
+    })));
+  }
+
+  const practice = h("form", { class: "row", id: "practice-form" },
+    h("div", { class: "field" }, h("label", { for: "p-players", text: t("lobby.players") }),
+      h("select", { id: "p-players", name: "players" },
+        h("option", { value: "3", text: "3" }), h("option", { value: "4", text: "4" }))),
+    h("div", { class: "field" }, h("label", { for: "p-target", text: t("lobby.target") }),
+      h("input", { id: "p-target", name: "target", type: "number", min: 1, max: 200, value: 10 })),
+    h("button", { type: "submit", class: "primary", text: t("lobby.create") }));
+  practice.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const data = new FormData(practice);
+    const out = await attempt(() => post("/api/practice-tables",
+      { players: Number(data.get("players")), target: Number(data.get("target")) }));
+    if (out) go(`#/table/${out.table_id}`);
+  });
+  practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),
+    h("p", { class: "muted small", text: t("lobby.practiceHint") }), practice);
+
+  await Promise.all([loadSession(), loadTables()]);
+  const timer = setInterval(() => { loadTables(); }, 15000);
+  return () => clearInterval(timer);
+}

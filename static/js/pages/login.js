@@ -1,0 +1,83 @@
+// Login, the forced (or voluntary) password change, and setting a password from a reset link.
+import { post } from "../api.js";
+import { attempt, go, notify, refreshMe } from "../app.js";
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+
+function field(id, label, attrs = {}) {
+  return h("div", { class: "field" },
+    h("label", { for: id, text: label }),
+    h("input", { id, name: id, required: true, ...attrs }));
+}
+
+export function renderLogin(root) {
+  const form = h("form", { class: "card narrow", "aria-labelledby": "login-title" },
+    h("h1", { id: "login-title", text: t("login.title") }),
+    field("login", t("login.login"), { autocomplete: "username", autofocus: true }),
+    field("password", t("login.password"), { type: "password", autocomplete: "current-password" }),
+    h("button", { type: "submit", class: "primary", text: t("login.submit") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const out = await attempt(() => post("/api/auth/login",
+      { login: data.get("login"), password: data.get("password") }));
+    if (!out) return;
+    await refreshMe();
+    go(out.must_change_password ? "#/password" : "#/lobby");
+  });
+  root.append(form);
+}
+
+export function renderPassword(root, { me }) {
+  const form = h("form", { class: "card narrow", "aria-labelledby": "pw-title" },
+    h("h1", { id: "pw-title", text: t("pw.title") }),
+    me && me.must_change_password ? h("p", { class: "hint", text: t("pw.forced") }) : null,
+    field("current_password", t("pw.current"), { type: "password", autocomplete: "current-password" }),
+    field("new_password", t("pw.new"), { type: "password", autocomplete: "new-password" }),
+    field("repeat_password", t("pw.repeat"), { type: "password", autocomplete: "new-password" }),
+    h("button", { type: "submit", class: "primary", text: t("pw.submit") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    if (data.get("new_password") !== data.get("repeat_password")) {
+      notify(t("pw.mismatch"));
+      return;
+    }
+    const out = await attempt(() => post("/api/auth/password", {
+      current_password: data.get("current_password"), new_password: data.get("new_password"),
+    }));
+    if (!out) return;
+    notify(out.detail, "info");
+    const member = await refreshMe();
+    go(member ? "#/lobby" : "#/login");
+  });
+  root.append(form);
+}
+
+export function renderReset(root) {
+  const token = new URLSearchParams(location.search).get("token");
+  if (!token) {
+    root.append(h("p", { class: "card narrow", text: t("reset.notoken") }));
+    return;
+  }
+  const form = h("form", { class: "card narrow", "aria-labelledby": "reset-title" },
+    h("h1", { id: "reset-title", text: t("reset.title") }),
+    field("new_password", t("pw.new"), { type: "password", autocomplete: "new-password" }),
+    field("repeat_password", t("pw.repeat"), { type: "password", autocomplete: "new-password" }),
+    h("button", { type: "submit", class: "primary", text: t("pw.submit") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    if (data.get("new_password") !== data.get("repeat_password")) {
+      notify(t("pw.mismatch"));
+      return;
+    }
+    const out = await attempt(() => post("/api/auth/password-reset",
+      { token, new_password: data.get("new_password") }));
+    if (!out) return;
+    history.replaceState(null, "", "/#/login");
+    notify(t("reset.done"), "info");
+    go("#/login");
+  });
+  root.append(form);
+}
