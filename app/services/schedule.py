@@ -290,29 +290,53 @@ def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
     return None
 
 
+async def _refusal(db: AsyncSession, table_id: int, now: datetime) -> tuple[str | None, bool]:
+    """The refusal and whether ``now`` is past the session's end (side-effect free)."""
+    tc = await table_clock(db, table_id)
+    if tc is None:
+        return "there is no such table", False
+    agreed = False
+    after = 0
+    late = tc.session is not None and not tc.practice and now >= tc.session.ends_at
+    if tc.session is not None and now >= tc.session.ends_at:
+        agreed = bool(tc.seated) and set(tc.seated) <= await _consents(db, table_id)
+        after = await deals_started_since(db, table_id, tc.session.ends_at)
+    return refusal(tc, now, extension_agreed=agreed, deals_after_end=after), late
+
+
 async def deal_start_refusal(db: AsyncSession, table_id: int, now: datetime) -> str | None:
     """None when a new deal may start at the table now; otherwise a player-readable reason.
 
     Practice tables always may. Club tables deal from the session's start to its end (22:15);
     after that only with every seated player's consent, for one round: as many deals as there
     are players, counted from the first deal started after the end (R-S2).
+
+    The caller starts the deal in the same transaction when the answer is None. After 22:15
+    such an answer is itself counted as a deal start of the extension round (once per table and
+    instant, so a later :func:`record_deal_started` for the same deal does not count twice).
     """
-    tc = await table_clock(db, table_id)
-    if tc is None:
-        return "there is no such table"
-    agreed = False
-    after = 0
-    if tc.session is not None and now >= tc.session.ends_at:
-        agreed = bool(tc.seated) and set(tc.seated) <= await _consents(db, table_id)
-        after = await deals_started_since(db, table_id, tc.session.ends_at)
-    return refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
+    reason, late = await _refusal(db, table_id, now)
+    if reason is None and late:
+        await _count_start(db, table_id, None, now)
+    return reason
+
+
+async def _count_start(db: AsyncSession, table_id: int, dealer_seat: int | None,
+                       at: datetime) -> None:
+    row = await db.scalar(select(DealStart).where(DealStart.table_id == table_id,
+                                                  DealStart.at == at))
+    if row is None:
+        db.add(DealStart(table_id=table_id, dealer_seat=-1 if dealer_seat is None
+                         else dealer_seat, at=at))
+    elif dealer_seat is not None:
+        row.dealer_seat = dealer_seat
+    await db.flush()
 
 
 async def record_deal_started(db: AsyncSession, table_id: int, dealer_seat: int,
                               at: datetime) -> None:
     """Note that a deal started at a table (the live table calls this for every deal)."""
-    db.add(DealStart(table_id=table_id, dealer_seat=dealer_seat, at=at))
-    await db.flush()
+    await _count_start(db, table_id, dealer_seat, at)
 
 
 @dataclass(frozen=True)
@@ -391,7 +415,8 @@ async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: dat
         return False
     if now < tc.session.ends_at:
         return False
-    if await deal_start_refusal(db, table_id, now) is None:
+    reason, _ = await _refusal(db, table_id, now)
+    if reason is None:
         return False
     await _close(db, table_id, now)
     return True

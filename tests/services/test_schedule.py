@@ -153,3 +153,18 @@ async def test_generate_is_idempotent_and_in_club_time(db_session: AsyncSession)
     assert all(s.starts_at.astimezone(ZONE).weekday() == 0 for s in first)
     assert all(s.starts_at.astimezone(ZONE).hour == 19 for s in first)  # across the year
     assert first[-1].starts_at - first[0].starts_at == timedelta(weeks=7)
+
+
+async def test_allowed_check_after_2215_counts_once(db_session: AsyncSession) -> None:
+    # R-S2: a deal the live table starts after 22:15 counts toward the extension round even if
+    # only the check was made, and a check followed by record_deal_started counts once.
+    session = await _session(db_session)
+    table_id, ms = await _table(db_session, session, 3, club(21, 0))
+    for m in ms:
+        await schedule.set_extension_consent(db_session, table_id, m, True, club(22, 0))
+    assert await schedule.deal_start_refusal(db_session, table_id, club(22, 20)) is None
+    await schedule.record_deal_started(db_session, table_id, 1, club(22, 20))
+    assert await schedule.deal_start_refusal(db_session, table_id, club(22, 30)) is None
+    assert await schedule.deal_start_refusal(db_session, table_id, club(22, 40)) is None
+    assert await schedule.deals_started_since(db_session, table_id, club(22, 15)) == 3
+    assert await schedule.deal_start_refusal(db_session, table_id, club(22, 50)) is not None

@@ -125,6 +125,7 @@ class DealStart(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     table_id: Mapped[int] = mapped_column(Integer, nullable=False, index=True)
     dealer_seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    """The dealer's seat; -1 when the start was counted from an allowed deal-start check."""
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
 
 
