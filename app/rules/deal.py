@@ -920,6 +920,8 @@ def _apply_claim(state: DealState, action: Claim) -> tuple[DealState, tuple[Even
     else:
         counts[seat] += tricks
         receiver = state.whisters[0] if state.whisters else _defenders(state)[0]
+        if receiver not in state.active:
+            receiver = _defenders(state)[0]  # the four-player dealer whists with their cards
         counts[receiver] += rest
     state = _evolve(state, tricks=tuple(counts), open_seats=state.open_seats | everyone)
     events = [Event("claim_accepted", {"seat": seat, "tricks": tricks})]
@@ -952,6 +954,13 @@ def _apply_propose(
     for s in seats:
         if proposed[s] < state.tricks[s]:
             raise IllegalClaimError(f"seat {s} already has {state.tricks[s]} tricks")
+    if state.players == 4 and state.kind == "pass_out":
+        dealer = state.dealer
+        most = state.tricks[dealer] + max(0, 2 - state.tricks_done)
+        if proposed[dealer] > most:
+            raise IllegalClaimError(
+                f"the dealer can win only the talon tricks: at most {most} (R-R3)"
+            )
     tricks = tuple(sorted(proposed.items()))
     state = _evolve(state, proposal=(seat, tricks), accepted=1 << seat)
     event = Event(
