@@ -281,8 +281,7 @@ async def draw_tables(session_id: int, body: DrawTablesIn, member: CurrentMember
     suit is the table. An admin or a member present may start it."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
-        if member.role != Role.admin and await schedule._attendance(db, row.id,
-                                                                    member.id) is None:
+        if member.role != Role.admin and not await schedule.is_present(db, row.id, member.id):
             raise HTTPException(403, "only an admin or a member present may draw the tables")
         drawn = await forming.draw_session_tables(db, row, member, clock.now(), rng,
                                                   body.table_sizes)

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member
+from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.rules.cards import SUIT_LETTERS
 from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
@@ -167,7 +167,7 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
     assert session is not None
     if session.ended_at is not None or now >= session.ends_at:
         raise ConflictError("this session is over")
-    if by.id not in drawn.member_ids and by.role != "admin":
+    if by.id not in drawn.member_ids and by.role != Role.admin:
         raise ForbiddenError("only the table's players or an admin may seat it")
     if order is None:
         names = await _names(db, drawn.member_ids)

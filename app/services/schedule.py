@@ -168,6 +168,11 @@ async def _attendance(db: AsyncSession, session_id: int, member_id: int) -> Atte
     return row
 
 
+async def is_present(db: AsyncSession, session_id: int, member_id: int) -> bool:
+    """Whether the member checked in to the session."""
+    return await _attendance(db, session_id, member_id) is not None
+
+
 async def check_in(db: AsyncSession, session: ClubSession, member: Member,
                    now: datetime) -> Attendance:
     """Record a member's attendance; after 19:00 only with a notice given before (R-S4).
