@@ -444,3 +444,33 @@ async def end_session(db: AsyncSession, session: ClubSession, now: datetime) -> 
     session.ended_at = now
     await db.flush()
     return ids
+
+
+async def end_due_sessions(db: AsyncSession, now: datetime) -> list[int]:
+    """End every session past 22:15 whose club tables are all idle (R-S3): each unfinished
+    table's last event is a refused deal, i.e. no deal is in progress and none may start.
+
+    Safe to call from any process at any time (a timer): the session row is locked, so each
+    session ends once. Returns the ids of the sessions ended.
+    """
+    from app.db.models.table import Table, TableEvent
+
+    due = (await db.scalars(
+        select(ClubSession).where(ClubSession.ends_at <= now, ClubSession.ended_at.is_(None))
+        .order_by(ClubSession.id).with_for_update(skip_locked=True))).all()
+    ended = []
+    for session in due:
+        busy = False
+        tables = (await db.scalars(select(Table).where(
+            Table.club_session_id == session.id, Table.practice.is_(False),
+            Table.status != "finished"))).all()
+        for table in tables:
+            last = await db.scalar(select(TableEvent.kind).where(
+                TableEvent.table_id == table.id).order_by(TableEvent.seq.desc()).limit(1))
+            if last != "deal_refused":
+                busy = True
+                break
+        if not busy:
+            await end_session(db, session, now)
+            ended.append(session.id)
+    return ended

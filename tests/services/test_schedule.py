@@ -168,3 +168,23 @@ async def test_allowed_check_after_2215_counts_once(db_session: AsyncSession) ->
     assert await schedule.deal_start_refusal(db_session, table_id, club(22, 40)) is None
     assert await schedule.deals_started_since(db_session, table_id, club(22, 15)) == 3
     assert await schedule.deal_start_refusal(db_session, table_id, club(22, 50)) is not None
+
+
+async def test_due_sessions_end_when_their_tables_are_idle(db_session: AsyncSession) -> None:
+    # R-S3 from a timer: a session past 22:15 ends once no table has a deal in progress.
+    session = await _session(db_session)
+    table_id, _ = await _table(db_session, session, 3, club(22, 0))  # a deal in progress
+    assert await schedule.end_due_sessions(db_session, club(22, 10)) == []
+    assert await schedule.end_due_sessions(db_session, club(22, 30)) == []  # still dealing
+    from app.db.models.table import Pulka, Table, TableEvent
+
+    # The deal ends after 22:15 and the next one is refused: the table is idle.
+    table = await db_session.get(Table, table_id)
+    table.version += 1
+    db_session.add(TableEvent(table_id=table_id, seq=table.version, kind="deal_refused",
+                              payload={"reason": "past 22:15"}))
+    await db_session.flush()
+    assert await schedule.end_due_sessions(db_session, club(22, 40)) == [session.id]
+    pulka = await db_session.scalar(select(Pulka).where(Pulka.table_id == table_id))
+    assert pulka.ended == "session_end" and pulka.settlement is not None
+    assert await schedule.end_due_sessions(db_session, club(22, 50)) == []
