@@ -129,7 +129,9 @@ class BotClient:
             self.seat = message.get("seat")
             return
         if kind == "presence":
+            # Presence follows the catch-up after (re)joining: the view is current now.
             self.presence = list(message.get("connected", []))
+            await self._maybe_act()
             return
         if kind == "ack":
             if self.pending is not None and message.get("id") == self.pending[0]:
@@ -146,7 +148,8 @@ class BotClient:
             self.stats.error_codes[code] = self.stats.error_codes.get(code, 0) + 1
             if self.pending is not None and message.get("id") == self.pending[0]:
                 self.pending = None
-                self.failures += 1
+                if code != "stale_seq":
+                    self.failures += 1
             await self._maybe_act()
             return
         if kind == "heartbeat":
@@ -166,7 +169,7 @@ class BotClient:
             self.legal = list(message.get("legal") or [])
         if "table" in message:
             self.table = message["table"]
-        if self.table.get("status") == "finished":
+        if self.table.get("status") == "finished" or self._deals_done():
             self.finished.set()
             return
         if (self.max_deals is not None and kind == "deal_ended"

@@ -121,7 +121,7 @@ class Client:
         return f"s{self.seat}-{self._counter}-{uuid.uuid4().hex[:6]}"
 
     async def command(self, body: dict[str, Any], cid: str | None = None,
-                      seq: int | None | str = "auto") -> dict[str, Any]:
+                      seq: int | str | None = "auto") -> dict[str, Any]:
         """Send a command and wait for its ack or error."""
         cid = cid or self.next_id()
         message = {"id": cid, **body}
