@@ -47,7 +47,7 @@ export function renderPassword(root, { me }) {
       current_password: data.get("current_password"), new_password: data.get("new_password"),
     }));
     if (!out) return;
-    notify(out.detail, "info");
+    notify(t("pw.changed"), "info");
     const member = await refreshMe();
     go(member ? "#/lobby" : "#/login");
   });

@@ -75,7 +75,7 @@ export async function renderMembers(root, { me }) {
         const url = new URL(out.url, location.origin).href;
         clear(linkBox).append(
           h("span", { text: t("members.resetLink", { login: m.login,
-            until: new Date(out.expires_at).toLocaleString() }) }), " ",
+            until: new Date(out.expires_at).toLocaleString(document.documentElement.lang) }) }), " ",
           h("input", { readonly: true, value: url, class: "copy", "aria-label": t("members.reset"),
             onfocus: (e) => e.target.select() }));
       } });

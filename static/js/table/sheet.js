@@ -1,0 +1,163 @@
+// The score sheet drawn as the club's paper pulka in SVG.
+//
+// Three players: a rectangle split from the central circle (the target is written in it) into
+// three fields — the bottom one is the viewer's, the left one belongs to the next seat clockwise
+// (the player on his left), the right one to the seat after it. Four players: a square split by
+// its diagonals. Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
+// the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
+// field for the whists written on that neighbour. Every column shows its running totals as the
+// club writes them (2.4.6), the last one in bold (R-P6).
+import { s } from "../dom.js";
+import { t } from "../i18n.js";
+
+const HILL = [0.2, 0.5];
+const POOL = [0.5, 0.72];
+const WHISTS = [0.72, 1.0];
+
+function lerp(a, b, u) {
+  return { x: a.x + (b.x - a.x) * u, y: a.y + (b.y - a.y) * u };
+}
+
+/** The point at arc-length fraction u along a polyline. */
+function along(poly, u) {
+  const lengths = [];
+  let total = 0;
+  for (let i = 1; i < poly.length; i += 1) {
+    const d = Math.hypot(poly[i].x - poly[i - 1].x, poly[i].y - poly[i - 1].y);
+    lengths.push(d);
+    total += d;
+  }
+  let rest = u * total;
+  for (let i = 0; i < lengths.length; i += 1) {
+    if (rest <= lengths[i] || i === lengths.length - 1) {
+      return lerp(poly[i], poly[i + 1], lengths[i] ? Math.min(rest / lengths[i], 1) : 0);
+    }
+    rest -= lengths[i];
+  }
+  return poly[poly.length - 1];
+}
+
+function scaled(c, poly, f) {
+  return poly.map((p) => lerp(c, p, f));
+}
+
+function pathOf(points) {
+  return points.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
+}
+
+function num(value) {
+  const n = Number(value);
+  if (Number.isInteger(n)) return String(n);
+  return Number.isFinite(n) ? n.toFixed(1).replace(/\.0$/, "") : String(value);
+}
+
+/** The running totals of one column, from the sheet lines (or the current total alone). */
+function series(lines, column, seat, on, fallback) {
+  const values = lines
+    ? lines.filter((l) => l.column === column && l.seat === seat && (on === undefined || l.on === on))
+      .map((l) => l.total)
+    : [];
+  if (!values.length && Number(fallback) !== 0) values.push(fallback);
+  return values.map(num);
+}
+
+function writeSeries(x, y, values, attrs = {}) {
+  const shown = values.length > 5 ? ["…", ...values.slice(-4)] : values;
+  const text = s("text", { x, y, "text-anchor": "middle", "dominant-baseline": "middle",
+    class: "sheet-num", ...attrs });
+  shown.forEach((v, i) => {
+    if (i) text.append(s("tspan", { class: "sep", text: "." }));
+    text.append(s("tspan", { class: i === shown.length - 1 ? "last" : "old", text: v }));
+  });
+  if (values.length) text.append(s("title", { text: values.join(" . ") }));
+  return text;
+}
+
+/**
+ * Draw the pulka. `data`: players, names, seat (the viewer's, null for a spectator), target,
+ * sheet ({pool, hill, whists}), lines (running totals from /api/ui/.../sheet-lines, optional).
+ */
+export function drawPulka(data) {
+  const n = data.players;
+  const W = n === 4 ? 420 : 460;
+  const H = n === 4 ? 420 : 340;
+  const m = 24;
+  const TL = { x: m, y: m };
+  const TR = { x: W - m, y: m };
+  const BL = { x: m, y: H - m };
+  const BR = { x: W - m, y: H - m };
+  const TM = { x: W / 2, y: m };
+  const C = { x: W / 2, y: H / 2 + (n === 3 ? 16 : 0) };
+  const me = data.seat ?? 0;
+  // Fields in drawing order (counter-clockwise on screen, starting with the viewer at the bottom).
+  const fields = n === 4
+    ? [{ seat: me, poly: [BL, BR], name: { x: W / 2, y: H - 8, r: 0 } },
+      { seat: (me + 3) % 4, poly: [BR, TR], name: { x: W - 9, y: H / 2, r: 90 } },
+      { seat: (me + 2) % 4, poly: [TR, TL], name: { x: W / 2, y: 14, r: 0 } },
+      { seat: (me + 1) % 4, poly: [TL, BL], name: { x: 9, y: H / 2, r: -90 } }]
+    : [{ seat: me, poly: [BL, BR], name: { x: W / 2, y: H - 8, r: 0 } },
+      { seat: (me + 2) % 3, poly: [BR, TR, TM], name: { x: W - 9, y: H / 2, r: 90 } },
+      { seat: (me + 1) % 3, poly: [TM, TL, BL], name: { x: 9, y: H / 2, r: -90 } }];
+  const R = 26;
+  const sheet = data.sheet || { pool: [], hill: [], whists: [] };
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "pulka",
+    "aria-label": `${t("table.sheet")}: ${fields.map((f) => `${data.names[f.seat]} — ${t("table.pool")} ${num(sheet.pool[f.seat] ?? 0)}, ${t("table.hill")} ${num(sheet.hill[f.seat] ?? 0)}`).join("; ")}` });
+  svg.append(s("style", { text: `
+    .paper { fill: #fbf8ef; stroke: #2b3a67; stroke-width: 2; }
+    .rule { fill: none; stroke: #2b3a67; stroke-width: 1.2; }
+    .thin { fill: none; stroke: #2b3a67; stroke-width: .8; stroke-dasharray: 3 3; }
+    .sheet-num { font: 16px "DejaVu Sans", sans-serif; fill: #1b2a5a; }
+    .sheet-num .old { fill: #6a7390; font-size: 13px; }
+    .sheet-num .sep { fill: #6a7390; }
+    .sheet-num .last { font-weight: 700; }
+    .cap { font: italic 9.5px "DejaVu Sans", sans-serif; fill: #9aa1b5; }
+    .pname { font: 600 13px "DejaVu Sans", sans-serif; fill: #1d2430; }
+    .target { font: 700 19px "DejaVu Sans", sans-serif; fill: #8a1c2b; }
+    .closed { fill: #1d7a3e; }
+  ` }));
+  svg.append(s("rect", { x: m, y: m, width: W - 2 * m, height: H - 2 * m, class: "paper" }));
+  const corners = n === 4 ? [BL, BR, TR, TL] : [BL, BR, TM];
+  for (const p of corners) {
+    const start = lerp(C, p, R / Math.hypot(p.x - C.x, p.y - C.y));
+    svg.append(s("path", { d: pathOf([start, p]), class: "rule" }));
+  }
+  fields.forEach((field, index) => {
+    const { poly, seat } = field;
+    for (const f of [HILL[1], POOL[1]]) svg.append(s("path", { d: pathOf(scaled(C, poly, f)), class: "rule" }));
+    // whists: one part per opponent, the neighbours' parts next to their fields
+    const others = [];
+    for (let k = 1; k < n; k += 1) others.push(fields[(index - k + n) % n].seat);
+    for (let k = 1; k < n - 1; k += 1) {
+      const p = along(poly, k / (n - 1));
+      svg.append(s("path", { d: pathOf([lerp(C, p, WHISTS[0]), p]), class: "rule" }));
+    }
+    const mid = (range) => (range[0] + range[1]) / 2;
+    const at = (range, u) => lerp(C, along(poly, u), mid(range));
+    const hill = at(HILL, 0.5);
+    const pool = at(POOL, 0.5);
+    const capOffset = 10;
+    svg.append(s("text", { x: hill.x, y: hill.y - capOffset, "text-anchor": "middle", class: "cap", text: t("table.hill") }));
+    svg.append(s("text", { x: pool.x, y: pool.y - capOffset, "text-anchor": "middle", class: "cap", text: t("table.pool") }));
+    svg.append(writeSeries(hill.x, hill.y + 3, series(data.lines, "hill", seat, undefined, sheet.hill[seat] ?? 0),
+      { "data-testid": `hill-${seat}` }));
+    const closed = Number(sheet.pool[seat] ?? 0) >= data.target;
+    svg.append(writeSeries(pool.x, pool.y + 3, series(data.lines, "pool", seat, undefined, sheet.pool[seat] ?? 0),
+      { "data-testid": `pool-${seat}`, class: closed ? "sheet-num closed" : "sheet-num" }));
+    others.forEach((on, k) => {
+      const p = at(WHISTS, (k + 0.5) / (n - 1));
+      const row = sheet.whists[seat] || [];
+      svg.append(s("text", { x: p.x, y: p.y - capOffset, "text-anchor": "middle", class: "cap",
+        text: `${t("table.on")} ${(data.names[on] || "").slice(0, 10)}` }));
+      svg.append(writeSeries(p.x, p.y + 3, series(data.lines, "whists", seat, on, row[on] ?? 0),
+        { "data-testid": `whists-${seat}-${on}` }));
+    });
+    const nm = field.name;
+    svg.append(s("text", { x: nm.x, y: nm.y, "text-anchor": "middle", "dominant-baseline": "middle",
+      class: "pname", transform: nm.r ? `rotate(${nm.r} ${nm.x} ${nm.y})` : null,
+      text: data.names[seat] || `${t("table.seat")} ${seat + 1}` }));
+  });
+  svg.append(s("circle", { cx: C.x, cy: C.y, r: R, class: "paper" }));
+  svg.append(s("text", { x: C.x, y: C.y + 1, "text-anchor": "middle", "dominant-baseline": "middle",
+    class: "target", text: String(data.target ?? "") }));
+  return svg;
+}
