@@ -155,6 +155,7 @@ class DealState:
     talon_returned: bool = False
     discard: CardMask = 0
     contract: ContractCall | None = None
+    trump: int | None = None
     defence: tuple[tuple[int, str], ...] = ()
     calls: tuple[tuple[int, DefenceCall], ...] = ()
     stage: DefenceStage = ""
@@ -289,7 +290,7 @@ def apply(state: DealState, action: Action) -> tuple[DealState, tuple[Event, ...
     if handler is None:
         raise IllegalActionError(f"{action!r} is not an action")
     seat = action.seat
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+    if type(seat) is not int or not 0 <= seat < state.config.players:
         raise IllegalActionError(f"there is no seat {seat!r} at this table")
     if state.phase == "done":
         raise OutOfTurnError("the deal is over")
@@ -428,7 +429,7 @@ def _name(
     declarer = state.declarer
     assert declarer is not None
     events.append(Event("contract_named", {"seat": declarer, "contract": call_text(contract)}))
-    state = _evolve(state, contract=contract)
+    state = _evolve(state, contract=contract, trump=_trump_of(contract))
     d1 = _next_active(state, declarer)
     d2 = _next_active(state, d1)
     if contract == "misere":
@@ -713,9 +714,13 @@ def _turn_talon_card(
 
 
 def _trump(state: DealState) -> int | None:
-    contract = state.contract
-    if contract is None or contract == "misere":
+    return state.trump
+
+
+def _trump_of(contract: ContractCall) -> int | None:
+    if contract == "misere":
         return None
+    assert isinstance(contract, Contract)
     return _TRUMPS[contract.strain]
 
 
@@ -1077,8 +1082,7 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
     elif phase == "contract":
         bid = state.bid
         assert isinstance(bid, Contract)
-        low = call_rank(bid)
-        out.extend(NameContract(seat, c) for c in ALL_CONTRACTS if call_rank(c) >= low)
+        out.extend(NameContract(seat, c) for c in ALL_CONTRACTS[call_rank(bid) // 2 :])
     elif phase == "defence":
         out.extend(_defence_options(state))
     elif phase == "play_mode":

@@ -1,0 +1,330 @@
+"""Property suite: 20,000 random legal deals per run, three and four players, all presets.
+
+Hypothesis draws seeds; each example plays a batch of deals with a seeded random policy that
+picks among :func:`legal_actions` (claims, concessions, proposed results included) and checks:
+
+* 32 distinct cards dealt, ten to each playing seat, two in the talon (R-D3, R-T6);
+* a played-out deal has ten tricks, each played legally (re-checked independently, R-W7, R-R1);
+* an illegal card or an out-of-turn action is rejected and changes nothing;
+* no view shows a hidden card: other hands not laid open, the talon before it is shown, the
+  discard (R-C3), tricks before the last (R-W8);
+* replaying the applied actions gives an equal state and the same events;
+* an accepted claim never awards a trick that some defence denies (brute-force oracle);
+* every outcome is accepted by the score sheet's validator (``Pulka.record``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rules import (
+    AcceptResult,
+    Action,
+    Bid,
+    Claim,
+    Concede,
+    Conventions,
+    Cut,
+    DealConfig,
+    DealState,
+    DeclineResult,
+    Discard,
+    IllegalActionError,
+    NameContract,
+    PlayCard,
+    ProposeResult,
+    action_from_json,
+    action_to_json,
+    apply,
+    card_text,
+    event_to_json,
+    legal_actions,
+    legal_cards,
+    legal_cards_now,
+    mask_cards,
+    new_deal,
+    outcome,
+    parse_card,
+    replay,
+    shuffled_deck,
+    start_events,
+    view,
+)
+from app.rules.cards import SUIT_MASKS
+from app.rules.pulka import Pulka
+
+from .engine_support import brute_value
+
+PRESETS = ("club", "sochi", "leningrad", "rostov")
+CONVENTIONS = {p: Conventions.preset_named(p) for p in PRESETS}
+RETURN_ON = Conventions().with_overrides({"talon_return_penalty": True})
+DEALS_PER_EXAMPLE = 400
+EXAMPLES = 50  # 50 × 400 = 20,000 deals
+NOT_CARDS = {"bid", "contract", "auction", "outcome", "commitment"}
+
+
+CARD_TEXT = re.compile(r'"(10|[789JQKA])([SCDH])"')
+
+
+def view_cards(data: dict[str, Any]) -> set[str]:
+    """Every card text anywhere in a view (fields holding contracts are left out: "10S" there
+    is a contract, not a card)."""
+    rest = {k: v for k, v in data.items() if k not in NOT_CARDS}
+    return {rank + suit for rank, suit in CARD_TEXT.findall(json.dumps(rest))}
+
+
+def forbidden_cards(state: DealState, seat: int | None) -> int:
+    """Cards ``seat`` must not see now, computed from the state independently of view()."""
+    if state.finished or not state.hands:
+        return 0
+    hidden = 0
+    for s in range(state.players):
+        if s != seat and not state.open_seats >> s & 1:
+            hidden |= state.hands[s]
+    talon = (1 << state.talon[0]) | (1 << state.talon[1])
+    if state.kind == "pass_out":
+        turned = sum(1 << c for c in state.talon[: state.talon_shown])
+        hidden |= talon & ~turned
+    elif state.talon_shown < 2:
+        hidden |= talon
+    public_talon = talon if state.kind != "pass_out" and state.talon_shown == 2 else 0
+    before_lead = not state.history and not state.trick
+    if not (seat == state.declarer and before_lead):
+        hidden |= state.discard & ~public_talon
+    for trick in state.history[:-1]:
+        for _, card in trick:
+            hidden |= 1 << card
+    hidden &= ~public_talon
+    for _, card in state.trick:
+        hidden &= ~(1 << card)
+    for _, card in state.last_trick:
+        hidden &= ~(1 << card)
+    return hidden
+
+
+def check_views(state: DealState) -> None:
+    for seat in (None, *range(state.players)):
+        data = view(state, seat)
+        json.dumps(data)
+        shown = {parse_card(t) for t in view_cards(data)}
+        leaked = sum(1 << c for c in shown) & forbidden_cards(state, seat)
+        assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])
+        if seat is not None and state.hands:
+            assert data["hand"] == [card_text(c) for c in mask_cards(state.hands[seat])]
+        if data["discard"] is not None:
+            assert state.finished or seat == state.declarer
+
+
+def check_tricks(state: DealState) -> None:
+    """Re-check every trick of a played-out deal from the dealt hands (R-W7, R-R1..R-R3)."""
+    hands = list(state.dealt)
+    if state.declarer is not None and not state.talon_returned:
+        hands[state.declarer] |= (1 << state.talon[0]) | (1 << state.talon[1])
+        hands[state.declarer] &= ~state.discard
+    contract = state.contract
+    trump = None
+    if contract is not None and contract != "misere":
+        trump = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}[contract.strain]  # type: ignore[union-attr]
+    for index, trick in enumerate(state.history):
+        talon_lead = state.kind == "pass_out" and index < 2
+        players_cards = trick[1:] if talon_lead else trick
+        led = trick[0][1] >> 3
+        assert len(players_cards) == 3
+        assert {s for s, _ in players_cards} == set(state.active)
+        for seat, card in players_cards:
+            assert hands[seat] >> card & 1
+            lead_here = not talon_lead and (seat, card) == trick[0]
+            legal = legal_cards(hands[seat], None if lead_here else led, trump)
+            assert legal >> card & 1, (index, seat, card_text(card))
+            hands[seat] ^= 1 << card
+    assert all(h == 0 for h in hands)
+
+
+class Policy:
+    """A seeded random player that takes legal actions, with a taste for low bids."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: DealState) -> Action:
+        rng = self.rng
+        seat = state.to_move
+        assert seat is not None
+        if state.phase == "play":
+            if state.proposal is not None:
+                for other in state.active:
+                    acts = [a for a in legal_actions(state, other)
+                            if isinstance(a, AcceptResult | DeclineResult)]
+                    if acts:
+                        return acts[0] if rng.random() < 0.6 else acts[1]
+            if state.declarer is not None and rng.random() < 0.05:
+                remaining = state.hands[state.turn].bit_count()  # type: ignore[index]
+                claims = [a for a in legal_actions(state, state.declarer)
+                          if isinstance(a, Claim)]
+                if claims and remaining <= 4:
+                    if state.kind == "game" and len(state.whisters) < 2:
+                        return Claim(state.declarer, rng.randint(1, remaining))
+                    return claims[0]
+            if rng.random() < 0.003:
+                return self.proposal(state)
+            return PlayCard(seat, rng.choice(mask_cards(legal_cards_now(state))))
+        options = legal_actions(state, seat)
+        if state.phase == "auction":
+            bids = [a for a in options if isinstance(a, Bid)]
+            if rng.random() < 0.55:
+                return bids[0]
+            return rng.choice(bids[1:5] or bids)
+        if state.phase == "contract":
+            named = [a for a in options if isinstance(a, NameContract)]
+            if rng.random() < 0.03 and Concede(seat) in options:
+                return Concede(seat)
+            return rng.choice(named[:3]) if rng.random() < 0.8 else rng.choice(named)
+        if state.phase == "cut":
+            return rng.choice([a for a in options if isinstance(a, Cut)])
+        if state.phase == "discard":
+            return rng.choice([a for a in options if isinstance(a, Discard)])
+        return rng.choice(options)
+
+    def proposal(self, state: DealState) -> Action:
+        rng = self.rng
+        seats = tuple(range(4)) if state.kind == "pass_out" and state.players == 4 \
+            else state.active
+        counts = {s: state.tricks[s] for s in seats}
+        takers = [s for s in seats if s != state.dealer or state.kind != "pass_out"
+                  or state.players == 3]
+        for _ in range(10 - sum(counts.values())):
+            counts[rng.choice(takers)] += 1
+        return ProposeResult(state.active[0], tuple(sorted(counts.items())))
+
+
+def illegal_probe(state: DealState, rng: random.Random) -> None:
+    """An illegal card or an out-of-turn action must be rejected without any change."""
+    seat = state.to_move
+    if seat is None or state.phase != "play":
+        return
+    legal = legal_cards_now(state)
+    illegal = [c for c in range(32) if not legal >> c & 1]
+    card = rng.choice(illegal)
+    try:
+        apply(state, PlayCard(seat, card))
+    except IllegalActionError:
+        pass
+    else:  # pragma: no cover - the property fails
+        raise AssertionError(f"illegal {card_text(card)} accepted")
+    others = [s for s in range(state.players) if s != seat]
+    try:
+        apply(state, PlayCard(rng.choice(others), rng.choice(mask_cards(legal))))
+    except IllegalActionError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("out-of-turn card accepted")
+
+
+def check_claim(before: DealState, action: Claim, after: DealState) -> None:
+    """An accepted claim holds against every defence: brute force over the remaining cards."""
+    if after.end != "claim":
+        return
+    active = before.active
+    pos = {s: i for i, s in enumerate(active)}
+    hands = tuple(before.hands[s] for s in active)
+    trick = tuple((pos[s], c) for s, c in before.trick)
+    leader = trick[0][0] if trick else pos[before.turn]  # type: ignore[index]
+    contract = before.contract
+    misere = contract == "misere"
+    trump = None if misere else {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}[
+        contract.strain  # type: ignore[union-attr]
+    ]
+    value = brute_value(hands, leader, trick, trump, pos[action.seat], misere)  # type: ignore[arg-type]
+    if misere:
+        assert value == 0
+    else:
+        assert value >= action.tricks
+
+
+def play_one(rng: random.Random, players: int, conventions: Conventions, deep: bool) -> None:
+    config = DealConfig(players, rng.randrange(players), conventions, rng.choice((6, 6, 7, 8)))
+    deck = shuffled_deck(rng)
+    salt = rng.randbytes(8)
+    state = new_deal(config, deck, salt)
+    events = list(start_events(state))
+    actions: list[Action] = []
+    policy = Policy(rng)
+    probe_at = rng.randrange(40)
+    step = 0
+    while not state.finished:
+        if deep or step == probe_at:
+            check_views(state)
+            illegal_probe(state, rng)
+        action = policy.choose(state)
+        assert action_from_json(json.loads(json.dumps(action_to_json(action)))) == action
+        before = state
+        state, new = apply(state, action)
+        if isinstance(action, Claim):
+            check_claim(before, action, state)
+        actions.append(action)
+        events.extend(new)
+        step += 1
+        if step == 1:
+            hands = [h for h in state.dealt if h]
+            assert len(hands) == 3 and all(h.bit_count() == 10 for h in hands)
+            union = hands[0] | hands[1] | hands[2] | (1 << state.talon[0]) | (1 << state.talon[1])
+            assert union == (1 << 32) - 1
+            if players == 4:
+                assert state.dealt[config.dealer] == 0
+    check_views(state)
+    result = outcome(state)
+    assert result is not None
+    if state.end == "played":
+        assert len(state.history) == 10
+        assert sum(result.tricks.values()) == 10  # type: ignore[union-attr]
+        check_tricks(state)
+    rebuilt, rebuilt_events = replay(config, deck, salt, actions)
+    assert rebuilt == state
+    assert [event_to_json(e) for e in rebuilt_events] == [event_to_json(e) for e in events]
+    json.dumps([event_to_json(e) for e in events])
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=False)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
+    rng = random.Random(seed)
+    for index in range(DEALS_PER_EXAMPLE):
+        preset = PRESETS[index % 4]
+        conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
+        play_one(rng, 3 + (index // 4) % 2, conventions, deep=index % 8 == 0)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS),
+       st.sampled_from((3, 4)))
+def test_outcomes_score_on_the_sheet(seed: int, preset: str, players: int) -> None:
+    """Each engine outcome is a valid next deal of a pulka (one contract with the scorer)."""
+    rng = random.Random(seed)
+    conventions = CONVENTIONS[preset]
+    pulka = Pulka.new(players, conventions=conventions, target=10_000,
+                      first_dealer=rng.randrange(players))
+    policy = Policy(rng)
+    for _ in range(60):
+        config = DealConfig(players, pulka.next_dealer, conventions, pulka.next_min_level())
+        state = new_deal(config, shuffled_deck(rng), b"s")
+        while not state.finished:
+            state, _ = apply(state, policy.choose(state))
+        result = outcome(state)
+        assert result is not None
+        pulka, _ = pulka.record(result)
+
+
+def test_suit_masks_sanity() -> None:
+    assert sum(SUIT_MASKS) == (1 << 32) - 1
+
+
+def test_the_leak_checker_sees_cards_but_not_contracts() -> None:
+    data = {"hand": ["AS", "10H"], "contract": "10S", "auction": [{"call": "10D"}],
+            "trick": [{"seat": 0, "card": "7C"}]}
+    assert view_cards(data) == {"AS", "10H", "7C"}
