@@ -36,13 +36,19 @@ def migrate() -> None:
 
 
 async def _bootstrap(url: str) -> object:
+    """First admin on an empty club; the Monday calendar generated ahead (R-S1)."""
+    from datetime import UTC, datetime
+
     from app.db.session import make_engine, make_sessionmaker, session_scope
     from app.services.bootstrap import ensure_first_admin
+    from app.services.schedule import generate_sessions
 
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as session:
-            return await ensure_first_admin(session)
+            first = await ensure_first_admin(session)
+            await generate_sessions(session, datetime.now(UTC), get_settings().zone)
+            return first
     finally:
         await engine.dispose()
 

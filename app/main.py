@@ -60,8 +60,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(members.router)
     app.include_router(sessions.router)
     app.include_router(club_tables.router)
-    app.include_router(sessions.router)
-    app.include_router(club_tables.router)
     app.include_router(tables_api.router)
     app.include_router(ws_api.router)
     app.include_router(ui_support.router)

@@ -30,6 +30,10 @@ def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Pa
         socket_dir = data_dir / "pgdata"
         with psycopg.connect(host=str(socket_dir), user="postgres", dbname="prefclub") as conn:
             logins = [row[0] for row in conn.execute("SELECT login FROM members")]
+            mondays = conn.execute(
+                "SELECT count(*) FROM club_sessions WHERE NOT extra"
+            ).fetchone()
     assert logins == ["admin"]
+    assert mondays is not None and mondays[0] >= 8  # R-S1: the calendar is generated ahead
     assert "one-time password" not in second_output
     assert hint.group(1) not in second_output
