@@ -210,6 +210,14 @@ class DealState:
         return (self.config.dealer - 1) % self.config.players
 
 
+_DEFAULTS: dict[str, Any] = {
+    field.name: field.default
+    for field in dataclasses.fields(DealState)
+    if field.default is not dataclasses.MISSING
+}
+"""Default field values, so a new state is built by one dict update (see :func:`_evolve`)."""
+
+
 def _evolve(state: DealState, **changes: Any) -> DealState:
     """A copy of ``state`` with ``changes``: a dict copy, not ``dataclasses.replace``.
 
@@ -253,10 +261,16 @@ def new_deal(config: DealConfig, deck: Sequence[int], salt: bytes) -> DealState:
     order = check_deck(deck)
     if not isinstance(salt, bytes) or len(salt) < 1:
         raise RulesError("the salt must be non-empty bytes")
-    state = DealState(
-        config=config, deck=order, salt=bytes(salt), commitment=commitment(order, salt)
+    state = object.__new__(DealState)
+    state.__dict__.update(_DEFAULTS)
+    state.__dict__.update(
+        config=config,
+        deck=order,
+        salt=bytes(salt),
+        commitment=commitment(order, salt),
+        to_move=(config.dealer - 1) % config.players,
     )
-    return _evolve(state, to_move=state.cutter)
+    return state
 
 
 def start_events(state: DealState) -> tuple[Event, ...]:
@@ -733,17 +747,19 @@ def _led_suit(state: DealState) -> int | None:
 
 def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Event, ...]]:
     # The hot path of every deal: one legality test on masks, one state copy per card.
-    if state.phase != "play" or state.to_move != action.seat:
+    attrs = state.__dict__
+    if attrs["phase"] != "play" or attrs["to_move"] != action.seat:
         _require(state, action.seat, "play")
-    hand_seat = state.turn
+    hand_seat = attrs["turn"]
     assert hand_seat is not None
     card = action.card
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 32:
+    if type(card) is not int or not 0 <= card < 32:
         raise IllegalCardError(f"{card!r} is not a card")
-    hand = state.hands[hand_seat]
-    trick = state.trick
+    hands = attrs["hands"]
+    hand = hands[hand_seat]
+    trick = attrs["trick"]
     led = trick[0][1] >> 3 if trick else None
-    trump = _trump(state)
+    trump = attrs["trump"]
     if not legal_cards(hand, led, trump) >> card & 1:
         try:
             check_card(hand, card, led, trump)
@@ -760,22 +776,27 @@ def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Ev
     events.append(
         Event("card_played", {"seat": hand_seat, "card": card_text(card), "by": action.seat})
     )
-    hands = _set(state.hands, hand_seat, hand & ~(1 << card))
+    hands = (*hands[:hand_seat], hand & ~(1 << card), *hands[hand_seat + 1 :])
     trick = (*trick, (hand_seat, card))
     changes["hands"] = hands
     changes["trick"] = trick
     opened = 0
-    if state.open_pending and hand_seat == state.declarer:
-        opened = state.open_pending
-        changes["open_seats"] = state.open_seats | opened
+    if attrs["open_pending"] and hand_seat == attrs["declarer"]:
+        opened = attrs["open_pending"]
+        changes["open_seats"] = attrs["open_seats"] | opened
         changes["open_pending"] = 0
     # A trick has three players' cards; a pass-out's talon lead is one card more (R-R2, R-R3).
-    size = 4 if state.kind == "pass_out" and state.tricks_done < 2 else 3
+    size = 4 if attrs["kind"] == "pass_out" and attrs["tricks_done"] < 2 else 3
     if len(trick) < size:
-        nxt = _next_active(state, hand_seat)
+        config = attrs["config"]
+        nxt = _NEXT[config.players][config.dealer][hand_seat]
         changes["turn"] = nxt
-        changes["to_move"] = state.controllers[nxt]
-        state = _evolve(state, **changes)
+        changes["to_move"] = attrs["controllers"][nxt]
+        new = object.__new__(DealState)
+        new_attrs = new.__dict__
+        new_attrs.update(attrs)
+        new_attrs.update(changes)
+        state = new
         if opened:
             events.append(_opened_event(state, opened))
         return state, tuple(events)

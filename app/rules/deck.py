@@ -23,6 +23,7 @@ from app.rules.cards import Card, card_text, cards_mask, mask_text
 from app.rules.errors import IllegalActionError, RulesError
 
 DECK_SIZE = 32
+_FULL_DECK = frozenset(range(DECK_SIZE))
 
 
 class InvalidDeckError(RulesError):
@@ -39,7 +40,11 @@ def shuffled_deck(rng: random.Random) -> tuple[Card, ...]:
 def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
     """Return ``deck`` as a tuple after checking it holds each of the 32 cards once."""
     order = tuple(deck)
-    if len(order) != DECK_SIZE or sorted(order) != list(range(DECK_SIZE)):
+    if (
+        len(order) != DECK_SIZE
+        or frozenset(order) != _FULL_DECK
+        or not all(type(c) is int for c in order)
+    ):
         raise InvalidDeckError("a deck must hold each of the 32 cards exactly once")
     return order
 
