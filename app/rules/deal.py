@@ -767,42 +767,36 @@ def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Ev
             if hand_seat != action.seat:
                 raise IllegalCardError(f"seat {hand_seat}: {error}") from None
             raise
+    # Build the next state by copying the attribute dict once and editing the copy, which is
+    # not shared with anyone until it is returned.
+    new = object.__new__(DealState)
+    na = new.__dict__
+    na.update(attrs)
     events: list[Event] = []
-    changes: dict[str, Any] = {}
-    if state.proposal is not None:
+    if attrs["proposal"] is not None:
         events.append(Event("result_withdrawn", {}))
-        changes["proposal"] = None
-        changes["accepted"] = 0
+        na["proposal"] = None
+        na["accepted"] = 0
     events.append(
         Event("card_played", {"seat": hand_seat, "card": card_text(card), "by": action.seat})
     )
-    hands = (*hands[:hand_seat], hand & ~(1 << card), *hands[hand_seat + 1 :])
-    trick = (*trick, (hand_seat, card))
-    changes["hands"] = hands
-    changes["trick"] = trick
+    na["hands"] = (*hands[:hand_seat], hand & ~(1 << card), *hands[hand_seat + 1 :])
+    na["trick"] = trick = (*trick, (hand_seat, card))
     opened = 0
     if attrs["open_pending"] and hand_seat == attrs["declarer"]:
         opened = attrs["open_pending"]
-        changes["open_seats"] = attrs["open_seats"] | opened
-        changes["open_pending"] = 0
+        na["open_seats"] = attrs["open_seats"] | opened
+        na["open_pending"] = 0
+        events.append(_opened_event(new, opened))
     # A trick has three players' cards; a pass-out's talon lead is one card more (R-R2, R-R3).
     size = 4 if attrs["kind"] == "pass_out" and attrs["tricks_done"] < 2 else 3
     if len(trick) < size:
         config = attrs["config"]
         nxt = _NEXT[config.players][config.dealer][hand_seat]
-        changes["turn"] = nxt
-        changes["to_move"] = attrs["controllers"][nxt]
-        new = object.__new__(DealState)
-        new_attrs = new.__dict__
-        new_attrs.update(attrs)
-        new_attrs.update(changes)
-        state = new
-        if opened:
-            events.append(_opened_event(state, opened))
-        return state, tuple(events)
-    if opened:
-        events.append(_opened_event(_evolve(state, **changes), opened))
-    return _close_trick(state, trick, changes, events)
+        na["turn"] = nxt
+        na["to_move"] = attrs["controllers"][nxt]
+        return new, tuple(events)
+    return _close_trick(new, trick, events)
 
 
 def _trick_winner(state: DealState, trick: tuple[tuple[int, Card], ...]) -> int:
@@ -829,14 +823,12 @@ def _trick_winner(state: DealState, trick: tuple[tuple[int, Card], ...]) -> int:
 
 
 def _close_trick(
-    state: DealState,
-    trick: tuple[tuple[int, Card], ...],
-    changes: dict[str, Any],
-    events: list[Event],
+    new: DealState, trick: tuple[tuple[int, Card], ...], events: list[Event]
 ) -> tuple[DealState, tuple[Event, ...]]:
-    """Close the complete ``trick`` (not yet in ``state``), applying ``changes`` as well."""
-    winner = _trick_winner(state, trick)
-    done = state.tricks_done + 1
+    """Close the complete ``trick`` in ``new``, a fresh state no one else holds yet."""
+    na = new.__dict__
+    winner = _trick_winner(new, trick)
+    done = na["tricks_done"] + 1
     events.append(
         Event(
             "trick_taken",
@@ -847,23 +839,24 @@ def _close_trick(
             },
         )
     )
-    changes["trick"] = ()
-    changes["tricks_done"] = done
-    changes["last_trick"] = trick
-    changes["last_winner"] = winner
-    changes["history"] = (*state.history, trick)
-    changes["tricks"] = _set(state.tricks, winner, state.tricks[winner] + 1)
-    passed_out = state.kind == "pass_out"
+    tricks = na["tricks"]
+    na["trick"] = ()
+    na["tricks_done"] = done
+    na["last_trick"] = trick
+    na["last_winner"] = winner
+    na["history"] = (*na["history"], trick)
+    na["tricks"] = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
+    passed_out = na["kind"] == "pass_out"
     if done == 10:
-        return _finish(_evolve(state, **changes), events, "played")
+        return _finish(new, events, "played")
     if passed_out and done < 2:
-        return _turn_talon_card(_evolve(state, **changes), events, done)
+        return _turn_talon_card(new, events, done)
     leader = winner
     if passed_out and done == 2:
-        leader = state.forehand  # R-R2, R-R3: forehand leads the third trick
-    changes["leader"] = changes["turn"] = leader
-    changes["to_move"] = state.controllers[leader]
-    return _evolve(state, **changes), tuple(events)
+        leader = new.forehand  # R-R2, R-R3: forehand leads the third trick
+    na["leader"] = na["turn"] = leader
+    na["to_move"] = na["controllers"][leader]
+    return new, tuple(events)
 
 
 def _finish(
