@@ -221,15 +221,16 @@ class Auction:
             while passed >> nxt & 1:
                 nxt = (nxt + 1) % 3
             turn = nxt
-        return dataclasses.replace(
-            self,
-            calls=(*self.calls, (self.order[position], call)),
-            passed=passed,
-            spoke=self.spoke | bit,
-            high=high,
-            holder=holder,
-            turn=turn,
-            last_bid=last_bid,
+        return Auction(
+            self.order,
+            self.min_level,
+            (*self.calls, (self.order[position], call)),
+            passed,
+            self.spoke | bit,
+            high,
+            holder,
+            turn,
+            last_bid,
         )
 
     def _describe_high(self) -> str:

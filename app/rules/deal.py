@@ -300,6 +300,14 @@ def apply(state: DealState, action: Action) -> tuple[DealState, tuple[Event, ...
     Raises an :class:`IllegalActionError` subclass (message readable by the player) if the
     action is not allowed now; ``state`` itself never changes.
     """
+    attrs = state.__dict__
+    if (
+        type(action) is PlayCard
+        and attrs["phase"] == "play"
+        and type(action.seat) is int
+        and attrs["to_move"] == action.seat
+    ):
+        return _apply_play(state, action)  # the hot path: every card of every deal
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise IllegalActionError(f"{action!r} is not an action")
@@ -1119,7 +1127,7 @@ def deal_reveal(state: DealState) -> dict[str, Any]:
         raise RulesError("the deck is revealed only after the deal")
     return {
         "commitment": state.commitment,
-        "deck": [card_text(c) for c in state.deck],
+        "deck": list(map(card_text, state.deck)),
         "salt": state.salt.hex(),
         "cut": state.cut,
         "players": state.players,
