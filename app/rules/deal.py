@@ -328,7 +328,11 @@ def _require(state: DealState, seat: int, *phases: Phase) -> None:
 
 
 def _apply_cut(state: DealState, action: Cut) -> tuple[DealState, tuple[Event, ...]]:
-    _require(state, action.seat, "cut")
+    substitute = state.players == 4 and action.seat == (state.cutter - 1) % 4
+    if not (state.phase == "cut" and substitute):
+        # R-D2: at four players the cutter's right neighbour may cut for him when he is away
+        # (the service decides that he is); otherwise only the cutter cuts.
+        _require(state, action.seat, "cut")
     order = cut_deck(state.deck, action.position, state.config.conventions.cut_min)
     hands, talon = deal_cards(order, state.players, state.dealer)
     active = state.active

@@ -87,9 +87,9 @@ def test_r_d2_cutter_is_dealer_right_neighbour_three_and_four_players() -> None:
     state = new_deal(DealConfig(4, 2), range(32), b"s")
     assert state.to_move == 1 and state.phase == "cut"
     assert [a.position for a in legal_actions(state, 1)] == list(range(4, 29))  # type: ignore[union-attr]
-    assert legal_actions(state, 0) == []
+    assert legal_actions(state, 3) == []
     with pytest.raises(IllegalActionError):
-        apply(state, Cut(0, 10))
+        apply(state, Cut(3, 10))
 
 
 def test_cut_min_comes_from_conventions() -> None:
@@ -125,3 +125,15 @@ def test_r_d4_verify_detects_tampering() -> None:
     assert not verify_deal(dataclasses.replace(data, salt="zz"))
     assert not verify_deal(dataclasses.replace(data, cut=11))
     assert not verify_deal(dataclasses.replace(data, talon=("AS", "KS")))
+
+
+def test_r_d2_four_players_the_cutters_right_neighbour_may_cut_for_him() -> None:
+    state = new_deal(DealConfig(4, 0), range(32), b"s")
+    assert state.cutter == 3
+    cut, _ = apply(state, Cut(2, 10))
+    assert cut.phase == "auction" and cut.cut == 10
+    with pytest.raises(IllegalActionError):
+        apply(state, Cut(1, 10))
+    three = new_deal(DealConfig(3, 0), range(32), b"s")
+    with pytest.raises(IllegalActionError):
+        apply(three, Cut(1, 10))
