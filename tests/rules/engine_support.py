@@ -6,6 +6,7 @@ cut at :data:`CUT`, deals exactly those hands (R-D3), so every rule test knows e
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from app.rules import (
@@ -20,6 +21,7 @@ from app.rules import (
     apply,
     cards_mask,
     legal_actions,
+    legal_cards,
     mask_text,
     new_deal,
     parse_card,
@@ -141,3 +143,48 @@ def start4(talon: str = LAYOUT_TALON, **kwargs: object) -> DealState:
     """The four-player layout, dealer 0."""
     hands = {s: h for s, h in LAYOUT4.items() if h}
     return start(hands, talon, players=4, dealer=0, **kwargs)  # type: ignore[arg-type]
+
+
+def brute_value(
+    hands: tuple[int, int, int],
+    leader: int,
+    trick: tuple[tuple[int, int], ...],
+    trump: int | None,
+    declarer: int,
+    misere: bool,
+) -> int:
+    """Exact declarer tricks under optimal play (max for games, min for misère): plain
+    minimax over every legal card (cached, but no pruning and no card equivalences), the
+    independent oracle for the claim solver."""
+
+    @functools.cache
+    def go(h: tuple[int, int, int], lead: int, t: tuple[tuple[int, int], ...]) -> int:
+        pos = (lead + len(t)) % 3
+        if not h[pos] and not t:
+            return 0
+        led = t[0][1] >> 3 if t else None
+        moves = legal_cards(h[pos], led, trump)
+        results = []
+        for card in range(32):
+            if not moves >> card & 1:
+                continue
+            nh = list(h)
+            nh[pos] ^= 1 << card
+            nt = (*t, (pos, card))
+            if len(nt) == 3:
+                lead_suit = nt[0][1] >> 3
+                best, win = -1, -1
+                for p, c in nt:
+                    key = 100 + c if trump is not None and c >> 3 == trump else (
+                        c if c >> 3 == lead_suit else -1
+                    )
+                    if key > best:
+                        best, win = key, p
+                value = (1 if win == declarer else 0) + go((nh[0], nh[1], nh[2]), win, ())
+            else:
+                value = go((nh[0], nh[1], nh[2]), lead, nt)
+            results.append(value)
+        maximize = (pos == declarer) != misere
+        return max(results) if maximize else min(results)
+
+    return go(hands, leader, trick)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
@@ -22,61 +21,16 @@ from app.rules import (
     best_tricks,
     claim_holds,
     legal_actions,
-    legal_cards,
     outcome,
     view,
 )
 from app.rules.cards import cards_mask
 
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, plays, run, start
+from .engine_support import LAYOUT, LAYOUT_TALON, bids, brute_value, cards, plays, run, start
 
 
 def m(text: str) -> int:
     return cards_mask(cards(text))
-
-
-def brute_value(
-    hands: tuple[int, int, int],
-    leader: int,
-    trick: tuple[tuple[int, int], ...],
-    trump: int | None,
-    declarer: int,
-    misere: bool,
-) -> int:
-    """Exact declarer tricks under optimal play (max for games, min for misère), plain
-    minimax without memo or pruning: the oracle for the solver."""
-
-    @functools.cache
-    def go(h: tuple[int, int, int], lead: int, t: tuple[tuple[int, int], ...]) -> int:
-        pos = (lead + len(t)) % 3
-        if not h[pos] and not t:
-            return 0
-        led = t[0][1] >> 3 if t else None
-        moves = legal_cards(h[pos], led, trump)
-        results = []
-        for card in range(32):
-            if not moves >> card & 1:
-                continue
-            nh = list(h)
-            nh[pos] ^= 1 << card
-            nt = (*t, (pos, card))
-            if len(nt) == 3:
-                lead_suit = nt[0][1] >> 3
-                best, win = -1, -1
-                for p, c in nt:
-                    key = 100 + c if trump is not None and c >> 3 == trump else (
-                        c if c >> 3 == lead_suit else -1
-                    )
-                    if key > best:
-                        best, win = key, p
-                value = (1 if win == declarer else 0) + go((nh[0], nh[1], nh[2]), win, ())
-            else:
-                value = go((nh[0], nh[1], nh[2]), lead, nt)
-            results.append(value)
-        maximize = (pos == declarer) != misere
-        return max(results) if maximize else min(results)
-
-    return go(hands, leader, trick)
 
 
 def test_solver_simple_endings() -> None:
