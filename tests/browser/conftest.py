@@ -1,0 +1,66 @@
+"""Browser tests: a real ``prefclub serve`` on a scratch database and Debian's headless Chromium.
+
+Skipped cleanly when ``/usr/bin/chromium`` is missing. Screenshots go to ``test-results/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.db_support import PROJECT_ROOT, drop_database, scratch_database
+from tests.support.server import ServerProcess
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+RESULTS = PROJECT_ROOT / "test-results"
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """``prefclub serve`` on a free port with a fresh database of its own."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    url, name = scratch_database(database_url)
+    data_dir = tmp_path_factory.mktemp("serve")
+    proc = ServerProcess({"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir),
+                          "LOG_LEVEL": "WARNING"})
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+        drop_database(database_url, name)
+
+
+@pytest.fixture(scope="module")
+def browser(server: ServerProcess) -> Iterator[Any]:
+    """One headless Chromium for the module (never a downloaded browser)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def first_admin_password(server: ServerProcess) -> str:
+    """The one-time password ``prefclub serve`` printed for the first admin."""
+    found = re.search(r"one-time password (\S+)", server.output())
+    assert found, server.output()
+    return found.group(1)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

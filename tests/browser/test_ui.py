@@ -1,0 +1,264 @@
+"""The browser UI end to end: first admin login and password change, members admin, reset link,
+lobby, and a three-player table played through the bidding by three logged-in browsers, with the
+paper pulka drawn in SVG. Screenshots are written to ``test-results/``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.browser.conftest import first_admin_password, screenshot
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+ADMIN_PASSWORD = "a long admin password"
+MEMBER_PASSWORD = "a long member password"
+CLUB: dict[str, Any] = {}
+"""What the first test set up for the next (the suite runs in file order)."""
+
+
+def new_page(browser: Any) -> Any:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    return page
+
+
+def login(page: Any, base: str, name: str, password: str) -> None:
+    page.goto(base + "/")
+    page.fill("#login", name)
+    page.fill("#password", password)
+    page.click("form button[type=submit]")
+
+
+def change_password(page: Any, current: str, new: str) -> None:
+    page.wait_for_selector("#pw-title")
+    page.fill("#current_password", current)
+    page.fill("#new_password", new)
+    page.fill("#repeat_password", new)
+    page.click("form button[type=submit]")
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def enabled(page: Any, selector: str) -> bool:
+    """Is ``selector`` on the page and enabled, right now (one atomic look)?"""
+    return bool(page.evaluate(
+        "sel => { const e = document.querySelector(sel); return !!e && !e.disabled; }", selector))
+
+
+def text_of(page: Any, selector: str) -> str | None:
+    """The text of ``selector`` now, or None when it is not there."""
+    value = page.evaluate("sel => document.querySelector(sel)?.textContent ?? null", selector)
+    return None if value is None else str(value).strip()
+
+
+def who_can(pages: list[Any], selector: str) -> tuple[int, Any]:
+    """The one page where ``selector`` is present and enabled (the seat to act)."""
+    def find() -> tuple[int, Any] | None:
+        for i, page in enumerate(pages):
+            if enabled(page, selector):
+                return i, page
+        return None
+    found: tuple[int, Any] = wait_for(find, what=selector)
+    return found
+
+
+def act(page: Any, selector: str) -> None:
+    """Click ``selector`` and wait until the table has moved on (it is no longer enabled)."""
+    page.click(selector)
+    wait_for(lambda: not enabled(page, selector), what=f"after {selector}")
+
+
+def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser: Any) -> None:
+    base = server.base_url
+    page = new_page(browser)
+    login(page, base, "admin", first_admin_password(server))
+    # the one-time password must be changed before anything else
+    change_password(page, first_admin_password(server), ADMIN_PASSWORD)
+    page.wait_for_selector("#session-title")
+    assert page.locator("h1").inner_text() == "Лобби"
+
+    # lobby: create the Monday sessions, check in when today's session is open
+    page.wait_for_selector(".session-time, button:has-text('Создать сессии на 8 недель')")
+    if page.locator(".session-time").count() == 0:
+        page.click("text=Создать сессии на 8 недель")
+    page.wait_for_selector(".session-time")
+    if page.locator("button:has-text('Отметиться')").count():
+        page.click("button:has-text('Отметиться')")
+        page.wait_for_selector("text=Вы отмечены")
+    screenshot(page, "lobby")
+
+    # members: create a member, read his one-time password, make a reset link
+    page.click("nav >> text=Члены клуба")
+    page.wait_for_selector("#create-member")
+    page.fill("#m-login", "petrov")
+    page.fill("#m-name", "Пётр Петров")
+    page.click("#create-member button[type=submit]")
+    otp = page.locator("code.otp").inner_text().strip()
+    assert len(otp) >= 8
+    row = page.locator("tr[data-login=petrov]")
+    row.locator("button", has_text="Ссылка сброса пароля").click()
+    link = row.locator("input.copy").input_value()
+    assert "/reset-password?token=" in link
+    screenshot(page, "members")
+
+    # the member sets his password through the link and logs in with it
+    other = new_page(browser)
+    other.goto(link)
+    other.wait_for_selector("#reset-title")
+    other.fill("#new_password", MEMBER_PASSWORD)
+    other.fill("#repeat_password", MEMBER_PASSWORD)
+    other.click("form button[type=submit]")
+    other.wait_for_selector("#login-title")
+    login(other, base, "petrov", MEMBER_PASSWORD)
+    other.wait_for_selector("#session-title")
+    assert other.locator("#whoami .me").inner_text() == "Пётр Петров"
+    # a member has no members page in the menu
+    assert other.locator("nav >> text=Члены клуба").count() == 0
+
+    # deactivating a member ends his sessions
+    page.on("dialog", lambda dialog: dialog.accept())
+    row.locator("button", has_text="Отключить").click()
+    page.wait_for_selector("tr[data-login=petrov].inactive")
+    row = page.locator("tr[data-login=petrov]")
+    row.locator("button", has_text="Включить").click()
+    page.wait_for_selector("tr[data-login=petrov]:not(.inactive)")
+    assert not page.js_errors and not other.js_errors
+    CLUB["petrov_password"] = MEMBER_PASSWORD
+    page.context.close()
+    other.context.close()
+
+
+def _api(base: str) -> httpx.Client:
+    client = httpx.Client(base_url=base)
+    client.post("/api/auth/login", json={"login": "admin", "password": ADMIN_PASSWORD}
+                ).raise_for_status()
+    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
+    return client
+
+
+def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
+                                                         browser: Any) -> None:
+    if "petrov_password" not in CLUB:
+        pytest.skip("needs the first test's club")
+    base = server.base_url
+    api = _api(base)
+    created = api.post("/api/members", json={"login": "sidorov", "display_name": "Сидоров"})
+    created.raise_for_status()
+    members = {m["login"]: m["id"] for m in api.get("/api/members").json()}
+
+    pages = [new_page(browser) for _ in range(3)]
+    login(pages[0], base, "admin", ADMIN_PASSWORD)
+    login(pages[1], base, "petrov", CLUB["petrov_password"])
+    login(pages[2], base, "sidorov", created.json()["one_time_password"])
+    change_password(pages[2], created.json()["one_time_password"], MEMBER_PASSWORD)
+    for page in pages:
+        page.wait_for_selector("#session-title")
+
+    table = api.post("/api/tables", json={
+        "seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10})
+    table.raise_for_status()
+    table_id = table.json()["id"]
+    for page in pages:
+        page.goto(f"{base}/#/table/{table_id}")
+    for page in pages:
+        page.wait_for_selector(".conn:has-text('На связи')")
+        page.wait_for_selector("[data-testid=sheet] svg.pulka")
+    wait_for(lambda: pages[0].locator(".seat-box .dot.on").count() == 3, what="presence")
+
+    # the cutter cuts; every seat then sees its own ten cards sorted by suit
+    _, cutter = who_can(pages, "#cut-pos")
+    act(cutter, "[data-testid=actions] button.primary")
+    for page in pages:
+        wait_for(lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
+                 what="ten cards")
+
+    # forehand opens 6♣; the next bidder may not bid 6♣ again, but may raise
+    bid = "[data-testid=bidbox] button[data-call='{}']"
+    first, declarer = who_can(pages, bid.format("6C"))
+    act(declarer, bid.format("6C"))
+    second, page = who_can(pages, bid.format("pass"))
+    assert second != first
+    assert page.locator(bid.format("6C")).is_disabled()
+    assert page.locator(bid.format("6S")).is_disabled()
+    assert page.locator(bid.format("6D")).is_enabled()
+    screenshot(page, "table-bidding")
+    act(page, bid.format("pass"))
+    third, page = who_can(pages, bid.format("pass"))
+    assert third not in (first, second)
+    act(page, bid.format("pass"))
+
+    # the declarer sees the talon, discards two cards and names the contract
+    declarer.wait_for_selector("[data-testid=talon] .card-face")
+    hand = declarer.locator("[data-testid=my-hand] button.card-face")
+    wait_for(lambda: hand.count() == 12, what="talon in hand")
+    screenshot(declarer, "table-talon")
+    hand.nth(0).click()
+    hand.nth(11).click()
+    declarer.click("button:has-text('Снести')")
+    declarer.wait_for_selector("[data-testid=actions] button[data-call='6C']:enabled")
+    assert declarer.locator("[data-testid=actions] button[data-call='6S']").is_disabled()
+    declarer.click("[data-testid=actions] button[data-call='6C']")
+
+    # both defenders pass: the game is written without play (2 into the declarer's pool)
+    defend = "[data-testid=actions] button[data-call='pass']"
+    for _ in range(2):
+        _, page = who_can(pages, defend)
+        act(page, defend)
+    declarer_seat = first  # pages are seated in order: seat i is pages[i]
+    for page in pages:
+        pool = f"[data-testid=pool-{declarer_seat}] tspan.last"
+        wait_for(lambda page=page, pool=pool: text_of(page, pool) == "2",
+                 what="pool 2 on the sheet")
+        page.wait_for_selector("[data-testid=last-deal]")
+
+    # chat is open between deals
+    pages[0].fill("#chat-text", "ещё одну?")
+    pages[0].click("button:has-text('Отправить')")
+    pages[1].wait_for_selector(".chat-log >> text=ещё одну?")
+
+    # deal 2: cut, everyone passes, the pass-out starts with the talon card led
+    _, cutter = who_can(pages, "#cut-pos")
+    act(cutter, "[data-testid=actions] button.primary")
+    for _ in range(3):
+        _, page = who_can(pages, bid.format("pass"))
+        act(page, bid.format("pass"))
+    mover_index, mover = who_can(pages, "[data-testid=my-hand] button.card-face.playable")
+    assert pages[0].locator("#chat-text").is_disabled()  # table talk is closed during play
+    card = mover.locator("[data-testid=my-hand] button.card-face.playable").first
+    played = card.get_attribute("data-card")
+    card.click()
+    for page in pages:
+        page.wait_for_selector(f".trick .card-face[data-card='{played}']")
+
+    # a reload resumes from the last seq and shows the same hand
+    other = pages[(mover_index + 1) % 3]
+    before = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
+        "els => els.map(e => e.dataset.card)")
+    other.reload()
+    other.wait_for_selector(".conn:has-text('На связи')")
+    after = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
+        "els => els.map(e => e.dataset.card)")
+    assert before == after and len(after) == 10
+    other.wait_for_selector(f".trick .card-face[data-card='{played}']")
+
+    for i, page in enumerate(pages):
+        screenshot(page, f"table-seat{i}")
+        assert not page.js_errors, page.js_errors
+        page.context.close()
