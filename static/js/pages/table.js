@@ -144,11 +144,12 @@ export async function renderTable(root, { args, me }) {
         h("span", { class: `dot${online ? " on" : ""}`, "aria-label": online ? t("table.connected") : t("table.offline"),
           role: "img" }),
         nameOf(seat), roles.map((r) => h("span", { class: "role", text: r }))),
-      h("div", { class: "meta" },
-        size !== undefined && seat !== st.seat ? `🂠×${size} ` : "",
-        tricks !== undefined && ["play", "done"].includes(d.phase) ? `${t("table.tricks")}: ${tricks} ` : "",
-        calls.length ? h("span", {}, calls.join(" → ")) : "",
-        defence.length ? h("span", {}, ` · ${defence.join(", ")}`) : ""));
+      h("div", { class: "meta" }, [
+        size !== undefined && seat !== st.seat ? `🂠×${size}` : null,
+        tricks !== undefined && ["play", "done"].includes(d.phase) ? `${t("table.tricks")}: ${tricks}` : null,
+        calls.length ? calls.join(" → ") : null,
+        defence.length ? defence.join(", ") : null,
+      ].filter(Boolean).join(" · ")));
   }
 
   function statusLine() {
@@ -223,9 +224,6 @@ export async function renderTable(root, { args, me }) {
         return panel;
       }
       return null;
-    }
-    if (st.seat === null) {
-      panel.append(h("p", { class: "muted", text: t("table.spectator") }));
     }
     const handled = new Set();
     const cuts = legalOf("cut");
@@ -356,7 +354,8 @@ export async function renderTable(root, { args, me }) {
         h("div", {}, h("div", { class: "small", text: `${nameOf(Number(seat))} — ${t("table.handsOpen")}` }),
           handView(cards, { mine: false, seat: Number(seat) })))) : null,
       h("div", { class: "hand-area" },
-        st.seat !== null ? seatBox(st.seat) : h("p", { class: "muted", text: t("table.spectator") }),
+        seatBox(mySeat),
+        st.seat === null ? h("p", { class: "muted small", text: t("table.spectator") }) : null,
         d && d.hand && d.hand.length ? handView(d.hand, { mine: true, seat: st.seat }) : null),
       actionPanel()].filter(Boolean));
     renderHead();

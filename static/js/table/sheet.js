@@ -10,9 +10,9 @@
 import { s } from "../dom.js";
 import { t } from "../i18n.js";
 
-const HILL = [0.2, 0.5];
-const POOL = [0.5, 0.72];
-const WHISTS = [0.72, 1.0];
+const HILL = [0.22, 0.5];
+const POOL = [0.5, 0.75];
+const WHISTS = [0.75, 1.0];
 
 function lerp(a, b, u) {
   return { x: a.x + (b.x - a.x) * u, y: a.y + (b.y - a.y) * u };
@@ -131,24 +131,34 @@ export function drawPulka(data) {
       const p = along(poly, k / (n - 1));
       svg.append(s("path", { d: pathOf([lerp(C, p, WHISTS[0]), p]), class: "rule" }));
     }
-    const mid = (range) => (range[0] + range[1]) / 2;
-    const at = (range, u) => lerp(C, along(poly, u), mid(range));
-    const hill = at(HILL, 0.5);
-    const pool = at(POOL, 0.5);
-    const capOffset = 10;
-    svg.append(s("text", { x: hill.x, y: hill.y - capOffset, "text-anchor": "middle", class: "cap", text: t("table.hill") }));
-    svg.append(s("text", { x: pool.x, y: pool.y - capOffset, "text-anchor": "middle", class: "cap", text: t("table.pool") }));
-    svg.append(writeSeries(hill.x, hill.y + 3, series(data.lines, "hill", seat, undefined, sheet.hill[seat] ?? 0),
+    // A band's caption and number: inner and outer along the radius when the band runs
+    // across the page (bottom, top fields), one above the other when it runs up and down.
+    const place = (range, u) => {
+      const p = along(poly, u);
+      const [r0, r1] = range;
+      if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
+        const cap = lerp(C, p, r0 + 0.27 * (r1 - r0));
+        const numAt = lerp(C, p, r0 + 0.66 * (r1 - r0));
+        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt };
+      }
+      const mid = lerp(C, p, (r0 + r1) / 2);
+      return { cap: { x: mid.x, y: mid.y - 10 }, num: { x: mid.x, y: mid.y + 4 } };
+    };
+    const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
+      "dominant-baseline": "middle", class: "cap", text });
+    const hill = place(HILL, 0.5);
+    const pool = place(POOL, 0.5);
+    svg.append(caption(hill.cap, t("table.hill")), caption(pool.cap, t("table.pool")));
+    svg.append(writeSeries(hill.num.x, hill.num.y, series(data.lines, "hill", seat, undefined, sheet.hill[seat] ?? 0),
       { "data-testid": `hill-${seat}` }));
     const closed = Number(sheet.pool[seat] ?? 0) >= data.target;
-    svg.append(writeSeries(pool.x, pool.y + 3, series(data.lines, "pool", seat, undefined, sheet.pool[seat] ?? 0),
+    svg.append(writeSeries(pool.num.x, pool.num.y, series(data.lines, "pool", seat, undefined, sheet.pool[seat] ?? 0),
       { "data-testid": `pool-${seat}`, class: closed ? "sheet-num closed" : "sheet-num" }));
     others.forEach((on, k) => {
-      const p = at(WHISTS, (k + 0.5) / (n - 1));
+      const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
-      svg.append(s("text", { x: p.x, y: p.y - capOffset, "text-anchor": "middle", class: "cap",
-        text: `${t("table.on")} ${(data.names[on] || "").slice(0, 10)}` }));
-      svg.append(writeSeries(p.x, p.y + 3, series(data.lines, "whists", seat, on, row[on] ?? 0),
+      svg.append(caption(at.cap, `→ ${(data.names[on] || `${t("table.seat")} ${on + 1}`).split(" ")[0].slice(0, 12)}`));
+      svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });
     const nm = field.name;
