@@ -50,6 +50,7 @@ from app.rules.auction import (
 )
 from app.rules.cards import (
     ALL_CARDS,
+    SUIT_MASKS,
     Card,
     CardMask,
     card_pretty,
@@ -807,7 +808,7 @@ def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Ev
         nxt = _NEXT[config.players][config.dealer][hand_seat]
         na["turn"] = nxt
         na["to_move"] = attrs["controllers"][nxt]
-        return new, tuple(events)
+        return new, (events[0],) if len(events) == 1 else tuple(events)
     return _close_trick(new, trick, events)
 
 
@@ -1054,9 +1055,24 @@ _HANDLERS: dict[type[Any], _Handler] = {
 
 def legal_cards_now(state: DealState) -> CardMask:
     """The mask of cards the hand due to play (``state.turn``) may play now (0 if none)."""
-    if state.phase != "play" or state.turn is None:
+    attrs = state.__dict__
+    turn = attrs["turn"]
+    if attrs["phase"] != "play" or turn is None:
         return 0
-    return legal_cards(state.hands[state.turn], _led_suit(state), _trump(state))
+    hand: int = attrs["hands"][turn]
+    trick = attrs["trick"]
+    if not trick:
+        return hand  # a lead: any card
+    led = SUIT_MASKS[trick[0][1] >> 3]
+    follow: int = hand & led
+    if follow:
+        return follow
+    trump = attrs["trump"]
+    if trump is not None:
+        trumps: int = hand & SUIT_MASKS[trump]
+        if trumps:
+            return trumps
+    return hand
 
 
 def legal_actions(state: DealState, seat: int) -> list[Action]:

@@ -43,7 +43,7 @@ def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
     if (
         len(order) != DECK_SIZE
         or frozenset(order) != _FULL_DECK
-        or not all(type(c) is int for c in order)
+        or set(map(type, order)) != {int}
     ):
         raise InvalidDeckError("a deck must hold each of the 32 cards exactly once")
     return order
