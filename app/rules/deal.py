@@ -754,10 +754,6 @@ def _trump_of(contract: ContractCall) -> int | None:
 _TRUMPS = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}
 
 
-def _led_suit(state: DealState) -> int | None:
-    return state.trick[0][1] >> 3 if state.trick else None
-
-
 def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Event, ...]]:
     # The hot path of every deal: one legality test on masks, one state copy per card.
     attrs = state.__dict__
