@@ -126,7 +126,12 @@ async def _receive(websocket: WebSocket, conn: Connection) -> str | None:
     finally:
         closed.cancel()
     if receive in done:
-        return receive.result()
+        try:
+            return receive.result()
+        except WebSocketDisconnect:
+            raise
+        except Exception:  # the socket was closed under us (a drop, or shutdown)
+            return None
     receive.cancel()
     with contextlib.suppress(BaseException):
         await receive
@@ -208,5 +213,8 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
         state = hub.state_of(conn.table_id)
         conn.send(_error(cid, exc.code, exc.message, state.seq if state else None))
         return
-    await hub.catch_up(conn.table_id)
+    if result.events:
+        await hub.publish(conn.table_id, result.events)
+    else:
+        await hub.catch_up(conn.table_id)
     conn.send({"type": "ack", "id": cid, "seq": result.seq, "duplicate": result.duplicate})

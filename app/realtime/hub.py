@@ -37,7 +37,7 @@ from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.connection import Connection, dumps
 from app.realtime.game import TableState
-from app.realtime.store import NOTIFY_CHANNEL, StateCache, events_after, rebuild
+from app.realtime.store import NOTIFY_CHANNEL, Appended, StateCache, events_after, rebuild
 
 log = logging.getLogger(__name__)
 
@@ -256,6 +256,23 @@ class Hub:
             self._fan_out(channel, state, event.seq, event.kind, event.payload)
         if channel.state is not None:
             self.cache.put(channel.state)
+
+    async def publish(self, table_id: int, items: Iterable[Appended]) -> None:
+        """Fan out events this process just committed (their states are known already); falls
+        back to reading the database when anything before them has not been sent yet."""
+        channel = self.channels.get(table_id)
+        if channel is None:
+            return
+        async with channel.lock:
+            fresh = [i for i in items if i.seq > channel.seq]
+            if channel.state is None or (fresh and fresh[0].seq != channel.seq + 1):
+                await self._catch_up_locked(channel)
+                return
+            for item in fresh:
+                channel.state = item.state
+                channel.seq = item.seq
+                channel.recent.append(Recent(item.seq, item.kind, item.payload, item.state))
+                self._fan_out(channel, item.state, item.seq, item.kind, item.payload)
 
     def _fan_out(self, channel: TableChannel, state: TableState, seq: int, kind: str,
                  payload: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ transaction commits, so other processes never hear of an event that does not exi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,8 +18,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.table import Table, TableEvent
 from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
 
+APPENDED = "prefclub_appended_events"
 NOTIFY_CHANNEL = "prefclub_tables"
 """One channel for every table; the payload is ``"<table_id>:<seq>"``."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Appended:
+    """An event written by this process, with the table state after it."""
+
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    state: TableState
 
 
 class StateCache:
@@ -98,9 +110,16 @@ def append(db: AsyncSession, table: Table, state: TableState | None, kind: str,
     """Add the next event to the unit of work and return the state after it."""
     seq = table.version + 1
     new_state = fold(state, table.id, seq, kind, payload)
-    db.add(TableEvent(table_id=table.id, seq=seq, kind=kind, payload=dict(payload)))
+    stored = dict(payload)
+    db.add(TableEvent(table_id=table.id, seq=seq, kind=kind, payload=stored))
     table.version = seq
+    db.info.setdefault(APPENDED, []).append(Appended(seq, kind, stored, new_state))
     return new_state
+
+
+def appended(db: AsyncSession) -> list[Appended]:
+    """The events this unit of work appended (with the state after each), in order."""
+    return list(db.info.get(APPENDED, []))
 
 
 async def notify(db: AsyncSession, table_id: int, seq: int) -> None:

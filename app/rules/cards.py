@@ -104,6 +104,10 @@ _TEXT: Final = tuple(RANK_TEXT[c & 7] + SUIT_LETTERS[c >> 3] for c in range(32))
 _PRETTY: Final = tuple(RANK_TEXT[c & 7] + SUIT_SYMBOLS[c >> 3] for c in range(32))
 
 
+CARD_TEXTS: Final = _TEXT
+"""``CARD_TEXTS[card]`` is the canonical text of ``card`` (a lookup table, for hot paths)."""
+
+
 def card_text(card: Card) -> str:
     """The canonical ASCII form of ``card``: ``"AS"``, ``"10H"``."""
     return _TEXT[card]

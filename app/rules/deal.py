@@ -50,6 +50,7 @@ from app.rules.auction import (
 )
 from app.rules.cards import (
     ALL_CARDS,
+    CARD_TEXTS,
     SUIT_MASKS,
     Card,
     CardMask,
@@ -1143,7 +1144,7 @@ def deal_reveal(state: DealState) -> dict[str, Any]:
         raise RulesError("the deck is revealed only after the deal")
     return {
         "commitment": state.commitment,
-        "deck": list(map(card_text, state.deck)),
+        "deck": list(map(CARD_TEXTS.__getitem__, state.deck)),
         "salt": state.salt.hex(),
         "cut": state.cut,
         "players": state.players,

@@ -19,7 +19,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 
-from app.rules.cards import Card, card_text, cards_mask, mask_text
+from app.rules.cards import CARD_TEXTS, Card, card_text, cards_mask, mask_text
 from app.rules.errors import IllegalActionError, RulesError
 
 DECK_SIZE = 32
@@ -51,7 +51,7 @@ def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
 
 def commitment(deck: Sequence[Card], salt: bytes) -> str:
     """The SHA-256 commitment (hex) to a deck order and a secret salt (R-D4)."""
-    text = "deck/1:" + " ".join(map(card_text, deck)) + ":" + salt.hex()
+    text = "deck/1:" + " ".join(map(CARD_TEXTS.__getitem__, deck)) + ":" + salt.hex()
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 

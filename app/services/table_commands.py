@@ -24,7 +24,15 @@ from app.db.models.table import Table, TableCommand
 from app.db.session import session_scope
 from app.realtime import engine, game
 from app.realtime.game import CommandRejected, TableState
-from app.realtime.store import StateCache, append, load_state, lock_table, notify
+from app.realtime.store import (
+    Appended,
+    StateCache,
+    append,
+    appended,
+    load_state,
+    lock_table,
+    notify,
+)
 
 ACTION_COMMANDS = frozenset({
     "cut", "bid", "take_talon", "return_talon", "discard", "name_contract", "concede", "defend",
@@ -43,6 +51,8 @@ class CommandResult:
     seq: int
     duplicate: bool
     state: TableState | None
+    events: tuple[Appended, ...] = ()
+    """The committed events of this command, for the local fan-out."""
 
 
 def _schedule() -> object:
@@ -197,9 +207,10 @@ async def execute(
                             seq=table.version, response={"seq": table.version}))
         await notify(db, table_id, table.version)
         new_state = state
+        events = tuple(appended(db))
     if cache is not None and new_state is not None:
         cache.put(new_state)
-    return CommandResult(seq=new_state.seq, duplicate=False, state=new_state)
+    return CommandResult(seq=new_state.seq, duplicate=False, state=new_state, events=events)
 
 
 async def fire_deadline(
