@@ -77,6 +77,22 @@ def playing_seats(players: int, dealer: int) -> tuple[int, int, int]:
     return ((dealer + 1) % 4, (dealer + 2) % 4, (dealer + 3) % 4)
 
 
+def _deal_plan(players: int, dealer: int) -> tuple[int, ...]:
+    """Who receives the card at each position of the cut deck: a seat, or -1 for the talon."""
+    seats = playing_seats(players, dealer)
+    plan: list[int] = []
+    for pair in range(16):
+        if pair == 3:
+            plan += [-1, -1]  # R-D3: the talon is the fourth pair
+        else:
+            index = pair if pair < 3 else pair - 1
+            plan += [seats[index % 3]] * 2
+    return tuple(plan)
+
+
+_PLANS = {(n, d): _deal_plan(n, d) for n in (3, 4) for d in range(n)}
+
+
 def deal_cards(
     cut_order: Sequence[Card], players: int, dealer: int
 ) -> tuple[tuple[int, ...], tuple[Card, Card]]:
@@ -84,15 +100,11 @@ def deal_cards(
 
     Returns the hand masks per seat (the four-player dealer's is 0, R-T6) and the talon.
     """
-    seats = playing_seats(players, dealer)
     hands = [0] * players
-    pairs = [(cut_order[i], cut_order[i + 1]) for i in range(0, DECK_SIZE, 2)]
-    talon = pairs[3]
-    order = pairs[:3] + pairs[4:]
-    for index, (a, b) in enumerate(order):
-        seat = seats[index % 3]
-        hands[seat] |= (1 << a) | (1 << b)
-    return tuple(hands), talon
+    for seat, card in zip(_PLANS[players, dealer], cut_order, strict=True):
+        if seat >= 0:
+            hands[seat] |= 1 << card
+    return tuple(hands), (cut_order[6], cut_order[7])
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
