@@ -261,4 +261,19 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     for i, page in enumerate(pages):
         screenshot(page, f"table-seat{i}")
         assert not page.js_errors, page.js_errors
+
+    # the admin ends the pulka by agreement: every seat sees the settlement; history lists it
+    api.post(f"/api/tables/{table_id}/close", json={"reason": "agreement"}).raise_for_status()
+    for page in pages:
+        page.wait_for_selector("text=Пулька окончена")
+        page.wait_for_selector("table.settlement")
+    pages[0].click("nav >> text=История")
+    card = pages[0].locator("section", has=pages[0].locator(f"h2:has-text('Стол {table_id}')"))
+    card.locator("button:has-text('Показать лист')").click()
+    pages[0].wait_for_selector(".history-detail svg.pulka")
+    pool = f".history-detail [data-testid=pool-{declarer_seat}] tspan.last"
+    assert text_of(pages[0], pool) == "2"
+    screenshot(pages[0], "history")
+    for page in pages:
+        assert not page.js_errors, page.js_errors
         page.context.close()
