@@ -788,7 +788,7 @@ def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Ev
         na["proposal"] = None
         na["accepted"] = 0
     events.append(
-        Event("card_played", {"seat": hand_seat, "card": card_text(card), "by": action.seat})
+        Event("card_played", {"seat": hand_seat, "card": CARD_TEXTS[card], "by": action.seat})
     )
     na["hands"] = (*hands[:hand_seat], hand & ~(1 << card), *hands[hand_seat + 1 :])
     na["trick"] = trick = (*trick, (hand_seat, card))
@@ -845,7 +845,7 @@ def _close_trick(
             {
                 "seat": winner,
                 "trick": done,
-                "cards": [{"seat": s, "card": card_text(c)} for s, c in trick],
+                "cards": [{"seat": s, "card": CARD_TEXTS[c]} for s, c in trick],
             },
         )
     )
