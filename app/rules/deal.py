@@ -1026,6 +1026,13 @@ def _apply_decline(
     return state, (Event("result_declined", {"seat": action.seat}),)
 
 
+_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
+    (Bid(seat, "pass"), Bid(seat, "here"), Bid(seat, "misere"),
+     *(Bid(seat, c) for c in ALL_CONTRACTS))
+    for seat in range(4)
+)
+"""Every call of each seat, built once: pass, here, misère, then the ladder (R-B2)."""
+
 _Handler: TypeAlias = Callable[[DealState, Any], tuple[DealState, tuple[Event, ...]]]
 _HANDLERS: dict[type[Any], _Handler] = {
     Cut: _apply_cut,
@@ -1109,8 +1116,15 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
         cut_min = state.config.conventions.cut_min
         out.extend(Cut(seat, p) for p in range(cut_min, 32 - cut_min + 1))
     elif phase == "auction":
-        assert state.auction is not None
-        out.extend(Bid(seat, call) for call in state.auction.legal_calls())
+        auction = state.auction
+        assert auction is not None
+        cached = _BIDS[seat]
+        out.append(cached[0])
+        if auction.may_hold(auction.turn):
+            out.append(cached[1])
+        if auction.may_misere(auction.turn):
+            out.append(cached[2])
+        out.extend(cached[3 + auction.lowest_rank() // 2 :])
     elif phase == "talon":
         out.extend((TakeTalon(seat), ReturnTalon(seat)))
     elif phase == "discard":

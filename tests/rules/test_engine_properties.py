@@ -177,6 +177,8 @@ class Policy:
         options = legal_actions(state, seat)
         if state.phase == "auction":
             bids = [a for a in options if isinstance(a, Bid)]
+            assert state.auction is not None
+            assert [b.call for b in bids] == state.auction.legal_calls()
             if rng.random() < 0.55:
                 return bids[0]
             return rng.choice(bids[1:5] or bids)
