@@ -103,6 +103,11 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
         page.click("button:has-text('Отметиться')")
         page.wait_for_selector("text=Вы отмечены")
     screenshot(page, "lobby")
+    # English is one click away
+    page.click("#lang")
+    page.wait_for_selector("h1:has-text('Lobby')")
+    page.click("#lang")
+    page.wait_for_selector("h1:has-text('Лобби')")
 
     # members: create a member, read his one-time password, make a reset link
     page.click("nav >> text=Члены клуба")
@@ -247,16 +252,26 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     for page in pages:
         page.wait_for_selector(f".trick .card-face[data-card='{played}']")
 
+    # the rest of the first trick; then the last trick on request (talon card + three cards)
+    for _ in range(2):
+        _, page = who_can(pages, "[data-testid=my-hand] button.card-face.playable")
+        act(page, "[data-testid=my-hand] button.card-face.playable")
+    wait_for(lambda: pages[0].locator(".trick .card-face").count() == 1, what="second trick led")
+    pages[0].click("button:has-text('Показать последнюю взятку')")
+    wait_for(lambda: pages[0].locator("#last-title ~ div .card-face").count() == 4,
+             what="the last trick")
+
     # a reload resumes from the last seq and shows the same hand
     other = pages[(mover_index + 1) % 3]
+    wait_for(lambda: other.locator("[data-testid=my-hand] .card-face").count() == 9,
+             what="nine cards left")
     before = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
         "els => els.map(e => e.dataset.card)")
     other.reload()
     other.wait_for_selector(".conn:has-text('На связи')")
     after = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
         "els => els.map(e => e.dataset.card)")
-    assert before == after and len(after) == 10
-    other.wait_for_selector(f".trick .card-face[data-card='{played}']")
+    assert before == after and len(after) == 9
 
     for i, page in enumerate(pages):
         screenshot(page, f"table-seat{i}")

@@ -165,7 +165,8 @@ export async function renderTable(root, { args, me }) {
     }
     const contract = d.contract ? ` · ${t("table.contract")}: ${callText(d.contract)} (${nameOf(d.declarer)})`
       : d.kind === "pass_out" ? ` · ${t("table.passOut")}` : d.bid ? ` · ${callText(d.bid)}` : "";
-    return h("p", { class: "status-line" }, `${t("table.deal")} ${info.deal_no || ""} · ${phase}${contract}`,
+    document.title = `${d.to_move === st.seat && st.seat !== null ? "● " : ""}${t("table.t")} ${tableId} · ${t("brand")}`;
+    return h("p", { class: "status-line", role: "status" }, `${t("table.deal")} ${info.deal_no || ""} · ${phase}${contract}`,
       who ? h("br") : null, who ? h("strong", { text: who }) : null);
   }
 
@@ -443,5 +444,8 @@ export async function renderTable(root, { args, me }) {
   render();
   await attempt(loadLines);
   socket.connect();
-  return () => socket.close();
+  return () => {
+    socket.close();
+    document.title = t("brand");
+  };
 }
