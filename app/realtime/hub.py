@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
 from app.db.models.table import Table
+from app.db.session import session_scope
 from app.realtime import game
 from app.realtime.connection import Connection, dumps
 from app.realtime.game import TableState
@@ -44,7 +46,7 @@ log = logging.getLogger(__name__)
 PRESENCE_CHANNEL = "prefclub_presence"
 RECENT_EVENTS = 256
 UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_taken"})
-"""Events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
+"""Engine events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
 
 
 @dataclass
@@ -95,17 +97,16 @@ def snapshot_message(state: TableState, seat: int | None) -> dict[str, Any]:
 
 
 def replay_safe(items: Iterable[Recent]) -> bool:
-    """May these missed events be replayed as they were sent? Not if any of them showed a card
-    of a trick that is closed by now, or the discard before the first lead (R-W8, R-C3) —
-    unless their deal has ended since (then everything is shown)."""
+    """May these missed events be replayed as they were sent? Not if a card was played in them
+    (its trick may be closed by now, R-W8; the first lead also hides the declarer's discard from
+    him, R-C3) — unless their deal has ended since (then everything is shown)."""
     pending_unsafe = False
     for item in items:
         if item.kind == "deal_ended":
             pending_unsafe = False
         elif item.kind == "action":
             kinds = {e.get("type") for e in item.payload.get("events", ())}
-            if kinds & UNSAFE_ENGINE_EVENTS or item.payload.get("action", {}).get(
-                    "type") == "discard":
+            if kinds & UNSAFE_ENGINE_EVENTS:
                 pending_unsafe = True
     return not pending_unsafe
 
@@ -349,8 +350,12 @@ class Hub:
         """Fire move deadlines that ran out (any process may; the row lock makes it once)."""
         from app.services.table_commands import fire_deadline
 
+        ticks = 0
         while True:
             await asyncio.sleep(self.timer_interval)
+            ticks += 1
+            if ticks % 5 == 0:
+                await self._end_due_sessions()
             try:
                 now = self.clock.now()
                 async with self.sessionmaker() as db:
@@ -364,6 +369,23 @@ class Hub:
                 raise
             except Exception:
                 log.warning("move timer check failed", exc_info=True)
+
+    async def _end_due_sessions(self) -> None:
+        """R-S3: close the pulkas of sessions past their end (the schedule service decides)."""
+        try:
+            schedule = importlib.import_module("app.services.schedule")
+        except ImportError:  # pragma: no cover
+            return
+        end_due = getattr(schedule, "end_due_sessions", None)
+        if end_due is None:
+            return
+        try:
+            async with session_scope(self.sessionmaker) as db:
+                await end_due(db, self.clock.now())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("ending due sessions failed", exc_info=True)
 
     async def _heartbeat(self) -> None:
         """Tell every client the table's ``seq`` now and then: a client behind it resyncs."""

@@ -1,0 +1,100 @@
+"""Fan-out pieces without a server: the per-connection queue, replay safety, public data."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+from app.bots.strategy import Strategy
+from app.realtime import engine, game
+from app.realtime.connection import CLOSE_TOO_SLOW, Connection
+from app.realtime.game import TableState
+from app.realtime.hub import Recent, event_message, replay_safe
+from app.rules.pulka import Pulka
+
+
+class StuckSocket:
+    """A client that never reads: every send blocks."""
+
+    def __init__(self) -> None:
+        self.closed_with: int | None = None
+        self.sent: list[str] = []
+
+    async def send_text(self, data: str) -> None:
+        self.sent.append(data)
+        await asyncio.Event().wait()
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed_with = code
+
+
+async def test_a_stuck_client_is_dropped_without_blocking_the_sender() -> None:
+    socket = StuckSocket()
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", queue_limit=4)
+    conn.start()
+    results = [conn.send({"type": "heartbeat", "seq": i}) for i in range(10)]
+    assert results[:4] == [True] * 4 and not all(results)
+    assert conn.closed.is_set() and conn.close_code == CLOSE_TOO_SLOW
+    await asyncio.sleep(0.05)
+    assert socket.closed_with == CLOSE_TOO_SLOW
+    assert conn.send({"type": "heartbeat"}) is False
+    await conn.aclose()
+
+
+async def test_a_socket_that_stops_accepting_is_dropped_after_the_send_timeout() -> None:
+    socket = StuckSocket()
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", send_timeout=0.05)
+    conn.start()
+    conn.send({"type": "heartbeat"})
+    await asyncio.wait_for(conn.closed.wait(), 2)
+    assert conn.close_code == CLOSE_TOO_SLOW
+
+
+def _play(actions: int, seed: int = 3) -> list[Recent]:
+    """A table folded in memory, the bots moving: every event with the state after it."""
+    pulka = Pulka.new(3, names=["A", "B", "C"], target=50)
+    state: TableState = game.fold(None, 1, 1, *game.pulka_started(pulka, ["A", "B", "C"],
+                                                                   [1, 2, 3]))
+    out: list[Recent] = []
+    kind, payload = game.deal_started(state, random.Random(seed))
+    state = game.fold(state, 1, 2, kind, payload)
+    out.append(Recent(2, kind, payload, state))
+    strategy = Strategy(random.Random(seed))
+    for _ in range(actions):
+        ended = game.deal_ended(state)
+        if ended is not None:
+            state = game.fold(state, 1, state.seq + 1, *ended)
+            out.append(Recent(state.seq, ended[0], ended[1], state))
+            break
+        mover = engine.to_move(state.deal)
+        assert mover is not None
+        view = game.seat_view(state, mover)
+        choice = strategy.choose(view, view["legal"], mover)
+        assert choice is not None
+        kind, payload = game.action_event(state, mover, choice)
+        state = game.fold(state, 1, state.seq + 1, kind, payload)
+        out.append(Recent(state.seq, kind, payload, state))
+    return out
+
+
+def test_replays_are_refused_once_a_card_was_played_in_a_running_deal() -> None:
+    events = _play(200)
+    assert events[-1].kind == "deal_ended"
+    first_card = next(i for i, r in enumerate(events) if any(
+        e["type"] == "card_played" for e in r.payload.get("events", ())))
+    assert replay_safe(events[:first_card])  # bidding, talon, contract: nothing hides later
+    assert not replay_safe(events[: first_card + 1])
+    assert replay_safe(events)  # the deal has ended since: everything is shown anyway
+
+
+def test_public_data_and_views_never_carry_the_deck_or_salt() -> None:
+    for item in _play(200, seed=8):
+        secret = item.state.deal
+        for seat in (0, 1, 2, None):
+            text = json.dumps(event_message(item.state, item.seq, item.kind, item.payload,
+                                            seat))
+            if not secret.finished:
+                assert "salt" not in json.dumps(game.public_data(item.kind, item.payload))
+                assert secret.salt.hex() not in text
+                assert '"deck"' not in text

@@ -1,0 +1,166 @@
+"""Applying commands to live tables: durability, idempotence, staleness, R-W12, timers, closing."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.bots.harness import Seat, make_bot_table
+from app.db.models.table import Pulka, Table, TableCommand, TableEvent
+from app.db.session import session_scope
+from app.realtime.game import CommandRejected
+from app.realtime.store import StateCache, rebuild
+from app.services.pulkas import close_pulka
+from app.services.table_commands import execute, fire_deadline
+from app.services.tables import TableSetupError, create_table
+
+NOW = datetime(2026, 11, 30, 16, 0, tzinfo=UTC)
+Sessions = async_sessionmaker[AsyncSession]
+
+
+async def _table(sessions: Sessions, players: int = 3, **kwargs: object) -> tuple[int, list[Seat]]:
+    async with session_scope(sessions) as db:
+        return await make_bot_table(db, f"rt-{uuid.uuid4().hex[:8]}", players, NOW,
+                                    **kwargs)  # type: ignore[arg-type]
+
+
+async def _run(sessions: Sessions, table_id: int, seats: list[Seat], seat: int | None,
+               command: dict[str, object], cache: StateCache | None = None,
+               now: datetime = NOW) -> int:
+    member = seats[seat].member_id if seat is not None else seats[0].member_id
+    result = await execute(sessions, cache, table_id=table_id, member_id=member, seat=seat,
+                           name=f"seat {seat}", command=command, now=now)
+    return result.seq
+
+
+async def _events(sessions: Sessions, table_id: int) -> list[TableEvent]:
+    async with sessions() as db:
+        return list((await db.scalars(select(TableEvent).where(
+            TableEvent.table_id == table_id).order_by(TableEvent.seq))).all())
+
+
+async def test_create_table_opens_the_pulka_and_deals(sessions: Sessions) -> None:
+    table_id, _seats = await _table(sessions, first_dealer=1)
+    events = await _events(sessions, table_id)
+    assert [e.kind for e in events] == ["pulka_started", "deal_started"]
+    secret = events[1].payload
+    assert len(secret["deck"]) == 32 and len(bytes.fromhex(secret["salt"])) == 16
+    assert secret["dealer"] == 1
+    async with sessions() as db:
+        table = await db.get(Table, table_id)
+        assert table is not None and table.version == 2 and table.deadline_at is None
+        pulka = await db.scalar(select(Pulka).where(Pulka.table_id == table_id))
+        assert pulka is not None and pulka.status == "playing" and pulka.deals == 0
+
+
+async def test_create_table_refuses_bad_settings(sessions: Sessions) -> None:
+    _, seats = await _table(sessions)
+    ids: list[int | None] = [s.member_id for s in seats]
+    async with session_scope(sessions) as db:
+        with pytest.raises(TableSetupError):
+            await create_table(db, seat_member_ids=ids[:2], preset="club", practice=True,
+                               club_session_id=None, target=20, first_dealer=0)
+        with pytest.raises(TableSetupError):
+            await create_table(db, seat_member_ids=[ids[0], ids[0], ids[1]], preset="club",
+                               practice=True, club_session_id=None, target=20, first_dealer=0)
+        with pytest.raises(TableSetupError):
+            await create_table(db, seat_member_ids=ids, preset="moscow", practice=True,
+                               club_session_id=None, target=20, first_dealer=0)
+
+
+async def test_a_repeated_command_id_is_answered_again_never_applied_twice(
+        sessions: Sessions) -> None:
+    table_id, seats = await _table(sessions)
+    cut = {"id": "same", "type": "cut", "position": 9}
+    assert await _run(sessions, table_id, seats, 2, {**cut, "seq": 2}) == 3
+    result = await execute(sessions, None, table_id=table_id, member_id=seats[2].member_id,
+                           seat=2, name="x", command={**cut, "seq": 2}, now=NOW)
+    assert result.duplicate and result.seq == 3
+    assert len(await _events(sessions, table_id)) == 3
+    async with sessions() as db:
+        stored = await db.get(TableCommand, (table_id, seats[2].member_id, "same"))
+        assert stored is not None and stored.seq == 3
+
+
+async def test_refused_commands_change_nothing(sessions: Sessions) -> None:
+    table_id, seats = await _table(sessions)
+    cases: list[tuple[int | None, dict[str, object], str]] = [
+        (0, {"id": "a", "type": "cut", "position": 9}, "not_your_turn"),
+        (2, {"id": "b", "type": "cut", "position": 9, "seq": 1}, "stale_seq"),
+        (2, {"id": "c", "type": "cut", "position": 1}, "illegal"),
+        (2, {"id": "d", "type": "cut"}, "bad_command"),
+        (2, {"type": "cut", "position": 9}, "bad_command"),
+        (None, {"id": "e", "type": "cut", "position": 9}, "not_seated"),
+        (2, {"id": "f", "type": "fold"}, "unknown_command"),
+        (2, {"id": "g", "type": "chat", "text": ""}, "bad_command"),
+    ]
+    for seat, command, code in cases:
+        with pytest.raises(CommandRejected) as info:
+            await _run(sessions, table_id, seats, seat, command)
+        assert info.value.code == code, (command, info.value.message)
+    assert len(await _events(sessions, table_id)) == 2
+
+
+async def test_table_talk_only_between_deals(sessions: Sessions) -> None:  # R-W12
+    table_id, seats = await _table(sessions)
+    cache = StateCache()
+    assert await _run(sessions, table_id, seats, 0, {"id": "h", "type": "chat",
+                                                     "text": "удачи"}, cache) == 3
+    await _run(sessions, table_id, seats, 2, {"id": "c", "type": "cut", "position": 8}, cache)
+    with pytest.raises(CommandRejected) as info:
+        await _run(sessions, table_id, seats, 1, {"id": "t", "type": "chat", "text": "пас"},
+                   cache)
+    assert info.value.code == "chat_closed"
+    async with sessions() as db:
+        rebuilt = await rebuild(db, table_id)
+    assert rebuilt is not None and rebuilt == cache.get(table_id, 4)
+    assert [line.text for line in rebuilt.chat] == ["удачи"]
+
+
+async def test_a_move_deadline_fires_once_across_competing_processes(
+        sessions: Sessions) -> None:
+    table_id, _seats = await _table(sessions, move_timer_seconds=30)
+    async with sessions() as db:
+        table = await db.get(Table, table_id)
+        assert table is not None and table.deadline_at == NOW + timedelta(seconds=30)
+    assert not await fire_deadline(sessions, None, table_id, NOW + timedelta(seconds=5))
+    later = NOW + timedelta(seconds=31)
+    fired = await asyncio.gather(*(fire_deadline(sessions, None, table_id, later)
+                                   for _ in range(4)))
+    assert sorted(fired) == [False, False, False, True]
+    events = await _events(sessions, table_id)
+    assert events[-1].kind == "action" and events[-1].payload["auto"] is True
+    assert events[-1].payload["action"]["type"] == "cut"
+    async with sessions() as db:
+        table = await db.get(Table, table_id)
+        assert table is not None and table.deadline_seq == 3
+        assert table.deadline_at == later + timedelta(seconds=30)
+
+
+async def test_close_pulka_settles_and_exports_once(sessions: Sessions) -> None:
+    table_id, seats = await _table(sessions)
+    async with session_scope(sessions) as db:
+        row = await close_pulka(db, table_id, "agreement", NOW)
+    assert row is not None and row.status == "finished" and row.ended == "agreement"
+    assert row.record is not None and row.record["format"] == "pulka/1"
+    assert row.settlement is not None and sum(row.settlement["rounded"]) == 0
+    async with session_scope(sessions) as db:
+        again = await close_pulka(db, table_id, "session_end", NOW)
+    assert again is not None and again.ended == "agreement"
+    events = await _events(sessions, table_id)
+    assert [e.kind for e in events][-1] == "pulka_ended"
+    assert sum(1 for e in events if e.kind == "pulka_ended") == 1
+    with pytest.raises(CommandRejected) as info:
+        await _run(sessions, table_id, seats, 2, {"id": "late", "type": "cut", "position": 9})
+    assert info.value.code == "not_now"
+    async with sessions() as db:
+        table = await db.get(Table, table_id)
+        assert table is not None and table.status == "finished"
+        count = await db.scalar(select(func.count()).select_from(TableEvent).where(
+            TableEvent.table_id == table_id))
+        assert count == 3
