@@ -261,3 +261,17 @@ async def test_last_trick_request_shows_only_the_last_closed_trick(
         assert latest is not None
         assert answer["trick"] == latest["deal"]["last_trick"]
         assert "history" not in latest["deal"]  # R-W8: earlier tricks are nobody's
+
+
+async def test_move_timer_moves_for_an_absent_player_who_keeps_his_seat(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3, move_timer_seconds=1)
+    present = Client(srv, table_id, seats[0].cookie)
+    await present.connect()
+    presence = await present.wait_for(lambda m: m.get("type") == "presence")
+    assert presence["connected"] == [0]
+    # Seat 2 must cut but is not connected: when his time runs out the server cuts for him.
+    auto = await present.wait_for(lambda m: m.get("type") == "action", timeout=10)
+    assert auto["data"]["seat"] == 2 and auto["data"]["auto"] is True
+    assert auto["deal"]["phase"] == "auction"
+    await present.close()
