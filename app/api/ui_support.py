@@ -1,5 +1,8 @@
 """Read-only helpers for the browser UI.
 
+``GET /api/ui/config``: what the pages need to know about the club (its time zone, so session
+times read as the club's local time whatever the browser's zone).
+
 ``GET /api/ui/tables/{id}/sheet-lines``: the pulka's sheet as the club writes it on paper — every
 column's running totals deal by deal (R-P6) — so the table page can draw the paper pulka after a
 reload, not only the current totals the socket carries.
@@ -11,13 +14,19 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, status
 
-from app.api.deps import CurrentMember, SessionDep
+from app.api.deps import CurrentMember, SessionDep, SettingsDep
 from app.api.schemas import ERRORS
 from app.rules.pulka import Pulka
 from app.rules.sheet import json_number, running_totals
 from app.services.pulkas import pulka_of_table
 
 router = APIRouter(prefix="/api/ui", tags=["ui"], responses=ERRORS)
+
+
+@router.get("/config")
+async def config(settings: SettingsDep) -> dict[str, Any]:
+    """Public facts for the pages: the club's IANA time zone."""
+    return {"club_tz": settings.club_tz}
 
 
 @router.get("/tables/{table_id}/sheet-lines")

@@ -1,7 +1,7 @@
 // The single page: a hash router (#/lobby, #/table/7, #/members, #/history, #/password), the
 // logged-in member, the top bar and the error notice every page uses.
 import { ApiError, get, post } from "./api.js";
-import { clear, h } from "./dom.js";
+import { clear, h, setClubZone } from "./dom.js";
 import { lang, setLang, t } from "./i18n.js";
 
 const app = document.getElementById("app");
@@ -118,4 +118,4 @@ document.getElementById("lang").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", route);
 document.documentElement.lang = lang();
-route();
+get("/api/ui/config").then((c) => setClubZone(c.club_tz)).catch(() => {}).finally(route);

@@ -49,10 +49,17 @@ export function s(tag, attrs = {}, ...children) {
   return el;
 }
 
+let clubZone;
+
+/** Show times in the club's time zone (from /api/ui/config) rather than the browser's. */
+export function setClubZone(zone) {
+  clubZone = zone || undefined;
+}
+
 export function fmtTime(iso, withDate = false) {
   if (!iso) return "";
   const d = new Date(iso);
-  const opts = { hour: "2-digit", minute: "2-digit" };
+  const opts = { hour: "2-digit", minute: "2-digit", timeZone: clubZone };
   if (withDate) Object.assign(opts, { weekday: "short", day: "numeric", month: "short" });
   return d.toLocaleString(document.documentElement.lang || "ru", opts);
 }

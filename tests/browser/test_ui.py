@@ -136,6 +136,14 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
     assert other.locator("#whoami .me").inner_text() == "Пётр Петров"
     # a member has no members page in the menu
     assert other.locator("nav >> text=Члены клуба").count() == 0
+    # session times are the club's (Moscow) time: Monday sessions start at 19:00
+    assert "19:00" in other.locator(".session-time").inner_text()
+    # before 19:00 of the session a member may give notice of being late (R-S4)
+    if other.locator("#late-note").count():
+        other.fill("#late-note", "буду к 20:00")
+        other.click("button:has-text('Предупредить об опоздании')")
+        other.wait_for_selector("[data-testid=late] >> text=буду к 20:00")
+        screenshot(other, "lobby-late")
 
     # deactivating a member ends his sessions
     page.on("dialog", lambda dialog: dialog.accept())
