@@ -63,11 +63,34 @@ async def test_two_processes_serve_one_table_consistently(live_db: str, data_dir
         await twin.connect()
         again = await twin.command(body, cid="cross-1", seq=None)
         assert again["type"] == "ack" and again["duplicate"] and again["seq"] == first["seq"]
+        # Lose every listener connection (as a network cut would): the processes reconnect,
+        # resync, and a command through one still reaches the clients of the other.
+        terminated = _terminate_listeners(live_db)
+        assert terminated >= 2
+        mover = driver.mover()
+        assert mover is not None
+        answer = await driver.step()
+        for c in (p0, p1, p2, wa, wb):
+            await c.wait_seq(answer["seq"], timeout=10)
         for c in (p0, p1, p2, wa, wb, twin):
             await c.close()
     finally:
         a.stop()
         b.stop()
+
+
+def _terminate_listeners(url: str) -> int:
+    """Kill the servers' LISTEN connections from the database side; return how many."""
+    import psycopg
+
+    from app.realtime.hub import libpq_url
+
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND query ILIKE 'LISTEN prefclub%%'"
+            " AND pid <> pg_backend_pid()").fetchall()
+    return len(rows)
 
 
 async def _events(url: str, table_id: int) -> dict[int, str]:
