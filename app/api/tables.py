@@ -32,6 +32,13 @@ class TableIn(BaseModel):
     conventions: dict[str, Any] = Field(default_factory=dict)
 
 
+class PracticeIn(BaseModel):
+    players: int = Field(default=3, ge=3, le=4)
+    preset: str = "club"
+    target: int = Field(default=20, ge=1, le=1000)
+    move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
+
+
 class CloseIn(BaseModel):
     reason: str = "agreement"
 
@@ -63,6 +70,33 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
     except TableSetupError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
     return _table_json(table)
+
+
+@router.post("/practice", status_code=status.HTTP_201_CREATED)
+async def practice(body: PracticeIn, member: CurrentMember, db: SessionDep, clock: ClockDep,
+                   request: Request) -> dict[str, Any]:
+    """A practice table for the caller (seat 0) with house bots in the other seats; the bots
+    play through the public socket from this server process."""
+    from app.bots.runner import BotRunner, bot_cookie, bot_members
+
+    now = clock.now()
+    bots = await bot_members(db, body.players - 1)
+    try:
+        table = await create_table(
+            db, seat_member_ids=[member.id, *(b.id for b in bots)], preset=body.preset,
+            practice=True, club_session_id=None, target=body.target, first_dealer=0,
+            move_timer_seconds=body.move_timer_seconds, now=now)
+    except TableSetupError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    cookies = [await bot_cookie(db, b, now) for b in bots]
+    out = _table_json(table)
+    await db.commit()  # the bots connect right away: the table must be visible to them
+    runner: BotRunner | None = getattr(request.app.state, "bot_runner", None)
+    if runner is None:
+        runner = BotRunner(request.app.state.settings.port)
+        request.app.state.bot_runner = runner
+    runner.spawn(table.id, cookies)
+    return out
 
 
 @router.get("")

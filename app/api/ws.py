@@ -49,6 +49,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        runner = getattr(app.state, "bot_runner", None)
+        if runner is not None:
+            await runner.stop()
         hub: Hub | None = getattr(app.state, "hub", None)
         if hub is not None:
             await hub.stop()
