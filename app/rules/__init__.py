@@ -12,7 +12,9 @@ Standard library only, no I/O, deterministic given its inputs (randomness comes 
     state, events = apply(state, Cut(seat=state.cutter, position=16))
     legal_actions(state, seat)        # -> list[Action] the seat may take now
     view(state, seat)                 # -> JSON-ready dict of what seat sees (None: spectator)
-    state.phase, state.to_move, state.turn, state.finished
+    state.phase, state.to_move, state.turn, state.finished   # turn: the hand due to play;
+                                      # to_move: the seat acting for it (open whist: the whister)
+    legal_cards_now(state), visible_cards(state, seat)       # masks, for bots and checks
     outcome(state)                    # -> DealOutcome once finished (for app.rules.sheet)
     replay(config, deck, salt, actions) == (state, events)   # persistence rebuilds by replay
 
