@@ -5,7 +5,8 @@ times read as the club's local time whatever the browser's zone).
 
 ``GET /api/ui/tables/{id}/sheet-lines``: the pulka's sheet as the club writes it on paper — every
 column's running totals deal by deal (R-P6) — so the table page can draw the paper pulka after a
-reload, not only the current totals the socket carries.
+reload, not only the current totals the socket carries; and the last recorded deal with its
+entries (a snapshot taken right after a deal started does not carry it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import APIRouter, HTTPException, status
 from app.api.deps import CurrentMember, SessionDep, SettingsDep
 from app.api.schemas import ERRORS
 from app.rules.pulka import Pulka
+from app.rules.record import deal_to_json
 from app.rules.sheet import json_number, running_totals
 from app.services.pulkas import pulka_of_table
 
@@ -36,6 +38,15 @@ async def sheet_lines(table_id: int, member: CurrentMember, db: SessionDep) -> d
     if row is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka")
     pulka = Pulka.from_json(row.state)
+    outcomes = [e.outcome for e in pulka.events if e.kind == "deal" and e.outcome is not None]
+    last_deal = None
+    if outcomes:
+        index = len(outcomes) - 1
+        last_deal = {
+            "deal_no": len(outcomes),
+            "outcome": deal_to_json(outcomes[-1]),
+            "entries": [e.to_json() for e in pulka.entries if e.deal == index],
+        }
     return {
         "table_id": table_id,
         "players": pulka.players,
@@ -46,4 +57,5 @@ async def sheet_lines(table_id: int, member: CurrentMember, db: SessionDep) -> d
              "total": json_number(line.total), "on": line.on}
             for line in running_totals(pulka.entries)
         ],
+        "last_deal": last_deal,
     }

@@ -280,6 +280,8 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     after = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
         "els => els.map(e => e.dataset.card)")
     assert before == after and len(after) == 9
+    # the last deal's result is there after the reload too: 2 into the declarer's pool
+    other.wait_for_selector("[data-testid=last-deal] li:has-text('+2')")
 
     for i, page in enumerate(pages):
         screenshot(page, f"table-seat{i}")

@@ -46,6 +46,7 @@ export async function renderTable(root, { args, me }) {
     const out = await get(`/api/ui/tables/${tableId}/sheet-lines`).catch(() => null);
     if (out) {
       lines = out.lines;
+      if (!st.info.last_deal && out.last_deal) st.info.last_deal = out.last_deal;
       render();
     }
   }
@@ -397,9 +398,19 @@ export async function renderTable(root, { args, me }) {
     if (o.type === "pass_out") text += t("table.passOut");
     else if (o.contract) text += `${callText(o.contract)} — ${nameOf(o.declarer)}`;
     else text += o.type || "";
+    const defence = o.defence ? Object.entries(o.defence).map(([s, c]) => `${nameOf(Number(s))}: ${callText(c)}`).join(", ") : "";
     const tricks = o.tricks ? Object.entries(o.tricks).map(([s, n]) => `${nameOf(Number(s))} ${n}`).join(", ") : "";
+    const columns = { pool: t("table.pool"), hill: t("table.hill"), whists: t("table.whists") };
+    const entries = (last.entries || []).map((e) => {
+      const who = e.column === "whists" ? `${nameOf(e.seat)} → ${nameOf(e.on)}` : nameOf(e.seat);
+      const amount = Number(e.amount) > 0 ? `+${e.amount}` : String(e.amount);
+      return h("li", {}, `${who}: ${columns[e.column] || e.column} ${amount} `, h("span", { class: "muted", text: e.rule }));
+    });
     return h("section", { class: "card deal-result", "data-testid": "last-deal" },
-      h("h2", { text: t("table.dealEnded") }), h("p", { text }), tricks ? h("p", { class: "small", text: `${t("table.tricks")}: ${tricks}` }) : null);
+      h("h2", { text: t("table.dealEnded") }), h("p", { text }),
+      defence ? h("p", { class: "small", text: defence }) : null,
+      tricks ? h("p", { class: "small", text: `${t("table.tricks")}: ${tricks}` }) : null,
+      entries.length ? h("ul", { class: "small entries" }, entries) : null);
   }
 
   function settlementTable(settlement) {

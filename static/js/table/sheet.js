@@ -157,7 +157,8 @@ export function drawPulka(data) {
     others.forEach((on, k) => {
       const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
-      svg.append(caption(at.cap, `→ ${(data.names[on] || `${t("table.seat")} ${on + 1}`).split(" ")[0].slice(0, 12)}`));
+      const whom = data.names[on] || `${t("table.seat")} ${on + 1}`;
+      svg.append(caption(at.cap, `→ ${whom.length > 12 ? `${whom.slice(0, 11)}…` : whom}`));
       svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });
