@@ -139,10 +139,11 @@ export function drawPulka(data) {
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
         const cap = lerp(C, p, r0 + 0.27 * (r1 - r0));
         const numAt = lerp(C, p, r0 + 0.66 * (r1 - r0));
-        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt };
+        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 16 };
       }
       const mid = lerp(C, p, (r0 + r1) / 2);
-      return { cap: { x: mid.x, y: mid.y - 10 }, num: { x: mid.x, y: mid.y + 4 } };
+      return { cap: { x: mid.x, y: mid.y - 10 }, num: { x: mid.x, y: mid.y + 4 },
+        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 6) - 2) };
     };
     const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
       "dominant-baseline": "middle", class: "cap", text });
@@ -158,7 +159,7 @@ export function drawPulka(data) {
       const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
       const whom = data.names[on] || `${t("table.seat")} ${on + 1}`;
-      svg.append(caption(at.cap, `→ ${whom.length > 12 ? `${whom.slice(0, 11)}…` : whom}`));
+      svg.append(caption(at.cap, `→ ${whom.length > at.room ? `${whom.slice(0, at.room - 1)}…` : whom}`));
       svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });
