@@ -182,11 +182,12 @@ export async function renderTable(root, { args, me }) {
     const playable = new Set(legalOf("play_card").map((a) => a.card));
     const discarding = mine && legalOf("discard").length > 0;
     const sorted = sortHand(cards);
-    return h("div", { class: "cards hand", role: "group", "aria-label": mine ? t("table.handsOpen") : nameOf(seat),
+    const idOf = (card) => `card-${mine ? "me" : seat}-${card}`;
+    return h("div", { class: "cards hand", role: "group", "aria-label": mine ? t("table.myHand") : nameOf(seat),
       "data-testid": mine ? "my-hand" : `open-hand-${seat}` },
       sorted.map((card) => {
         if (discarding) {
-          return cardFace(card, { selected: selected.has(card), onclick: () => {
+          return cardFace(card, { id: idOf(card), selected: selected.has(card), onclick: () => {
             if (selected.has(card)) selected.delete(card);
             else if (selected.size < 2) selected.add(card);
             render();
@@ -194,7 +195,7 @@ export async function renderTable(root, { args, me }) {
         }
         if (!d || d.phase !== "play" || !playable.size) return cardFace(card);
         const can = playable.has(card);
-        return cardFace(card, { playable: can, disabled: !can,
+        return cardFace(card, { id: idOf(card), playable: can, disabled: !can,
           onclick: () => send({ type: "play_card", card }) });
       }));
   }
@@ -206,13 +207,13 @@ export async function renderTable(root, { args, me }) {
       for (const strain of STRAINS) {
         const call = `${level}${strain}`;
         box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
-          "aria-label": callText(call), dataset: { call }, text: callText(call),
+          id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
           onclick: () => send({ type: "bid", call }) }));
       }
     }
     box.append(h("div", { class: "specials" }, ["pass", "here", "misere"].map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
-        class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
+        id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
     return box;
   }
 
@@ -270,6 +271,7 @@ export async function renderTable(root, { args, me }) {
         for (const strain of STRAINS) {
           const call = `${level}${strain}`;
           box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call), dataset: { call },
+            id: `contract-${call}`,
             text: callText(call), onclick: () => send({ type: "name_contract", contract: call }) }));
         }
       }

@@ -46,7 +46,7 @@ export function cardFace(card, options = {}) {
   ];
   if (options.onclick) {
     return h("button", {
-      type: "button", class: cls, "aria-label": cardLabel(card), "aria-pressed": options.selected ? "true" : null,
+      type: "button", class: cls, id: options.id, "aria-label": cardLabel(card), "aria-pressed": options.selected ? "true" : null,
       disabled: options.disabled, onclick: options.onclick, dataset: { card },
     }, inner);
   }
