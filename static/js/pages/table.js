@@ -298,7 +298,7 @@ export async function renderTable(root, { args, me }) {
     const modes = legalOf("choose_play");
     if (modes.length) {
       handled.add("choose_play");
-      panel.append(h("div", { class: "actions" }, modes.map((a) => h("button", { type: "button",
+      panel.append(h("div", { class: "actions" }, modes.map((a) => h("button", { type: "button", dataset: { mode: a.mode },
         text: a.mode === "open" ? t("table.open") : t("table.closed"), onclick: () => send({ type: "choose_play", mode: a.mode }) }))));
     }
     handled.add("play_card");
@@ -334,7 +334,8 @@ export async function renderTable(root, { args, me }) {
     // the player on my left (next clockwise) is shown on the left
     const openHands = d ? Object.entries(d.open_hands || {})
       .filter(([seat, cards]) => Number(seat) !== st.seat && cards.length) : [];
-    const talon = d && d.talon && d.talon.length && d.kind !== "pass_out" ? d.talon : null;
+    const talon = d && d.talon && d.talon.length && d.kind !== "pass_out" && !["play", "done"].includes(d.phase)
+      ? d.talon : null;
     clear(felt).append(...[
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),

@@ -137,8 +137,8 @@ export function drawPulka(data) {
       const p = along(poly, u);
       const [r0, r1] = range;
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
-        const cap = lerp(C, p, r0 + 0.27 * (r1 - r0));
-        const numAt = lerp(C, p, r0 + 0.66 * (r1 - r0));
+        const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
+        const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
         return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 16 };
       }
       const mid = lerp(C, p, (r0 + r1) / 2);
