@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 PRESENCE_CHANNEL = "prefclub_presence"
 RECENT_EVENTS = 256
+MAX_REPLAY = 64
+"""A client further behind gets a snapshot (a long replay would overflow its send queue)."""
 UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_taken"})
 """Engine events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
 
@@ -195,7 +197,8 @@ class Hub:
                 missed = [r for r in channel.recent if r.seq > last_seq]
                 if last_seq == channel.seq:
                     mode = "current"
-                elif (missed and missed[0].seq == last_seq + 1 and replay_safe(missed)):
+                elif (missed and missed[0].seq == last_seq + 1 and len(missed) <= MAX_REPLAY
+                      and replay_safe(missed)):
                     mode = "replay"
             conn.send({"type": "welcome", "table_id": conn.table_id, "seat": conn.seat,
                        "member_id": conn.member_id, "seq": channel.seq, "resume": mode})
