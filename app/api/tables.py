@@ -39,6 +39,10 @@ class PracticeIn(BaseModel):
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
 
 
+class TimerIn(BaseModel):
+    move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
+
+
 class CloseIn(BaseModel):
     reason: str = "agreement"
 
@@ -156,6 +160,30 @@ async def pulka(table_id: int, member: CurrentMember, db: SessionDep) -> dict[st
 
         out["record"] = export_document(Pulka.from_json(row.state))
     return out
+
+
+@router.patch("/{table_id}/timer")
+async def set_timer(table_id: int, body: TimerIn, member: CurrentMember, db: SessionDep,
+                    clock: ClockDep) -> dict[str, Any]:
+    """Turn the move timer on (seconds per move) or off (``null``): admins, or a seated player
+    of a practice table. The next move's deadline follows the new setting."""
+    from app.realtime.store import lock_table, notify
+
+    table = await lock_table(db, table_id)
+    if table is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+    seated = await seat_of_member(db, table_id, member.id) is not None
+    if member.role != Role.admin and not (table.practice and seated):
+        raise HTTPException(status.HTTP_403_FORBIDDEN,
+                            "only admins (or players of a practice table) set the move timer")
+    table.move_timer_seconds = body.move_timer_seconds
+    current = await rebuild(db, table_id)
+    if current is not None:
+        from app.services.table_commands import sync_rows
+
+        await sync_rows(db, table, current, clock.now(), before=current)
+    await notify(db, table_id, table.version)
+    return _table_json(table)
 
 
 @router.post("/{table_id}/close")
