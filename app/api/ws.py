@@ -107,17 +107,22 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
                       name=member.display_name)
     conn.start()
+    code = 1000
     try:
         await _serve(websocket, hub, conn)
     except WebSocketDisconnect:
         pass
     except Exception:
+        # E.g. the database failed while a command was being applied: whether it committed is
+        # unknown, so the client must reconnect and resend it with the same id (never applied
+        # twice) rather than be told it failed.
         log.exception("table socket failed", extra={"table": table_id})
+        code = 1011
     finally:
         hub.leave(conn)
         await conn.aclose()
         with contextlib.suppress(Exception):
-            await websocket.close()
+            await websocket.close(code=code)
 
 
 async def _receive(websocket: WebSocket, conn: Connection) -> str | None:
