@@ -67,6 +67,8 @@ class BotClient:
         self.presence: list[int] = []
         self.stats = BotStats()
         self.pending: tuple[str, float] | None = None
+        self.pending_command: str | None = None
+        self._rejoined = False
         self.failures = 0
         self.finished = asyncio.Event()
         self._ws: Any = None
@@ -87,7 +89,7 @@ class BotClient:
                     ping_interval=20, ping_timeout=20,
                 ) as ws:
                     self._ws = ws
-                    self.pending = None
+                    self._rejoined = True
                     await ws.send(json.dumps({"type": "hello", "last_seq": self.last_seq}))
                     delay = 0.2
                     async for raw in ws:
@@ -131,6 +133,14 @@ class BotClient:
         if kind == "presence":
             # Presence follows the catch-up after (re)joining: the view is current now.
             self.presence = list(message.get("connected", []))
+            if self._rejoined and self.pending is not None and self.pending_command:
+                # A command sent before the drop may or may not have been applied: resend it
+                # with the same id (the server applies it at most once).
+                self._rejoined = False
+                with contextlib.suppress(ConnectionClosed):
+                    await self._ws.send(self.pending_command)
+                return
+            self._rejoined = False
             await self._maybe_act()
             return
         if kind == "ack":
@@ -197,8 +207,7 @@ class BotClient:
         cid = f"{self.name}-{self._counter}-{random.getrandbits(24):06x}"
         command = {"id": cid, "seq": self.last_seq, **choice}
         self.pending = (cid, time.perf_counter())
+        self.pending_command = json.dumps(command)
         self.stats.commands += 1
-        try:
-            await self._ws.send(json.dumps(command))
-        except ConnectionClosed:
-            self.pending = None
+        with contextlib.suppress(ConnectionClosed):
+            await self._ws.send(self.pending_command)
