@@ -275,3 +275,32 @@ async def test_move_timer_moves_for_an_absent_player_who_keeps_his_seat(
     assert auto["data"]["seat"] == 2 and auto["data"]["auto"] is True
     assert auto["deal"]["phase"] == "auction"
     await present.close()
+
+
+async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    async with clients(srv, table_id, seats) as players:
+        await players[2].command({"type": "cut", "position": 16})
+        await players[0].wait_seq(3)
+        last = players[0].last_seq
+        assert last == 3
+        await players[0].close()
+        await players[1].command({"type": "bid", "call": "pass"})
+        await players[2].command({"type": "bid", "call": "pass"})
+        back = Client(srv, table_id, seats[0].cookie)
+        welcome = await back.connect(last_seq=last)
+        assert welcome["resume"] == "replay" and welcome["seq"] == 5
+        replayed = [m for m in back.messages if isinstance(m.get("seq"), int) and "deal" in m]
+        assert [m["seq"] for m in replayed] == [4, 5]
+        assert [m["data"]["events"][0]["call"] for m in replayed] == ["pass", "pass"]
+        # Each replayed event is exactly what seat 0 would have got live.
+        assert replayed[-1]["deal"]["hand"] == players[0].latest["deal"]["hand"]  # type: ignore[index]
+        assert [a["call"] for a in replayed[-1]["legal"] if a["type"] == "bid"][-1] in (
+            "pass", "misere", "10NT")
+        current = Client(srv, table_id, seats[0].cookie)
+        again = await current.connect(last_seq=5)
+        assert again["resume"] == "current"
+        assert not [m for m in current.messages if "deal" in m]
+        await back.close()
+        await current.close()
