@@ -187,32 +187,31 @@ class Hub:
 
     async def _join_locked(self, channel: TableChannel, conn: Connection,
                            last_seq: int | None) -> str:
-        if True:
-            await self._catch_up_locked(channel)
-            state = channel.state
-            if state is None:
-                raise LookupError(f"table {conn.table_id} has no events")
-            mode = "snapshot"
-            if last_seq is not None and 0 <= last_seq <= channel.seq:
-                missed = [r for r in channel.recent if r.seq > last_seq]
-                if last_seq == channel.seq:
-                    mode = "current"
-                elif (missed and missed[0].seq == last_seq + 1 and len(missed) <= MAX_REPLAY
-                      and replay_safe(missed)):
-                    mode = "replay"
-            conn.send({"type": "welcome", "table_id": conn.table_id, "seat": conn.seat,
-                       "member_id": conn.member_id, "seq": channel.seq, "resume": mode})
-            if mode == "replay":
-                conn.last_seq = last_seq or 0
-                for item in missed:
-                    conn.send_event(item.seq, dumps(event_message(
-                        item.state, item.seq, item.kind, item.payload, conn.seat)))
-            elif mode == "current":
-                conn.last_seq = channel.seq
-            else:
-                conn.send(snapshot_message(state, conn.seat))
-                conn.last_seq = channel.seq
-            channel.conns.add(conn)
+        await self._catch_up_locked(channel)
+        state = channel.state
+        if state is None:
+            raise LookupError(f"table {conn.table_id} has no events")
+        mode = "snapshot"
+        if last_seq is not None and 0 <= last_seq <= channel.seq:
+            missed = [r for r in channel.recent if r.seq > last_seq]
+            if last_seq == channel.seq:
+                mode = "current"
+            elif (missed and missed[0].seq == last_seq + 1 and len(missed) <= MAX_REPLAY
+                  and replay_safe(missed)):
+                mode = "replay"
+        conn.send({"type": "welcome", "table_id": conn.table_id, "seat": conn.seat,
+                   "member_id": conn.member_id, "seq": channel.seq, "resume": mode})
+        if mode == "replay":
+            conn.last_seq = last_seq or 0
+            for item in missed:
+                conn.send_event(item.seq, dumps(event_message(
+                    item.state, item.seq, item.kind, item.payload, conn.seat)))
+        elif mode == "current":
+            conn.last_seq = channel.seq
+        else:
+            conn.send(snapshot_message(state, conn.seat))
+            conn.last_seq = channel.seq
+        channel.conns.add(conn)
         return mode
 
     def leave(self, conn: Connection) -> None:
