@@ -181,6 +181,7 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     login(pages[1], base, "petrov", CLUB["petrov_password"])
     login(pages[2], base, "sidorov", created.json()["one_time_password"])
     change_password(pages[2], created.json()["one_time_password"], MEMBER_PASSWORD)
+    CLUB["sidorov_password"] = MEMBER_PASSWORD
     for page in pages:
         page.wait_for_selector("#session-title")
 
@@ -299,6 +300,63 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     pool = f".history-detail [data-testid=pool-{declarer_seat}] tspan.last"
     assert text_of(pages[0], pool) == "2"
     screenshot(pages[0], "history")
+    for page in pages:
+        assert not page.js_errors, page.js_errors
+        page.context.close()
+
+
+def test_a_whole_deal_played_open_by_one_whister(server: ServerProcess, browser: Any) -> None:
+    if "sidorov_password" not in CLUB:
+        pytest.skip("needs the earlier tests' club")
+    base = server.base_url
+    api = _api(base)
+    members = {m["login"]: m["id"] for m in api.get("/api/members").json()}
+    pages = [new_page(browser) for _ in range(3)]
+    for page, (name, password) in zip(pages, [("admin", ADMIN_PASSWORD),
+                                              ("petrov", CLUB["petrov_password"]),
+                                              ("sidorov", CLUB["sidorov_password"])], strict=True):
+        login(page, base, name, password)
+        page.wait_for_selector("#session-title")
+    table = api.post("/api/tables", json={
+        "seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10})
+    table.raise_for_status()
+    for page in pages:
+        page.goto(f"{base}/#/table/{table.json()['id']}")
+    _, cutter = who_can(pages, "#cut-pos")
+    act(cutter, "[data-testid=actions] button.primary")
+    _, declarer = who_can(pages, "#bid-6S")
+    act(declarer, "#bid-6S")
+    for _ in range(2):
+        _, page = who_can(pages, "#bid-pass")
+        act(page, "#bid-pass")
+    hand = declarer.locator("[data-testid=my-hand] button.card-face")
+    wait_for(lambda: hand.count() == 12, what="talon in hand")
+    hand.nth(0).click()
+    hand.nth(1).click()
+    declarer.click("button:has-text('Снести')")
+    act(declarer, "#contract-7S")
+    # the first defender whists, the second passes; the whister plays open (R-W3)
+    _, whister = who_can(pages, "[data-testid=actions] button[data-call='whist']")
+    act(whister, "[data-testid=actions] button[data-call='whist']")
+    _, passer = who_can(pages, "[data-testid=actions] button[data-call='pass']")
+    act(passer, "[data-testid=actions] button[data-call='pass']")
+    act(whister, "[data-mode=open]")
+    # play every card: the seat to act clicks its first playable card (the whister plays both
+    # defending hands)
+    for played in range(30):
+        _, page = who_can(pages, "button.card-face.playable")
+        if played == 4:  # the defending hands lie open by now, whoever led
+            assert whister.locator("[data-testid^=open-hand-] .card-face").count() > 0
+            screenshot(whister, "table-open-play")
+        card = page.locator("button.card-face.playable").first.get_attribute("data-card")
+        page.click(f"button.card-face.playable[data-card='{card}']")
+        wait_for(lambda page=page, card=card: not enabled(
+            page, f"button.card-face[data-card='{card}']"), what=f"{card} played")
+    for page in pages:
+        page.wait_for_selector("[data-testid=last-deal] p:has-text('7♠')")
+        assert page.locator("[data-testid=last-deal] li").count() >= 1
+        page.wait_for_selector(".status-line:has-text('Сдача 2')")
+    screenshot(pages[0], "table-after-deal")
     for page in pages:
         assert not page.js_errors, page.js_errors
         page.context.close()
