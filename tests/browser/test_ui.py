@@ -122,6 +122,13 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
     link = row.locator("input.copy").input_value()
     assert "/reset-password?token=" in link
     screenshot(page, "members")
+    # the admin makes him treasurer
+    row.locator("select").select_option("treasurer")
+    with page.expect_response("**/api/members/*"):
+        row.locator("button", has_text="Сохранить").click()
+    page.reload()
+    page.wait_for_selector("tr[data-login=petrov]")
+    assert page.locator("tr[data-login=petrov] select").input_value() == "treasurer"
 
     # the member sets his password through the link and logs in with it
     other = new_page(browser)

@@ -146,7 +146,7 @@ export async function renderTable(root, { args, me }) {
           role: "img" }),
         nameOf(seat), roles.map((r) => h("span", { class: "role", text: r }))),
       h("div", { class: "meta" }, [
-        size && seat !== st.seat ? `🂠×${size}` : null,
+        size && seat !== st.seat ? `${t("table.cards")}: ${size}` : null,
         tricks !== undefined && ["play", "done"].includes(d.phase) ? `${t("table.tricks")}: ${tricks}` : null,
         calls.length ? calls[calls.length - 1] : null,
         defence.length ? defence.join(", ") : null,
