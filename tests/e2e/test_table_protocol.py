@@ -304,3 +304,25 @@ async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
         assert not [m for m in current.messages if "deal" in m]
         await back.close()
         await current.close()
+
+
+async def test_hello_must_come_first_and_oversized_frames_are_refused(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
+    async with websockets.connect(url, origin=srv.base_url,  # type: ignore[arg-type]
+                                  additional_headers={"Cookie": seats[0].cookie}) as ws:
+        await ws.send(json.dumps({"id": "x", "type": "bid", "call": "pass"}))
+        answer = json.loads(await ws.recv())
+        assert answer["type"] == "error" and answer["code"] == "bad_command"
+        with pytest.raises(websockets.ConnectionClosed):
+            for _ in range(5):
+                await asyncio.wait_for(ws.recv(), 5)
+    async with clients(srv, table_id, seats[:1]) as (player,):
+        await player.ws.send(json.dumps({"id": "big", "type": "chat", "text": "x" * 20000}))
+        refused = await player.wait_for(lambda m: m.get("type") == "error")
+        assert refused["code"] == "bad_json"
+        again = await player.command({"type": "hello"})
+        assert again["code"] == "bad_command"
+        long_chat = await player.command({"type": "chat", "text": "я" * 501})
+        assert long_chat["code"] == "bad_command"
