@@ -64,6 +64,28 @@ async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
     )
 
 
+async def lock_table_for_command(db: AsyncSession, table_id: int, member_id: int,
+                                 command_id: str) -> tuple[Table | None, int | None]:
+    """Lock the table row and look the command id up, in one round trip: (table, the seq the
+    command already produced or None)."""
+    from sqlalchemy import and_
+
+    from app.db.models.table import TableCommand
+
+    row = (await db.execute(
+        select(Table, TableCommand.seq)
+        .outerjoin(TableCommand, and_(TableCommand.table_id == Table.id,
+                                      TableCommand.member_id == member_id,
+                                      TableCommand.command_id == command_id))
+        .where(Table.id == table_id)
+        .with_for_update(of=Table)
+        .execution_options(populate_existing=True)
+    )).first()
+    if row is None:
+        return None, None
+    return row[0], row[1]
+
+
 async def events_after(db: AsyncSession, table_id: int, after: int,
                        upto: int | None = None) -> Sequence[TableEvent]:
     """Events with ``after < seq <= upto`` in order."""

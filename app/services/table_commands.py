@@ -31,6 +31,7 @@ from app.realtime.store import (
     appended,
     load_state,
     lock_table,
+    lock_table_for_command,
     notify,
 )
 
@@ -171,12 +172,11 @@ async def execute(
         raise CommandRejected("bad_command", "seq must be a whole number")
     new_state: TableState | None = None
     async with session_scope(sessionmaker) as db:
-        table = await lock_table(db, table_id)
+        table, done = await lock_table_for_command(db, table_id, member_id, cid)
         if table is None:
             raise CommandRejected("no_table", f"there is no table {table_id}")
-        done = await db.get(TableCommand, (table_id, member_id, cid))
         if done is not None:
-            return CommandResult(seq=done.seq, duplicate=True, state=None)
+            return CommandResult(seq=done, duplicate=True, state=None)
         if client_seq is not None and client_seq != table.version:
             raise CommandRejected(
                 "stale_seq",
