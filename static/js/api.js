@@ -28,6 +28,20 @@ function describe(detail) {
 
 /** Send a request; resolve with the parsed JSON body (or null), reject with ApiError. */
 export async function api(method, path, body) {
+  try {
+    return await send(method, path, body);
+  } catch (err) {
+    // The server commits a new session just after answering the login, so a read sent at once
+    // may not see it yet: one quiet retry of a read that was refused as "not logged in".
+    if (err instanceof ApiError && err.status === 401 && method === "GET") {
+      await new Promise((resolve) => { setTimeout(resolve, 200); });
+      return send(method, path, body);
+    }
+    throw err;
+  }
+}
+
+async function send(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (!["GET", "HEAD"].includes(method)) {

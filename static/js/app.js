@@ -43,6 +43,11 @@ export function go(hash) {
   else location.hash = hash;
 }
 
+/** The member the login answer named (saves asking the server again at once). */
+export function setMe(member) {
+  me = member;
+}
+
 export async function refreshMe() {
   try {
     me = await get("/api/auth/me");

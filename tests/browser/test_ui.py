@@ -169,6 +169,8 @@ def _api(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base)
     client.post("/api/auth/login", json={"login": "admin", "password": ADMIN_PASSWORD}
                 ).raise_for_status()
+    # the new session is committed just after the login answer: wait until it is visible
+    wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
     client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
     return client
 
@@ -367,3 +369,30 @@ def test_a_whole_deal_played_open_by_one_whister(server: ServerProcess, browser:
     for page in pages:
         assert not page.js_errors, page.js_errors
         page.context.close()
+
+
+def test_four_player_table_draws_the_square_sheet(server: ServerProcess, browser: Any) -> None:
+    if "sidorov_password" not in CLUB:
+        pytest.skip("needs the earlier tests' club")
+    base = server.base_url
+    api = _api(base)
+    api.post("/api/members", json={"login": "kozlov", "display_name": "Козлов"}).raise_for_status()
+    members = {m["login"]: m["id"] for m in api.get("/api/members").json()}
+    table = api.post("/api/tables", json={"seats": [
+        members["admin"], members["petrov"], members["sidorov"], members["kozlov"]]})
+    table.raise_for_status()
+    page = new_page(browser)
+    login(page, base, "admin", ADMIN_PASSWORD)
+    page.wait_for_selector("#session-title")
+    page.goto(f"{base}/#/table/{table.json()['id']}")
+    page.wait_for_selector(".conn:has-text('На связи')")
+    wait_for(lambda: page.locator("[data-testid=sheet] .pname").count() == 4, what="four fields")
+    names = page.locator("[data-testid=sheet] .pname").evaluate_all(
+        "els => els.map(e => e.textContent)")
+    assert sorted(names) == sorted(["Administrator", "Пётр Петров", "Сидоров", "Козлов"])
+    # every player writes whists on each of his three opponents
+    assert page.locator("[data-testid=sheet] text[data-testid^=whists-]").count() == 12
+    assert page.locator(".opponents .seat-box").count() == 3
+    screenshot(page, "table-four-players")
+    assert not page.js_errors, page.js_errors
+    page.context.close()

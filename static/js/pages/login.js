@@ -1,6 +1,6 @@
 // Login, the forced (or voluntary) password change, and setting a password from a reset link.
 import { post } from "../api.js";
-import { attempt, go, notify, refreshMe } from "../app.js";
+import { attempt, go, notify, refreshMe, setMe } from "../app.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -22,7 +22,7 @@ export function renderLogin(root) {
     const out = await attempt(() => post("/api/auth/login",
       { login: data.get("login"), password: data.get("password") }));
     if (!out) return;
-    await refreshMe();
+    setMe({ ...out.member, must_change_password: out.must_change_password });
     go(out.must_change_password ? "#/password" : "#/lobby");
   });
   root.append(form);
