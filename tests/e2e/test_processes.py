@@ -106,7 +106,7 @@ async def _events(url: str, table_id: int) -> dict[int, str]:
 
 async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
         live_db: str, data_dir: Path) -> None:
-    deals = 3
+    deals = 4
     table_id, seats, _ = await setup_table(live_db, 3)
     first = server(live_db, data_dir, log_name="crash-1.log").start()
     port = first.port
@@ -118,8 +118,12 @@ async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
             if message["type"] != "snapshot":
                 seen.append((message["seq"], message["type"]))
             deal = message["deal"] or {}
-            if (not crashed.is_set() and message["table"].get("deal_no") == 2
-                    and deal.get("phase") == "play" and deal.get("tricks_played", 0) >= 3):
+            deal_no = message["table"].get("deal_no", 0)
+            mid_play = deal.get("phase") == "play" and deal.get("tricks_played", 0) >= 3
+            # Mid-deal: deal 2 in its fourth trick, or (if deal 2 was not played out) deal 3
+            # in the middle of its bidding.
+            if not crashed.is_set() and ((deal_no == 2 and mid_play) or (
+                    deal_no >= 3 and deal.get("phase") == "auction" and deal.get("auction"))):
                 crashed.set()
 
     bots = [BotClient(f"ws://127.0.0.1:{port}", table_id, s.cookie, first.base_url,
@@ -131,7 +135,7 @@ async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
         try:
             await asyncio.wait_for(crashed.wait(), 60)
         except TimeoutError:
-            pytest.fail("deal 2 never reached its fourth trick")
+            pytest.fail("the table never reached the middle of deal 2 or 3")
         first.kill()  # kill -9: no shutdown, no goodbye to the sockets
         await asyncio.sleep(0.5)
         second = server(live_db, data_dir, port=port, log_name="crash-2.log").start()
