@@ -4,9 +4,9 @@ socket, docs/protocol.md)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel, Field
 
 from app.api.deps import ClockDep, CurrentMember, SessionDep
@@ -105,7 +105,8 @@ async def practice(body: PracticeIn, member: CurrentMember, db: SessionDep, cloc
 
 @router.get("")
 async def index(member: CurrentMember, db: SessionDep,
-                status_: str | None = None) -> list[dict[str, Any]]:
+                status_: Annotated[str | None, Query(alias="status")] = None,
+                ) -> list[dict[str, Any]]:
     """Every table (optionally only ``playing`` or ``finished`` ones)."""
     return [_table_json(t) for t in await list_tables(db, status=status_)]
 

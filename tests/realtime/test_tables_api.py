@@ -49,4 +49,6 @@ async def test_tables_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     assert pulka["record"]["format"] == "pulka/1" and pulka["record"]["ended"] == "agreement"
     listed = (await outsider.get("/api/tables")).json()
     assert any(t["id"] == table["id"] and t["status"] == "finished" for t in listed)
+    playing = (await outsider.get("/api/tables", params={"status": "playing"})).json()
+    assert all(t["id"] != table["id"] for t in playing)
     assert (await outsider.get("/api/tables/999999")).status_code == 404
