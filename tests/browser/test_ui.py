@@ -141,8 +141,13 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
     login(other, base, "petrov", MEMBER_PASSWORD)
     other.wait_for_selector("#session-title")
     assert other.locator("#whoami .me").inner_text() == "Пётр Петров"
-    # a member has no members page in the menu
+    # a member has no members page in the menu, and sees only the list there
     assert other.locator("nav >> text=Члены клуба").count() == 0
+    other.goto(f"{base}/#/members")
+    other.wait_for_selector("li:has-text('Пётр Петров')")
+    assert other.locator("#create-member").count() == 0
+    other.goto(f"{base}/#/lobby")
+    other.wait_for_selector("#session-title")
     # session times are the club's (Moscow) time: Monday sessions start at 19:00
     assert "19:00" in other.locator(".session-time").inner_text()
     # before 19:00 of the session a member may give notice of being late (R-S4)

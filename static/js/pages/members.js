@@ -13,6 +13,14 @@ function roleSelect(id, value) {
 }
 
 export async function renderMembers(root, { me }) {
+  if (me.role !== "admin") {
+    // everyone may see who is in the club; only the admin manages accounts
+    const members = (await attempt(() => get("/api/members"))) || [];
+    root.append(h("h1", { text: t("members.title") }), h("ul", { class: "card" },
+      members.filter((m) => m.active).map((m) => h("li", {}, m.display_name,
+        m.role !== "member" ? h("span", { class: "badge", text: t(`role.${m.role}`) }) : null))));
+    return;
+  }
   const result = h("div", { class: "result", "aria-live": "polite" });
   const tbody = h("tbody");
   const form = h("form", { class: "card", id: "create-member", "aria-labelledby": "cm-title" },
