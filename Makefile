@@ -44,5 +44,9 @@ chromium:
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.engine --json
 
+## The live-table acceptance run: 4 tables of bots over real websockets, rescored.
+selfplay: $(RUN_STAMP)
+	$(BIN)/prefclub selfplay --tables 4 --players 3 --deals 8 --json
+
 clean-data:
 	rm -rf var/test

@@ -33,6 +33,12 @@ JSON: :func:`action_to_json`, :func:`action_from_json` (raises :class:`Malformed
 Draws before play: :func:`draw_tables` (R-T1), :func:`draw_seats` (R-T2),
 :func:`draw_first_dealer` (R-T3). Deal verification: :func:`deal_reveal`, :func:`verify_deal`.
 Claim solver: :func:`claim_holds`, :func:`best_tricks`.
+
+Scoring (one code path for live tables, records and the CLI): :func:`score_deal` turns a
+:class:`DealOutcome` into sheet :class:`Entry` writes; :class:`Pulka` is the pulka-level state
+(dealer rotation, pass-out streak, exits, closing); :func:`settle` gives the
+:class:`Settlement`; :func:`parse_document`, :func:`score_document` and
+:func:`export_document` read and write the portable ``pulka/1`` record.
 """
 
 from app.rules.actions import (
@@ -140,6 +146,10 @@ from app.rules.outcome import (
     Strain,
 )
 from app.rules.play import IllegalCardError, legal_cards
+from app.rules.pulka import Pulka
+from app.rules.record import export_document, parse_document, score_document
+from app.rules.settlement import Settlement, settle
+from app.rules.sheet import Entry, Sheet, running_totals, score_deal
 
 __all__ = [
     "PRESET_NAMES",
@@ -168,6 +178,7 @@ __all__ = [
     "DefenceCall",
     "Defend",
     "Discard",
+    "Entry",
     "Event",
     "IllegalActionError",
     "IllegalBidError",
@@ -188,10 +199,13 @@ __all__ = [
     "PlayMode",
     "PresetName",
     "ProposeResult",
+    "Pulka",
     "ReturnTalon",
     "ReturnWhist",
     "RulesError",
     "SeatDraw",
+    "Settlement",
+    "Sheet",
     "Strain",
     "TableDraw",
     "TakeTalon",
@@ -214,6 +228,7 @@ __all__ = [
     "draw_tables",
     "event_from_json",
     "event_to_json",
+    "export_document",
     "legal_actions",
     "legal_cards",
     "legal_cards_now",
@@ -226,8 +241,13 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_contract",
+    "parse_document",
     "replay",
     "reveal",
+    "running_totals",
+    "score_deal",
+    "score_document",
+    "settle",
     "shuffled_deck",
     "start_events",
     "verify_deal",
