@@ -196,7 +196,11 @@ def replay(meta: RecordMeta, outcomes: list[DealOutcome]) -> Pulka:
     )
     for outcome in outcomes:
         pulka, _ = pulka.record(outcome)
-    if meta.ended is not None:
+    if meta.ended == "target" and not pulka.is_complete:
+        # PULKA_FORMAT's own example says "target" before any pool is full: a record that
+        # stops short of the target ended early, whatever it calls itself (R-P8, R-P9).
+        pulka = pulka.close("agreement")
+    elif meta.ended is not None:
         pulka = pulka.close(meta.ended)
     return pulka
 

@@ -111,7 +111,7 @@ def _bad(mutate: Any) -> InvalidRecordError:
         (lambda d: d.update(target=20.0), None, "target"),
         (lambda d: d.update(stake=0.5), None, "stake"),
         (lambda d: d.update(format="pulka/2"), None, "format"),
-        (lambda d: d.update(ended="target"), None, "ended"),
+        (lambda d: d.update(ended="finished"), None, "ended"),
         (lambda d: d.update(deals={}), None, "deals"),
         (lambda d: d["deals"][0].update(talon=["AS"]), 0, "talon"),
         (lambda d: d["deals"][0].update(penalties=[{"seat": 0}]), 0, "penalties"),
@@ -291,3 +291,32 @@ def test_property_record_equals_live_and_sums_to_zero(built, reason) -> None:
     assert sum(s.rounded) == 0
     assert sum(s.money) == 0
     assert all(abs(r - x) < 1 for r, x in zip(s.rounded, s.exact, strict=True))
+
+
+def test_the_format_documents_example_scores_as_ended_early() -> None:
+    """PULKA_FORMAT.md's example says ``"ended": "target"`` after five deals with no pool full:
+    it is scored as ended early by agreement (R-P8, R-P9), not rejected."""
+    doc = {
+        "format": "pulka/1",
+        "conventions": {"preset": "club", "stalingrad": True},
+        "players": ["Anna", "Boris", "Vera"],
+        "target": 20,
+        "stake": "0.50",
+        "ended": "target",
+        "deals": [
+            {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+             "defence": {"2": "whist", "0": "pass"}, "play": "open",
+             "tricks": {"1": 6, "2": 3, "0": 1}},
+            {"dealer": 1, "type": "game", "declarer": 0, "contract": "6C",
+             "defence": {"1": "pass", "2": "half"}},
+            {"dealer": 2, "type": "misere", "declarer": 1, "tricks": {"1": 2, "2": 4, "0": 4}},
+            {"dealer": 0, "type": "pass_out", "tricks": {"0": 5, "1": 3, "2": 2}},
+            {"dealer": 1, "type": "conceded", "declarer": 2, "contract": "8NT"},
+        ],
+    }
+    scored = score_document(doc)
+    assert scored["ended"] == "agreement"
+    assert scored["sheet"]["pool"] == [2, 0, 0]
+    assert scored["sheet"]["hill"] == [6, 50, 36]
+    assert scored["sheet"]["whists"] == [[0, 20, 18], [0, 0, 18], [8, 20, 0]]
+    assert sum(scored["settlement"]["rounded"]) == 0
