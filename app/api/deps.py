@@ -48,7 +48,9 @@ def get_clock(request: Request) -> Clock:
     return clock
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
+# "function" scope: commit before the response leaves, so a client that acts on the answer
+# (e.g. right after login) always finds the committed rows.
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 ClockDep = Annotated[Clock, Depends(get_clock)]
 
