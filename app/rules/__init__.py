@@ -104,7 +104,6 @@ from app.rules.deal import (
     legal_cards_now,
     new_deal,
     outcome,
-    outcome_to_json,
     replay,
     start_events,
     view,
@@ -147,6 +146,7 @@ from app.rules.outcome import (
 )
 from app.rules.play import IllegalCardError, legal_cards
 from app.rules.pulka import Pulka
+from app.rules.record import deal_to_json as outcome_to_json
 from app.rules.record import export_document, parse_document, score_document
 from app.rules.settlement import Settlement, settle
 from app.rules.sheet import Entry, Sheet, running_totals, score_deal

@@ -77,6 +77,7 @@ from app.rules.outcome import (
     PlayMode,
 )
 from app.rules.play import IllegalCardError, check_card, legal_cards
+from app.rules.record import deal_to_json as outcome_to_json
 
 Phase: TypeAlias = Literal[
     "cut", "auction", "talon", "discard", "contract", "defence", "play_mode", "play", "done"
@@ -1220,35 +1221,6 @@ def outcome(state: DealState) -> DealOutcome | None:
         talon=talon,
         talon_returned=returned,
     )
-
-
-def outcome_to_json(result: DealOutcome) -> dict[str, Any]:
-    """A :class:`DealOutcome` in the ``pulka/1`` deal shape."""
-    out: dict[str, Any] = {"dealer": result.dealer, "type": result.kind}
-    if result.declarer is not None:
-        out["declarer"] = result.declarer
-    if result.contract is not None:
-        out["contract"] = str(result.contract)
-    if result.defence:
-        out["defence"] = {str(s): c for s, c in result.defence.items()}
-    if result.returned_from is not None:
-        out["returned_from"] = result.returned_from
-    if result.play is not None:
-        out["play"] = result.play
-    if result.tricks is not None:
-        out["tricks"] = {str(s): n for s, n in result.tricks.items()}
-    if result.talon is not None:
-        out["talon"] = list(result.talon)
-    if result.talon_returned:
-        out["talon_returned"] = True
-    if result.penalties:
-        out["penalties"] = [
-            {"seat": p.seat, "rule": p.rule, "hill": p.hill}
-            if p.whists_on is None
-            else {"seat": p.seat, "rule": p.rule, "whists_on": p.whists_on, "amount": p.amount}
-            for p in result.penalties
-        ]
-    return out
 
 
 def _trick_json(trick: Iterable[tuple[int, Card]]) -> list[dict[str, Any]]:
