@@ -119,8 +119,10 @@ class ConsentIn(BaseModel):
 
 
 class SeatChangeOut(BaseModel):
-    """A seat change and its consents. ``status``: pending, agreed (waiting for the live table),
-    applied or refused. A join's ``record`` holds the R-T4 pool and hill he writes."""
+    """A seat change and its consents. ``status``: pending, agreed (everyone agreed while a deal
+    was being played: ``record.waiting`` says why; apply it after the deal), applied (the live
+    table changed: ``record.applied``) or refused. A join's ``record`` holds the R-T4 pool and
+    hill he writes."""
 
     model_config = ConfigDict(from_attributes=True, json_schema_extra={"examples": [{
         "id": 5, "table_id": 11, "kind": "join", "member_id": 15, "seat": None,
@@ -227,3 +229,13 @@ async def consent(change_id: int, body: ConsentIn, member: CurrentMember, db: Se
     with service_errors():
         change = await seat_changes.get_change(db, change_id)
         return await seat_changes.answer(db, change, member, body.agree, clock.now())
+
+
+@router.post("/seat-changes/{change_id}/apply", response_model=SeatChangeOut)
+async def apply_change(change_id: int, member: CurrentMember, db: SessionDep,
+                       clock: ClockDep) -> SeatChange:
+    """Apply an ``agreed`` seat change that waited for the deal being played to end (seats
+    change only between deals). A player, the newcomer, the requester or an admin may ask."""
+    with service_errors():
+        change = await seat_changes.get_change(db, change_id)
+        return await seat_changes.apply_agreed(db, change, member, clock.now())

@@ -13,6 +13,10 @@ Event kinds and their stored payloads (server-side; clients get :func:`public_da
 ``deal_refused``   ``{reason}`` (R-S2: no new deal after the session's end)
 ``chat``           ``{seat, name, text}`` (R-W12: only between deals)
 ``pulka_ended``    ``{ended, sheet, settlement, record, pulka}``
+``player_joined``  ``{seat, member_id, name, after_dealer_seat, players, names, member_ids,
+                   entries, sheet, deal_no, voided_deal, pulka}`` (R-T4, between deals)
+``player_replaced`` ``{seat, member_id, name, leaving_member_id, leaving_name, names,
+                   member_ids, pulka}`` (R-T5, between deals)
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from app.rules.pulka import Pulka
 from app.rules.record import deal_to_json, export_document
 
 CHECKPOINT_KINDS = ("pulka_started", "deal_started")
+SEATING_KINDS = frozenset({"player_joined", "player_replaced"})
+"""Events that change who sits where: every connection's seat is looked up again after them."""
 CHAT_LIMIT = 50
 CHAT_MAX_CHARS = 500
 
@@ -132,6 +138,19 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
             state, seq=seq, status="finished", pulka=Pulka.from_json(payload["pulka"]),
             settlement=payload["settlement"], notice=f"pulka ended ({payload['ended']})",
         )
+    if kind == "player_joined":
+        # The deal that was dealt to three players (if any) is over or was never cut: the table
+        # now waits for the four-player deal the newcomer deals.
+        return dataclasses.replace(
+            state, seq=seq, players=payload["players"], names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
+            deal=None, deal_no=payload["deal_no"], scored=False,
+        )
+    if kind == "player_replaced":
+        return dataclasses.replace(
+            state, seq=seq, names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
+        )
     raise ValueError(f"unknown event kind {kind!r}")
 
 
@@ -155,6 +174,17 @@ def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "pulka_ended":
         return {"ended": payload["ended"], "sheet": payload["sheet"],
                 "settlement": payload["settlement"]}
+    if kind == "player_joined":
+        return {"seat": payload["seat"], "member_id": payload["member_id"],
+                "name": payload["name"], "after_dealer_seat": payload["after_dealer_seat"],
+                "dealer": payload["seat"], "players": payload["players"],
+                "names": list(payload["names"]), "member_ids": list(payload["member_ids"]),
+                "entries": payload["entries"], "sheet": payload["sheet"]}
+    if kind == "player_replaced":
+        return {"seat": payload["seat"], "member_id": payload["member_id"],
+                "name": payload["name"], "leaving_member_id": payload["leaving_member_id"],
+                "leaving_name": payload["leaving_name"], "players": len(payload["names"]),
+                "names": list(payload["names"]), "member_ids": list(payload["member_ids"])}
     return {}
 
 

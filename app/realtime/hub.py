@@ -104,6 +104,8 @@ def replay_safe(items: Iterable[Recent]) -> bool:
     him, R-C3) — unless their deal has ended since (then everything is shown)."""
     pending_unsafe = False
     for item in items:
+        if item.kind in game.SEATING_KINDS:
+            return False  # seats moved: earlier events were addressed to other seat numbers
         if item.kind == "deal_ended":
             pending_unsafe = False
         elif item.kind == "action":
@@ -279,16 +281,25 @@ class Hub:
 
     def _fan_out(self, channel: TableChannel, state: TableState, seq: int, kind: str,
                  payload: dict[str, Any]) -> None:
+        seating = kind in game.SEATING_KINDS
         texts: dict[int | None, str] = {}
         for conn in list(channel.conns):
             if conn.closed.is_set():
                 channel.conns.discard(conn)
                 continue
+            if seating:
+                # A player joined or was replaced: every member's seat is looked up again (seats
+                # may be renumbered; a replaced player watches from now on as a spectator).
+                conn.seat = state.seat_of(conn.member_id)
             text_ = texts.get(conn.seat)
             if text_ is None:
-                text_ = texts[conn.seat] = dumps(event_message(state, seq, kind, payload,
-                                                               conn.seat))
+                message = event_message(state, seq, kind, payload, conn.seat)
+                if seating:
+                    message["seat"] = conn.seat
+                text_ = texts[conn.seat] = dumps(message)
             conn.send_event(seq, text_)
+        if seating:
+            self._presence_changed(channel)
 
     def on_notify(self, table_id: int, seq: int) -> None:
         channel = self.channels.get(table_id)

@@ -3,7 +3,8 @@ three-player pulka (R-T4) or a member replaces a player (R-T5).
 
 A request lists whose consent it needs; when the last of them agrees it is applied through the
 live table (``app.services.tables.join_fourth`` / ``replace_player``), so the table's event log
-stays the truth. One refusal ends the request.
+stays the truth, and the request becomes ``applied``. If a deal is being played at that moment
+the request stays ``agreed`` until ``apply_agreed`` (after the deal). One refusal ends it.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ async def _pulka(db: AsyncSession, table_id: int) -> Pulka:
 
 async def _pending(db: AsyncSession, table_id: int) -> SeatChange | None:
     row: SeatChange | None = await db.scalar(select(SeatChange).where(
-        SeatChange.table_id == table_id, SeatChange.status == "pending"))
+        SeatChange.table_id == table_id, SeatChange.status.in_(("pending", "agreed"))))
     return row
 
 
@@ -160,29 +161,47 @@ async def answer(db: AsyncSession, change: SeatChange, member: Member, agree: bo
     return await _apply_if_agreed(db, change, now)
 
 
+async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
+                       now: datetime) -> SeatChange:
+    """Apply an ``agreed`` request now (it waited for the deal that was being played to end):
+    one of the players asked, the newcomer, the requester or an admin."""
+    if change.status != "agreed":
+        raise ConflictError(f"this request is {change.status}, not agreed")
+    allowed = {*change.required, change.member_id, change.requested_by_id}
+    if member.id not in allowed and member.role != Role.admin:
+        raise ForbiddenError("only the players, the newcomer or an admin apply a seat change")
+    return await _apply_if_agreed(db, change, now)
+
+
 async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) -> SeatChange:
+    """Once everyone needed agreed, change the live table (``app.services.tables``).
+
+    During a deal the table refuses (seats change only between deals): the request is kept as
+    ``agreed`` with the reason in ``record["waiting"]`` and is applied by
+    ``POST /api/seat-changes/{id}/apply`` after the deal. Anything else the table refuses is a
+    409 and leaves nothing.
+    """
     if set(change.required) - set(change.consents):
         return change
-    from app.services import tables
+    from app.services.tables import SeatMoveError, join_fourth, replace_player
 
-    if change.kind == "join":
-        apply = getattr(tables, "join_fourth", None)
-        args: tuple[Any, ...] = (change.member_id,)
-    else:
-        apply = getattr(tables, "replace_player", None)
-        args = (change.seat, change.member_id)
-    if apply is None:
-        # The live table cannot take seat changes yet: the consent is kept, status "agreed".
+    try:
+        if change.kind == "join":
+            result = await join_fourth(db, change.table_id, change.member_id, now=now)
+        else:
+            assert change.seat is not None
+            result = await replace_player(db, change.table_id, change.seat, change.member_id,
+                                          now=now)
+    except SeatMoveError as exc:
+        if exc.code != "deal_in_progress":
+            raise ConflictError(str(exc)) from None
         change.status = "agreed"
+        change.record = {**(change.record or {}), "waiting": str(exc)}
         await db.flush()
         return change
-    try:
-        result = await apply(db, change.table_id, *args, now=now)
-    except ValueError as exc:
-        raise ConflictError(str(exc)) from None
     change.status = "applied"
     change.applied_at = now
-    if isinstance(result, dict):
-        change.record = {**(change.record or {}), "applied": result}
+    record = {k: v for k, v in (change.record or {}).items() if k != "waiting"}
+    change.record = {**record, "applied": result}
     await db.flush()
     return change

@@ -184,6 +184,13 @@ async def execute(
                 f"{table.version}; nothing was applied",
             )
         state = before = await load_state(db, table, cache)
+        if state.member_ids[seat:seat + 1] != (member_id,):
+            # The connection's seat is out of date (a player joined or was replaced): the log's
+            # seating decides. A replaced player holds no seat any more.
+            actual = state.seat_of(member_id)
+            if actual is None:
+                raise CommandRejected("not_seated", "you no longer hold a seat at this table")
+            seat = actual
         if kind == "chat":
             state = append(db, table, state, *game.chat_event(state, seat, name,
                                                               command.get("text")))

@@ -3,6 +3,8 @@
 :func:`create_table` seats members (or leaves seats empty), opens the pulka and deals the first
 deal (R-S2 permitting), all inside the caller's transaction. The club session service calls it
 when tables are drawn; practice tables and ``prefclub selfplay`` call it directly.
+Seat changes of a running pulka (R-T4 :func:`join_fourth`, R-T5 :func:`replace_player`) live in
+:mod:`app.services.seat_moves` and are importable from here.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ from app.realtime import game
 from app.realtime.store import append, notify
 from app.rules.conventions import Conventions
 from app.rules.pulka import Pulka
+from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
 from app.services.table_commands import advance, sync_rows
+
+__all__ = ["SeatMoveError", "TableSetupError", "create_table", "get_table", "join_fourth",
+           "list_tables", "replace_player", "seat_names", "seat_of_member", "seats_of"]
 
 
 class TableSetupError(ValueError):
