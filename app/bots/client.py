@@ -174,6 +174,10 @@ class BotClient:
             return
         self.stats.seen_at.setdefault(seq, now)
         self.last_seq = seq
+        if kind in ("player_joined", "player_replaced") and "seat" in message:
+            self.seat = message["seat"]  # seats moved (R-T4) or this member left (R-T5)
+        if kind == "snapshot" and "seat" in message:
+            self.seat = message["seat"]
         if "deal" in message:
             self.view = message
             self.legal = list(message.get("legal") or [])

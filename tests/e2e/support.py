@@ -90,6 +90,9 @@ class Client:
                 if isinstance(message.get("seq"), int) and "deal" in message:
                     self.last_seq = message["seq"]
                     self.latest = message
+                    if message.get("type") in ("snapshot", "player_joined",
+                                               "player_replaced"):
+                        self.seat = message["seat"]  # seats move when a player joins (R-T4)
                 self._changed.set()
         self._changed.set()
 
