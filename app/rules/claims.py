@@ -17,10 +17,8 @@ both by counting "good" tricks: tricks the declarer wins (games) or does not win
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from app.rules.cards import CardMask
-from app.rules.play import legal_cards
+from app.rules.play import legal_cards, trick_winner
 
 
 def _representatives(candidates: CardMask, alive: CardMask) -> list[int]:
@@ -103,7 +101,7 @@ class _Solver:
             )
             played = (*trick, (position, card))
             if len(played) == 3:
-                winner = _winner(played, self.trump)
+                winner = trick_winner(played, played[0][1] >> 3, self.trump)
                 good = (winner == self.declarer) != self.misere
                 ok = self.at_boundary(new_hands, winner, need - (1 if good else 0))
             else:
@@ -113,22 +111,6 @@ class _Solver:
             if not ok and not is_declarer:
                 return False
         return not is_declarer
-
-
-def _winner(trick: Sequence[tuple[int, int]], trump: int | None) -> int:
-    led = trick[0][1] >> 3
-    best_pos, best_key = -1, -1
-    for position, card in trick:
-        suit = card >> 3
-        if trump is not None and suit == trump:
-            key = 100 + card
-        elif suit == led:
-            key = card
-        else:
-            continue
-        if key > best_key:
-            best_key, best_pos = key, position
-    return best_pos
 
 
 def claim_holds(

@@ -76,7 +76,7 @@ from app.rules.outcome import (
     DefenceCall,
     PlayMode,
 )
-from app.rules.play import IllegalCardError, check_card, legal_cards
+from app.rules.play import IllegalCardError, check_card, legal_cards, trick_winner
 from app.rules.record import deal_to_json as outcome_to_json
 
 Phase: TypeAlias = Literal[
@@ -819,18 +819,7 @@ def _trick_winner(state: DealState, trick: tuple[tuple[int, Card], ...]) -> int:
         candidates = trick[1:]
         if not any(c >> 3 == led for _, c in candidates):
             led = candidates[0][1] >> 3  # nobody followed: forehand's card sets the suit
-    best_seat, best_key = NO_SEAT, -1
-    for seat, card in candidates:
-        suit = card >> 3
-        if suit == trump:
-            key = 100 + card
-        elif suit == led:
-            key = card
-        else:
-            continue
-        if key > best_key:
-            best_key, best_seat = key, seat
-    return best_seat
+    return trick_winner(candidates, led, trump)
 
 
 def _close_trick(
