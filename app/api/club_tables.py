@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
@@ -58,7 +58,8 @@ class SeatedOut(BaseModel):
 
 
 class PracticeIn(BaseModel):
-    """A practice table: seats (3 or 4) and the pulka's target."""
+    """A practice table: seats (3 or 4; house bots take every seat but the caller's) and the
+    pulka's target."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"players": 3, "target": 10}]})
 
@@ -165,13 +166,19 @@ async def seat_drawn_table(drawn_id: int, body: SeatIn, member: CurrentMember, d
 
 @router.post("/practice-tables", response_model=SeatedOut, status_code=status.HTTP_201_CREATED)
 async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep,
-                         clock: ClockDep, rng: RngDep) -> SeatedOut:
-    """Any member, any time: a practice table with bots in the empty seats. It never counts
-    toward attendance, club statistics or the fund."""
+                         clock: ClockDep, rng: RngDep, request: Request) -> SeatedOut:
+    """Any member, any time: a practice table with him in seat 0 and house bots in the other
+    seats (the same service as ``POST /api/tables/practice``). It never counts toward
+    attendance, club statistics or the fund."""
+    from app.bots.runner import start_house_bots
+
     with service_errors():
-        result = await forming.open_practice_table(db, member, players=body.players,
+        opened = await forming.open_practice_table(db, member, players=body.players,
                                                    target=body.target, rng=rng, now=clock.now())
-    return _seated(result)
+    out = _seated(opened.seated)
+    await db.commit()  # the bots connect right away: the table must be visible to them
+    start_house_bots(request.app, opened.seated.table_id, opened.bot_cookies)
+    return out
 
 
 @router.get("/tables/{table_id}/draws", response_model=list[DrawOut])

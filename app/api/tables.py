@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel, Field
 
-from app.api.deps import ClockDep, CurrentMember, SessionDep
+from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
+from app.api.errors import service_errors
 from app.db.models.member import Role
 from app.db.models.table import Table
 from app.realtime import game
@@ -78,28 +79,24 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
 
 @router.post("/practice", status_code=status.HTTP_201_CREATED)
 async def practice(body: PracticeIn, member: CurrentMember, db: SessionDep, clock: ClockDep,
-                   request: Request) -> dict[str, Any]:
+                   rng: RngDep, request: Request) -> dict[str, Any]:
     """A practice table for the caller (seat 0) with house bots in the other seats; the bots
-    play through the public socket from this server process."""
-    from app.bots.runner import BotRunner, bot_cookie, bot_members
+    play through the public socket from this server process. The same service as
+    ``POST /api/practice-tables`` (the first dealer is drawn, R-T3); it never counts toward
+    attendance, club statistics or the fund."""
+    from app.bots.runner import start_house_bots
+    from app.services.forming import open_practice_table
 
-    now = clock.now()
-    bots = await bot_members(db, body.players - 1)
-    try:
-        table = await create_table(
-            db, seat_member_ids=[member.id, *(b.id for b in bots)], preset=body.preset,
-            practice=True, club_session_id=None, target=body.target, first_dealer=0,
-            move_timer_seconds=body.move_timer_seconds, now=now)
-    except TableSetupError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
-    cookies = [await bot_cookie(db, b, now) for b in bots]
-    out = _table_json(table)
+    with service_errors():
+        opened = await open_practice_table(
+            db, member, players=body.players, target=body.target, rng=rng, now=clock.now(),
+            preset=body.preset, move_timer_seconds=body.move_timer_seconds)
+    table = await db.get(Table, opened.seated.table_id)
+    assert table is not None
+    out = {**_table_json(table), "seats": opened.seated.seats,
+           "first_dealer": table.first_dealer}
     await db.commit()  # the bots connect right away: the table must be visible to them
-    runner: BotRunner | None = getattr(request.app.state, "bot_runner", None)
-    if runner is None:
-        runner = BotRunner(request.app.state.settings.port)
-        request.app.state.bot_runner = runner
-    runner.spawn(table.id, cookies)
+    start_house_bots(request.app, table.id, opened.bot_cookies)
     return out
 
 

@@ -1,4 +1,4 @@
-"""Bots that fill the empty seats of practice tables, run inside the server process.
+"""House bots that fill the other seats of practice tables, run inside the server process.
 
 They are ordinary :class:`~app.bots.client.BotClient` s: they connect to this very server over
 its public socket, with their own sessions, exactly as any other client would. A bot seat whose
@@ -13,6 +13,7 @@ import logging
 import os
 import random
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -85,3 +86,13 @@ class BotRunner:
             with contextlib.suppress(BaseException):
                 await task
         self.tasks.clear()
+
+
+def start_house_bots(app: Any, table_id: int, cookies: list[str]) -> None:
+    """Connect the house bots of a committed practice table (one runner per app; a test may
+    set ``app.state.bot_runner`` to anything with a ``spawn(table_id, cookies)`` method)."""
+    runner = getattr(app.state, "bot_runner", None)
+    if runner is None:
+        runner = BotRunner(app.state.settings.port)
+        app.state.bot_runner = runner
+    runner.spawn(table_id, cookies)

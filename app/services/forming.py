@@ -129,7 +129,8 @@ class Seated:
 
 async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bool,
                       session_id: int | None, target: int, by: Member, rng: random.Random,
-                      now: datetime, seat_record: DrawRecord | None) -> Seated:
+                      now: datetime, seat_record: DrawRecord | None, preset: str = "club",
+                      move_timer_seconds: int | None = None) -> Seated:
     """R-T3 lot, then the live table."""
     from app.services.tables import TableSetupError, create_table
 
@@ -143,10 +144,13 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
                                 **lot.to_json()})
     db.add(dealer)
     try:
-        table = await create_table(db, seat_member_ids=seats, preset="club", practice=practice,
+        table = await create_table(db, seat_member_ids=seats, preset=preset, practice=practice,
                                    club_session_id=session_id, target=target,
-                                   first_dealer=lot.dealer, now=now)
+                                   first_dealer=lot.dealer, now=now,
+                                   move_timer_seconds=move_timer_seconds)
     except TableSetupError as exc:
+        if practice:  # the member's own settings (preset, timer): unprocessable
+            raise ServiceError(str(exc), status=422) from None
         raise ConflictError(str(exc)) from None
     dealer.table_id = table.id
     if seat_record is not None:
@@ -196,16 +200,37 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
     return result
 
 
+@dataclass(frozen=True)
+class PracticeTable:
+    """A practice table opened for a member: the seating (house bots in every other seat), the
+    first-dealer lot, and the session cookies the house bots connect with."""
+
+    seated: Seated
+    bot_cookies: list[str]
+
+
 async def open_practice_table(db: AsyncSession, member: Member, *, players: int, target: int,
-                              rng: random.Random, now: datetime) -> Seated:
-    """Any member, any time: a practice table with him in seat 0 and bots in the other seats.
-    It belongs to no session, so it never counts toward attendance, club statistics or the
-    fund."""
+                              rng: random.Random, now: datetime, preset: str = "club",
+                              move_timer_seconds: int | None = None) -> PracticeTable:
+    """Any member, any time: a practice table with him in seat 0 and the club's house bots
+    (``bot-1``, ``bot-2``, …) in the other seats; the first dealer is drawn (R-T3).
+
+    The one practice-table service (``POST /api/practice-tables`` and ``POST
+    /api/tables/practice`` both call it). The table belongs to no session, so it never counts
+    toward attendance, club statistics or the fund, and it may always deal. The caller commits
+    and then starts the bots (:func:`app.bots.runner.start_house_bots`).
+    """
+    from app.bots.runner import bot_cookie, bot_members
+
     if players not in (3, 4):
         raise ServiceError("a practice table has 3 or 4 seats", status=422)
-    seats: list[int | None] = [member.id] + [None] * (players - 1)
-    return await _open_table(db, seats=seats, practice=True, session_id=None, target=target,
-                             by=member, rng=rng, now=now, seat_record=None)
+    bots = await bot_members(db, players - 1)
+    seats: list[int | None] = [member.id, *(b.id for b in bots)]
+    seated = await _open_table(db, seats=seats, practice=True, session_id=None, target=target,
+                               by=member, rng=rng, now=now, seat_record=None, preset=preset,
+                               move_timer_seconds=move_timer_seconds)
+    cookies = [await bot_cookie(db, b, now) for b in bots]
+    return PracticeTable(seated, cookies)
 
 
 async def draws_of_session(db: AsyncSession, session_id: int) -> list[DrawRecord]:

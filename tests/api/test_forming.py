@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
-from app.db.models import Attendance, DrawRecord, Role
+from app.db.models import Attendance, DrawRecord, Member, Role
 from app.rules.cards import ACE_RANK, parse_card, rank_of
 from app.rules.draw import seat_draw_key
 from app.services import schedule
@@ -141,8 +141,19 @@ async def test_draws_follow_the_rng(app, evening) -> None:
     assert again.to_json()["draws"] == first["draws"]
 
 
-async def test_practice_table_any_time(logged_in: LoggedIn, clock: FrozenClock,
+class _Runner:
+    """Stands in for the house-bot runner (no server to connect to in these tests)."""
+
+    def __init__(self) -> None:
+        self.spawned: list[tuple[int, list[str]]] = []
+
+    def spawn(self, table_id: int, cookies: list[str]) -> None:
+        self.spawned.append((table_id, cookies))
+
+
+async def test_practice_table_any_time(app, logged_in: LoggedIn, clock: FrozenClock,
                                        db_session: AsyncSession) -> None:
+    runner = app.state.bot_runner = _Runner()
     member, me = await logged_in()
     clock.set(AT_2215 + timedelta(hours=3))  # long after any session
     response = await member.post("/api/practice-tables", json={"players": 3, "target": 10})
@@ -152,6 +163,10 @@ async def test_practice_table_any_time(logged_in: LoggedIn, clock: FrozenClock,
     from app.db.models.table import Table
     table = await db_session.get(Table, body["table_id"])
     assert table.practice and table.club_session_id is None
+    # House bots take the other seats and are started once the table is committed.
+    bots = [await db_session.get(Member, m) for m in body["seats"][1:]]
+    assert [b.login for b in bots] == ["bot-1", "bot-2"] and all(b.is_bot for b in bots)
+    assert [(t, len(c)) for t, c in runner.spawned] == [(table.id, 2)]
     # Never attendance; always allowed to deal; no extension to agree to.
     assert (await db_session.scalar(select(Attendance.id).where(
         Attendance.member_id == me.id))) is None
@@ -161,6 +176,31 @@ async def test_practice_table_any_time(logged_in: LoggedIn, clock: FrozenClock,
     record = await db_session.scalar(select(DrawRecord).where(DrawRecord.table_id == table.id))
     assert record is not None and record.kind == "first_dealer" and record.club_session_id is None
     assert (await member.post("/api/practice-tables", json={"players": 5})).status_code == 422
+
+
+async def test_both_practice_paths_are_one_behaviour(app, logged_in: LoggedIn,
+                                                     db_session: AsyncSession) -> None:
+    # POST /api/tables/practice and POST /api/practice-tables open the same kind of table.
+    runner = app.state.bot_runner = _Runner()
+    member, me = await logged_in()
+    made = await member.post("/api/tables/practice", json={"players": 4, "target": 12})
+    assert made.status_code == 201, made.text
+    body = made.json()
+    assert body["practice"] is True and body["club_session_id"] is None
+    assert body["players"] == 4 and body["target"] == 12
+    assert body["seats"][0] == me.id and len(body["seats"]) == 4
+    bots = [await db_session.get(Member, m) for m in body["seats"][1:]]
+    assert all(b.is_bot for b in bots)
+    assert [(t, len(c)) for t, c in runner.spawned] == [(body["id"], 3)]
+    record = await db_session.scalar(select(DrawRecord).where(DrawRecord.table_id == body["id"]))
+    assert record is not None and record.kind == "first_dealer"
+    assert record.record["dealer"] == body["first_dealer"]
+    other = (await member.post("/api/practice-tables", json={"players": 4})).json()
+    assert [(await db_session.get(Member, m)).login for m in other["seats"][1:]] == [
+        b.login for b in bots]
+    assert (await member.post("/api/tables/practice",
+                              json={"players": 3, "preset": "nope"})).status_code == 422
+    assert len(runner.spawned) == 2
 
 
 async def test_admin_role_is_not_needed_for_members_but_is_for_admin_actions(
