@@ -119,8 +119,23 @@ async def test_fourth_player_joins_with_consent_rounded_against_him(
     for client, _ in players:
         r = await client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
         assert r.status_code == 200, r.text
-    assert r.json()["status"] in ("agreed", "applied")
-    assert newcomer.id == r.json()["member_id"]
+    # Applied to the live table at once (no deal is being played: deal 1 is not cut yet).
+    done = r.json()
+    assert done["status"] == "applied" and done["applied_at"] is not None
+    assert newcomer.id == done["member_id"]
+    applied = done["record"]["applied"]
+    seat = applied["seat"]
+    assert applied["event"] == "player_joined" and applied["dealer"] == seat
+    assert applied["member_ids"][seat] == newcomer.id and len(applied["member_ids"]) == 4
+    assert {e["rule"] for e in applied["entries"]} == {"R-T4"}
+    detail = (await late.get(f"/api/tables/{table_id}")).json()
+    assert detail["players"] == 4
+    assert [s["member_id"] for s in detail["seats"]] == applied["member_ids"]
+    mine = (await late.get(f"/api/tables/{table_id}/state")).json()
+    assert mine["seat"] == seat and mine["table"]["players"] == 4
+    assert mine["deal"]["players"] == 4 and mine["deal"]["dealer"] == seat
+    again = await late.post(f"/api/seat-changes/{change['id']}/apply")
+    assert again.status_code == 409
 
 
 async def test_one_refusal_ends_a_join(evening, clock: FrozenClock, logged_in: LoggedIn,
@@ -185,7 +200,12 @@ async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock
     for client, _ in others:
         r = await client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
         assert r.status_code == 200
-    assert r.json()["status"] in ("agreed", "applied")
+    assert r.json()["status"] == "applied"
+    assert r.json()["record"]["applied"]["leaving_member_id"] == leaving.id
+    substitute_client = next(c for c, m in ev.players if m.id == substitute.id)
+    theirs = (await substitute_client.get(f"/api/tables/{table_id}/state")).json()
+    assert theirs["seat"] == 1 and theirs["table"]["names"][1] == substitute.display_name
+    assert (await leaving_client.get(f"/api/tables/{table_id}/state")).json()["seat"] is None
     bad_seat = await ev.admin.post(f"/api/tables/{table_id}/replace",
                                    json={"seat": 4, "member_id": substitute.id})
     assert bad_seat.status_code in (409, 422)
