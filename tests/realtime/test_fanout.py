@@ -98,3 +98,29 @@ def test_public_data_and_views_never_carry_the_deck_or_salt() -> None:
                 assert "salt" not in json.dumps(game.public_data(item.kind, item.payload))
                 assert secret.salt.hex() not in text
                 assert '"deck"' not in text
+
+
+def test_a_seating_change_folds_and_is_never_replayed() -> None:
+    # After a join (R-T4) seats are renumbered: earlier events went to other seat numbers, so a
+    # client that missed the join gets a snapshot, never a replay.
+    events = _play(200)
+    state = events[-1].state
+    pulka, entries = state.pulka.join_fourth((state.pulka.next_dealer - 1) % 3, "D")
+    seat = (state.pulka.next_dealer - 1) % 3 + 1
+    names = [*state.names[:seat], "D", *state.names[seat:]]
+    ids = [*state.member_ids[:seat], 4, *state.member_ids[seat:]]
+    payload = {"seat": seat, "member_id": 4, "name": "D", "after_dealer_seat": seat - 1,
+               "players": 4, "names": names, "member_ids": ids,
+               "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
+               "deal_no": pulka.deal_index, "voided_deal": False, "pulka": pulka.to_json()}
+    joined = game.fold(state, 1, state.seq + 1, "player_joined", payload)
+    assert joined.players == 4 and joined.deal is None and joined.seat_of(4) == seat
+    assert joined.pulka.next_dealer == seat and joined.deal_no == 1
+    kind, started = game.deal_started(joined, random.Random(1))
+    assert started["dealer"] == seat and started["players"] == 4
+    dealt = game.fold(joined, 1, joined.seq + 1, kind, started)
+    assert engine.view(dealt.deal, seat)["players"] == 4
+    item = Recent(joined.seq, "player_joined", payload, joined)
+    assert not replay_safe([*events, item])
+    message = event_message(joined, joined.seq, "player_joined", payload, seat)
+    assert message["data"]["dealer"] == seat and "pulka" not in message["data"]
