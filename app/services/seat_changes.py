@@ -170,7 +170,11 @@ async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
     allowed = {*change.required, change.member_id, change.requested_by_id}
     if member.id not in allowed and member.role != Role.admin:
         raise ForbiddenError("only the players, the newcomer or an admin apply a seat change")
-    return await _apply_if_agreed(db, change, now)
+    change = await _apply_if_agreed(db, change, now)
+    if change.status != "applied":
+        raise ConflictError((change.record or {}).get("waiting")
+                            or "the seat change could not be applied")
+    return change
 
 
 async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) -> SeatChange:

@@ -22,6 +22,7 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent, TableSeat
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.services import seat_changes
+from app.services.errors import ConflictError
 from app.services.tables import SeatMoveError, join_fourth
 from tests.e2e.support import Client, Driver, setup_table
 from tests.support.server import ServerProcess
@@ -92,6 +93,12 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
         change = await seat_changes.request_join(db, table_id, member, member, await _now(db))
         assert change.status == "agreed" and "between deals" in change.record["waiting"]
         change_id = change.id
+    async with session_scope(sessions) as db:  # asked again while the deal is still played
+        member = await db.get(Member, new.member_id)
+        assert member is not None
+        with pytest.raises(ConflictError, match="between deals"):
+            await seat_changes.apply_agreed(db, await seat_changes.get_change(db, change_id),
+                                            member, await _now(db))
     assert await _version(sessions, table_id) == before
     assert await _seats(sessions, table_id) == [s.member_id for s in seats]
 
