@@ -6,7 +6,7 @@ checkpoint (``pulka_started`` or ``deal_started``, each of which carries the pul
 Event kinds and their stored payloads (server-side; clients get :func:`public_data` and views):
 
 ``pulka_started``  ``{players, names, member_ids, pulka}``
-``deal_started``   ``{deal_no, dealer, min_level, deck, salt, pulka, names, member_ids}``
+``deal_started``   ``{deal_no, dealer, min_level, deck, salt, pulka, names, member_ids, last_deal}``
                    (``deck`` and ``salt`` are secrets: they leave the server only through ``view``)
 ``action``         ``{seat, action, events, auto}`` — one engine action and its public events
 ``deal_ended``     ``{deal_no, outcome, entries, sheet, pulka}``
@@ -111,7 +111,9 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
         deal = engine.start_deal(pulka, payload["dealer"], payload["min_level"],
                                  payload["deck"], bytes.fromhex(payload["salt"]))
         chat = state.chat if state is not None else ()
-        last = state.last_deal if state is not None else None
+        # The checkpoint carries the last finished deal, so a state rebuilt from it (after a
+        # restart or cache miss) still shows it in snapshots.
+        last = state.last_deal if state is not None else payload.get("last_deal")
         return TableState(
             table_id=table_id, seq=seq, players=payload["players"],
             names=tuple(payload["names"]), member_ids=tuple(payload["member_ids"]),
@@ -206,7 +208,7 @@ def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[s
         "deal_no": state.deal_no + 1, "dealer": pulka.next_dealer,
         "min_level": pulka.next_min_level(), "deck": list(deck), "salt": salt.hex(),
         "pulka": pulka.to_json(), "players": state.players, "names": list(state.names),
-        "member_ids": list(state.member_ids),
+        "member_ids": list(state.member_ids), "last_deal": state.last_deal,
     }
 
 

@@ -164,3 +164,54 @@ async def test_close_pulka_settles_and_exports_once(sessions: Sessions) -> None:
         count = await db.scalar(select(func.count()).select_from(TableEvent).where(
             TableEvent.table_id == table_id))
         assert count == 3
+
+
+async def _play_quick_game(sessions: Sessions, table_id: int, seats: list[Seat]) -> None:
+    """Forehand bids 6♠, the others pass, the contract is named and both defenders pass: the
+    deal ends without play (R-W1), then the next deal starts."""
+    from app.realtime.engine import legal_json
+
+    for step in range(20):
+        async with sessions() as db:
+            state = await rebuild(db, table_id)
+        assert state is not None
+        if state.last_deal is not None:
+            return
+        deal = state.deal
+        seat = deal.to_move
+        options = legal_json(deal, seat)
+        kinds = {o["type"] for o in options}
+        if "cut" in kinds:
+            choice = next(o for o in options if o["type"] == "cut")
+        elif "bid" in kinds:
+            calls = [o for o in options if o["type"] == "bid"]
+            opening = next((o for o in calls if o["call"] == "6S"), None)
+            choice = opening or next(o for o in calls if o["call"] == "pass")
+        elif "defend" in kinds:
+            choice = next(o for o in options if o["type"] == "defend" and o["call"] == "pass")
+        else:
+            choice = options[0]
+        await _run(sessions, table_id, seats, seat, {"id": f"q{step}", **choice})
+    raise AssertionError("the quick game did not end")
+
+
+async def test_a_table_rebuilt_from_the_next_deals_checkpoint_still_shows_the_last_deal(
+    sessions: Sessions,
+) -> None:
+    from app.realtime.hub import snapshot_message
+
+    table_id, seats = await _table(sessions)
+    await _play_quick_game(sessions, table_id, seats)
+    async with sessions() as db:
+        live = await rebuild(db, table_id)
+    assert live is not None and live.deal_no == 2 and live.last_deal is not None
+    # A fresh process folds only from the latest checkpoint: deal 2's ``deal_started``.
+    events = await _events(sessions, table_id)
+    assert events[-1].kind == "deal_started"
+    async with sessions() as db:
+        rebuilt = await rebuild(db, table_id)
+    assert rebuilt is not None
+    snapshot = snapshot_message(rebuilt, 0)
+    assert snapshot["table"]["last_deal"] is not None
+    assert snapshot["table"]["last_deal"]["deal_no"] == 1
+    assert snapshot["table"]["last_deal"] == snapshot_message(live, 0)["table"]["last_deal"]
