@@ -104,7 +104,14 @@ export async function renderTable(root, { args, me }) {
     }
     if (msg.type === "deal_started") lastTrick = null;
     if (msg.type === "pulka_ended") info.settlement = data.settlement;
-    st = { ...st, seq: msg.seq, deal: msg.deal, legal: msg.legal || [], info };
+    let seat = st.seat;
+    if (msg.type === "player_joined" || msg.type === "player_replaced") {
+      // R-T4 / R-T5: the seating changed; this connection's seat comes with the event.
+      Object.assign(info, { names: data.names, players: data.players });
+      if ("seat" in msg) seat = msg.seat;
+      loadLines();
+    }
+    st = { ...st, seq: msg.seq, seat, deal: msg.deal, legal: msg.legal || [], info };
     if (msg.type !== "action" || !st.legal.some((a) => a.type === "discard")) selected = new Set();
     save();
     if (["deal_ended", "pulka_ended"].includes(msg.type)) loadLines();
