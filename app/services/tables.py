@@ -71,6 +71,11 @@ async def create_table(
     (``None``) by default for club tables. Nothing is committed here.
     """
     players = len(seat_member_ids)
+    if players == 5:
+        raise TableSetupError(
+            "a table of five is drawn by R-T1 but not yet played on the server: draw again "
+            "with sizes [3] or [4] (the others wait or join later, R-S4/R-T4)"
+        )
     if players not in (3, 4):
         raise TableSetupError("a table has 3 or 4 seats")
     taken = [m for m in seat_member_ids if m is not None]
