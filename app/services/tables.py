@@ -73,8 +73,8 @@ async def create_table(
     players = len(seat_member_ids)
     if players == 5:
         raise TableSetupError(
-            "a table of five is drawn by R-T1 but not yet played on the server: draw again "
-            "with sizes [3] or [4] (the others wait or join later, R-S4/R-T4)"
+            "a table of five (R-T1 with exactly five present) is not yet played on the server: "
+            "four play and the fifth joins later as a fourth player would (R-S4, R-T4)"
         )
     if players not in (3, 4):
         raise TableSetupError("a table has 3 or 4 seats")
