@@ -44,8 +44,12 @@ def get_hub(app: FastAPI) -> Hub:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start the hub with the server and stop it (closing every socket) on shutdown."""
+    """Start the hub with the server and stop it (closing every socket) on shutdown; start
+    the house bots of practice tables no process runs (after a restart, say)."""
+    from app.bots.runner import house_bot_runner
+
     get_hub(app)
+    house_bot_runner(app).start_adopting()
     try:
         yield
     finally:

@@ -2,7 +2,17 @@
 
 They are ordinary :class:`~app.bots.client.BotClient` s: they connect to this very server over
 its public socket, with their own sessions, exactly as any other client would. A bot seat whose
-runner is gone (the process stopped) simply waits, like a disconnected player.
+runner is gone (the process stopped) waits, like a disconnected player, until a server process
+adopts the table again.
+
+One process runs the bots of a table: the one that holds the table's advisory lock
+``pg_try_advisory_lock(BOT_LOCK_CLASS, table_id)``, taken on the runner's own database
+connection (the "lease" connection) and held while its bots run. Every process's runner looks,
+at startup and every ``ADOPT_SECONDS``, for unfinished practice tables with house bots
+(``bot-1`` …) in their seats that it does not run, and adopts those whose lock it can take. A
+process that dies loses its connection, so PostgreSQL releases its locks and another (or the
+restarted) process adopts its tables; a runner that loses its lease connection stops all its
+bots first (they may be adopted elsewhere by then) and adopts again once it has reconnected.
 """
 
 from __future__ import annotations
@@ -12,15 +22,19 @@ import contextlib
 import logging
 import os
 import random
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
 from app.bots.strategy import Strategy
 from app.db.models.member import Member, Role
+from app.db.models.table import Table, TableSeat
+from app.db.session import session_scope
 from app.security.sessions import SESSION_COOKIE, open_session
 
 log = logging.getLogger(__name__)
@@ -28,6 +42,10 @@ log = logging.getLogger(__name__)
 BOT_POOL = 3
 THINK_SECONDS = float(os.environ.get("PREFCLUB_BOT_THINK", "0.4"))
 """How long a house bot pauses before each move (so people can follow the table)."""
+HOUSE_BOT_LOGINS = tuple(f"bot-{i}" for i in range(1, BOT_POOL + 1))
+BOT_LOCK_CLASS = 0x48424F54  # "HBOT": the advisory-lock namespace of house-bot leases
+ADOPT_SECONDS = float(os.environ.get("PREFCLUB_BOT_ADOPT", "5"))
+"""How often a runner looks for practice tables whose house bots nobody runs."""
 
 
 async def bot_members(db: AsyncSession, count: int) -> list[Member]:
@@ -51,21 +69,88 @@ async def bot_cookie(db: AsyncSession, member: Member, now: datetime) -> str:
 
 
 class BotRunner:
-    """The bot clients this process runs, per table."""
+    """The bot clients this process runs, per table, and the leases (advisory locks) on them."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, database_url: str | None = None,
+                 sessionmaker: async_sessionmaker[AsyncSession] | None = None,
+                 now: Callable[[], datetime] | None = None) -> None:
         self.base_ws = f"ws://127.0.0.1:{port}"
         self.origin = f"http://127.0.0.1:{port}"
-        self.tasks: dict[int, list[asyncio.Task[None]]] = {}
+        self.database_url = database_url
+        self.sessionmaker = sessionmaker
+        self.now = now
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        self._lease: psycopg.AsyncConnection[Any] | None = None
+        self._lease_lock = asyncio.Lock()
+        self._adopter: asyncio.Task[None] | None = None
+
+    # -- leases ------------------------------------------------------------------------------
+
+    async def _lease_query(self, sql: str, table_id: int) -> bool:
+        """Run a lock function on the lease connection; on a lost connection drop every bot
+        (their locks are gone with it) and raise."""
+        if self.database_url is None:
+            return True  # no database to coordinate through (a bare runner): always ours
+        from app.realtime.hub import libpq_url
+
+        async with self._lease_lock:
+            try:
+                if self._lease is None or self._lease.closed:
+                    self._lease = await psycopg.AsyncConnection.connect(
+                        libpq_url(self.database_url), autocommit=True)
+                cur = await self._lease.execute(sql, (BOT_LOCK_CLASS, table_id))
+                row = await cur.fetchone()
+                return bool(row and row[0])
+            except psycopg.Error:
+                lease, self._lease = self._lease, None
+                if lease is not None:
+                    with contextlib.suppress(Exception):
+                        await lease.close()
+                self._cancel_all()
+                raise
+
+    async def claim(self, table_id: int) -> bool:
+        """Take the table's house-bot lease unless another process holds it."""
+        return await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", table_id)
+
+    async def release(self, table_id: int) -> None:
+        with contextlib.suppress(Exception):
+            await self._lease_query("SELECT pg_advisory_unlock(%s::int4, %s::int4)", table_id)
+
+    # -- bots ----------------------------------------------------------------------------------
 
     def spawn(self, table_id: int, cookies: list[str]) -> None:
-        tasks = []
-        for index, cookie in enumerate(cookies):
-            bot = BotClient(self.base_ws, table_id, cookie, self.origin,
-                            strategy=Strategy(random.Random()), name=f"house{table_id}-{index}",
-                            think=THINK_SECONDS)
-            tasks.append(asyncio.create_task(self._run(bot), name=f"bot-{table_id}-{index}"))
-        self.tasks.setdefault(table_id, []).extend(tasks)
+        """Run the bots of a table just opened by this process (once its lease is taken)."""
+        if self.running(table_id):
+            return
+        self.tasks[table_id] = asyncio.create_task(self._table(table_id, cookies, False),
+                                                   name=f"bots-{table_id}")
+
+    def running(self, table_id: int) -> bool:
+        task = self.tasks.get(table_id)
+        return task is not None and not task.done()
+
+    async def _table(self, table_id: int, cookies: list[str], claimed: bool) -> None:
+        try:
+            if not claimed and not await self.claim(table_id):
+                return  # another process runs them
+        except psycopg.Error:
+            log.warning("house-bot lease unavailable", extra={"table": table_id})
+            return
+        bots = [asyncio.create_task(self._run(BotClient(
+            self.base_ws, table_id, cookie, self.origin, strategy=Strategy(random.Random()),
+            name=f"house{table_id}-{index}", think=THINK_SECONDS)), name=f"bot-{table_id}-{index}")
+            for index, cookie in enumerate(cookies)]
+        try:
+            await asyncio.gather(*bots)
+        finally:
+            for bot in bots:
+                bot.cancel()
+            for bot in bots:
+                with contextlib.suppress(BaseException):
+                    await bot
+            if not (current := asyncio.current_task()) or not current.cancelling():
+                await self.release(table_id)  # the table is over: let the lock go
 
     async def _run(self, bot: BotClient) -> None:
         for _ in range(5):
@@ -78,21 +163,93 @@ class BotRunner:
                 log.warning("house bot could not join", extra={"table": bot.table_id})
                 await asyncio.sleep(0.5)
 
+    # -- adoption ------------------------------------------------------------------------------
+
+    async def adopt(self) -> list[int]:
+        """Start the house bots of every unfinished practice table nobody runs (whose lease
+        this process can take); returns the tables adopted."""
+        if self.sessionmaker is None:
+            return []
+        async with self.sessionmaker() as db:
+            rows = (await db.execute(
+                select(TableSeat.table_id, Member.id)
+                .join(Table, Table.id == TableSeat.table_id)
+                .join(Member, Member.id == TableSeat.member_id)
+                .where(Table.practice.is_(True), Table.status == "playing",
+                       Member.is_bot.is_(True), Member.login.in_(HOUSE_BOT_LOGINS))
+                .order_by(TableSeat.table_id, TableSeat.seat))).all()
+        wanted: dict[int, list[int]] = {}
+        for table_id, member_id in rows:
+            wanted.setdefault(table_id, []).append(member_id)
+        adopted = []
+        for table_id, member_ids in wanted.items():
+            if self.running(table_id) or not await self.claim(table_id):
+                continue
+            try:
+                now = self.now() if self.now is not None else datetime.now().astimezone()
+                async with session_scope(self.sessionmaker) as db:
+                    cookies = []
+                    for member_id in member_ids:
+                        member = await db.get(Member, member_id)
+                        assert member is not None
+                        cookies.append(await bot_cookie(db, member, now))
+            except Exception:
+                await self.release(table_id)
+                raise
+            self.tasks[table_id] = asyncio.create_task(self._table(table_id, cookies, True),
+                                                       name=f"bots-{table_id}")
+            adopted.append(table_id)
+        if adopted:
+            log.info("house bots adopted", extra={"tables": adopted})
+        return adopted
+
+    def start_adopting(self) -> None:
+        if self._adopter is None:
+            self._adopter = asyncio.create_task(self._adopt_loop(), name="bot-adopter")
+
+    async def _adopt_loop(self) -> None:
+        while True:
+            try:
+                await self.adopt()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("adopting house bots failed", exc_info=True)
+            await asyncio.sleep(ADOPT_SECONDS)
+
+    def _cancel_all(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+        self.tasks.clear()
+
     async def stop(self) -> None:
-        tasks = [t for ts in self.tasks.values() for t in ts]
+        tasks = list(self.tasks.values())
+        if self._adopter is not None:
+            tasks.append(self._adopter)
+            self._adopter = None
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
         self.tasks.clear()
+        if self._lease is not None:
+            with contextlib.suppress(Exception):
+                await self._lease.close()
+            self._lease = None
+
+
+def house_bot_runner(app: Any) -> Any:
+    """The app's runner (one per app; a test may set ``app.state.bot_runner`` to anything with
+    a ``spawn(table_id, cookies)`` method)."""
+    runner = getattr(app.state, "bot_runner", None)
+    if runner is None:
+        runner = BotRunner(app.state.settings.port, getattr(app.state, "database_url", None),
+                           getattr(app.state, "sessionmaker", None), app.state.clock.now)
+        app.state.bot_runner = runner
+    return runner
 
 
 def start_house_bots(app: Any, table_id: int, cookies: list[str]) -> None:
-    """Connect the house bots of a committed practice table (one runner per app; a test may
-    set ``app.state.bot_runner`` to anything with a ``spawn(table_id, cookies)`` method)."""
-    runner = getattr(app.state, "bot_runner", None)
-    if runner is None:
-        runner = BotRunner(app.state.settings.port)
-        app.state.bot_runner = runner
-    runner.spawn(table_id, cookies)
+    """Connect the house bots of a committed practice table (see :func:`house_bot_runner`)."""
+    house_bot_runner(app).spawn(table_id, cookies)

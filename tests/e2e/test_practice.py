@@ -1,19 +1,23 @@
-"""A member opens a practice table over HTTP; house bots fill the other seats and play."""
+"""A member opens a practice table over HTTP; house bots fill the other seats and play, and
+play on after the server restarts."""
 
 from __future__ import annotations
 
 import random
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from app.bots.runner import BotRunner
 from app.bots.strategy import Strategy
 from app.db.models.member import Member
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from tests.e2e.support import Client, server
+from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -63,3 +67,105 @@ async def test_practice_table_with_house_bots(live_db: str, data_dir: Path,
         await me.close()
     finally:
         srv.stop()
+
+
+async def _human(live_db: str) -> str:
+    login = f"human-{uuid.uuid4().hex[:6]}"
+    engine = make_engine(live_db)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            db.add(Member(login=login, display_name="Человек", password_hash=hash_password(
+                "correct horse battery"), must_change_password=False, active=True))
+    finally:
+        await engine.dispose()
+    return login
+
+
+async def _open_practice(srv: ServerProcess, login: str) -> tuple[int, str]:
+    async with httpx.AsyncClient(base_url=srv.base_url) as http:
+        r = await http.post("/api/auth/login", json={"login": login,
+                                                     "password": "correct horse battery"})
+        assert r.status_code == 200, r.text
+        made = await http.post("/api/tables/practice", json={"players": 3},
+                               headers={"X-CSRF-Token": r.json()["csrf_token"]})
+        assert made.status_code == 201, made.text
+        return made.json()["id"], "; ".join(f"{k}={v}" for k, v in http.cookies.items())
+
+
+async def _my_turn(me: Client, strategy: Strategy) -> dict[str, Any]:
+    """Wait until seat 0 has a move to make; returns it (a command body)."""
+    while True:
+        latest = me.latest
+        assert latest is not None
+        body = strategy.choose(latest, latest["legal"], 0) if latest["legal"] else None
+        if body is not None:
+            return body
+        seq = latest["seq"]
+        await me.wait_for(lambda m, s=seq: "deal" in m and m["seq"] > s, timeout=20)
+
+
+async def _act(me: Client, strategy: Strategy) -> dict[str, Any]:
+    """Wait until seat 0 has a move to make, then make it; returns the ack."""
+    while True:
+        answer = await me.command(await _my_turn(me, strategy))
+        if answer["type"] == "ack":
+            return answer
+        assert answer["code"] == "stale_seq", answer
+
+
+@pytest.mark.parametrize("how", ["kill", "stop"])
+async def test_house_bots_play_on_after_a_restart(live_db: str, data_dir: Path, how: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PREFCLUB_BOT_THINK", "0")
+    monkeypatch.setenv("PREFCLUB_BOT_ADOPT", "0.5")
+    login = await _human(live_db)
+    first = server(live_db, data_dir, log_name=f"practice-{how}-1.log").start()
+    second: ServerProcess | None = None
+    try:
+        table_id, cookie = await _open_practice(first, login)
+        me = Client(first, table_id, cookie)
+        await me.connect()
+        await me.wait_for(lambda m: m.get("type") == "presence" and m["connected"] == [0, 1, 2])
+        strategy = Strategy(random.Random(3))
+        await _act(me, strategy)  # the bots answer: the deal is under way
+        await _my_turn(me, strategy)
+        before = me.last_seq
+        assert before is not None
+        await me.close()
+        first.kill() if how == "kill" else first.stop()
+
+        second = server(live_db, data_dir, log_name=f"practice-{how}-2.log").start()
+        me = Client(second, table_id, cookie)
+        welcome = await me.connect()
+        assert welcome["seq"] == before  # nothing moved while no server ran
+        # The restarted server adopted the table: its house bots are back at it.
+        await me.wait_for(lambda m: m.get("type") == "presence" and m["connected"] == [0, 1, 2],
+                          timeout=20)
+        ack = await _act(me, strategy)
+        for _ in range(400):
+            if any(m.get("type") == "deal_ended" for m in me.messages):
+                break
+            await _act(me, strategy)
+        # After the human acted, the bots moved too, and the deal was played out.
+        assert any(m.get("type") == "action" and m["seq"] > ack["seq"]
+                   and m["data"]["seat"] != 0 for m in me.messages)
+        assert any(m.get("type") == "deal_ended" for m in me.messages)
+        await me.close()
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+async def test_one_process_holds_a_practice_tables_bots(live_db: str) -> None:
+    # The house-bot lease is a per-table advisory lock: a second runner cannot take it while the
+    # first holds it, and can once the first has stopped (its connection is gone).
+    a, b = BotRunner(0, live_db), BotRunner(0, live_db)
+    try:
+        assert await a.claim(987654)
+        assert not await b.claim(987654)
+        await a.stop()
+        assert await b.claim(987654)
+    finally:
+        await a.stop()
+        await b.stop()
