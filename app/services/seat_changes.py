@@ -4,7 +4,9 @@ three-player pulka (R-T4) or a member replaces a player (R-T5).
 A request lists whose consent it needs; when the last of them agrees it is applied through the
 live table (``app.services.tables.join_fourth`` / ``replace_player``), so the table's event log
 stays the truth, and the request becomes ``applied``. If a deal is being played at that moment
-the request stays ``agreed`` until ``apply_agreed`` (after the deal). One refusal ends it.
+the request stays ``agreed``: the table applies it itself when that deal ends (``apply_waiting``,
+in the transaction that writes ``deal_ended``), and ``apply_agreed`` applies it on request once
+no deal is being played. One refusal ends it.
 """
 
 from __future__ import annotations
@@ -177,13 +179,32 @@ async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
     return change
 
 
+async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
+    """Apply the table's ``agreed`` seat change, if it has one, now that a deal has ended (the
+    live table calls this with the table row locked, right after ``deal_ended``). True if one
+    was applied. If the table refuses it (say the newcomer was deactivated meanwhile) nothing is
+    written: the request stays ``agreed`` with the reason in ``record["waiting"]``."""
+    change = await db.scalar(select(SeatChange).where(
+        SeatChange.table_id == table_id, SeatChange.status == "agreed")
+        .order_by(SeatChange.id).limit(1))
+    if change is None:
+        return False
+    try:
+        change = await _apply_if_agreed(db, change, now)
+    except ConflictError as exc:
+        change.record = {**(change.record or {}), "waiting": str(exc)}
+        await db.flush()
+        return False
+    return change.status == "applied"
+
+
 async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) -> SeatChange:
     """Once everyone needed agreed, change the live table (``app.services.tables``).
 
     During a deal the table refuses (seats change only between deals): the request is kept as
-    ``agreed`` with the reason in ``record["waiting"]`` and is applied by
-    ``POST /api/seat-changes/{id}/apply`` after the deal. Anything else the table refuses is a
-    409 and leaves nothing.
+    ``agreed`` with the reason in ``record["waiting"]`` and is applied when the deal ends
+    (:func:`apply_waiting`) or by ``POST /api/seat-changes/{id}/apply`` between deals.
+    Anything else the table refuses is a 409 and leaves nothing.
     """
     if set(change.required) - set(change.consents):
         return change

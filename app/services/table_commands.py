@@ -87,10 +87,16 @@ async def _record_deal_started(db: AsyncSession, table: Table, dealer: int,
 
 async def advance(db: AsyncSession, table: Table, state: TableState, now: datetime,
                   allow_new_deal: bool = True) -> TableState:
-    """After an action: score a finished deal, then end the pulka or start the next deal."""
+    """After an action: score a finished deal, then end the pulka or start the next deal.
+
+    A seat change everyone agreed to while the deal was played (R-T4/R-T5, ``agreed``) is
+    applied right after its ``deal_ended``, before the next deal starts (a join starts that
+    deal itself: the newcomer deals it)."""
     ended = game.deal_ended(state)
     if ended is not None:
         state = append(db, table, state, *ended)
+        if state.status == "playing" and allow_new_deal and not state.pulka.is_complete:
+            state = await _apply_waiting_seat_change(db, table, state, now)
     if state.status != "playing" or not allow_new_deal:
         return state
     if state.deal is not None and not state.scored:
@@ -103,6 +109,16 @@ async def advance(db: AsyncSession, table: Table, state: TableState, now: dateti
     kind, payload = game.deal_started(state)
     await _record_deal_started(db, table, payload["dealer"], now)
     return append(db, table, state, kind, payload)
+
+
+async def _apply_waiting_seat_change(db: AsyncSession, table: Table, state: TableState,
+                                     now: datetime) -> TableState:
+    """Apply the table's ``agreed`` seat change, if any; the state after it (from the log)."""
+    from app.services.seat_changes import apply_waiting
+
+    if not await apply_waiting(db, table.id, now):
+        return state
+    return await load_state(db, table, None)
 
 
 async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime,

@@ -105,18 +105,19 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
     ended = await driver.play_deal()
     pools = _numbers(ended["data"]["sheet"]["pool"])
     hills = _numbers(ended["data"]["sheet"]["hill"])
-    dealt_2 = await players[0].wait_for(lambda m: m.get("type") == "deal_started")
-    assert dealt_2["data"]["dealer"] == 1  # deal 2 would be seat 1's, to three players
 
-    # Between deals (deal 2 is not cut yet): applied. He sits left of seat 0, who has just
-    # dealt; seats 1 and 2 move to 2 and 3; he deals the next deal.
-    async with session_scope(sessions) as db:
+    # Deal 1 has ended: the table applied the agreed join itself, in the command that ended the
+    # deal, before deal 2 started. He sits left of seat 0, who has just dealt; seats 1 and 2
+    # move to 2 and 3; he deals deal 2, to four players.
+    async with sessions() as db:
         change = await seat_changes.get_change(db, change_id)
+        assert change.status == "applied" and change.applied_at is not None
+        assert "waiting" not in change.record
+        applied = change.record["applied"]
         member = await db.get(Member, new.member_id)
         assert member is not None
-        change = await seat_changes.apply_agreed(db, change, member, await _now(db))
-        assert change.status == "applied" and change.applied_at is not None
-        applied = change.record["applied"]
+        with pytest.raises(ConflictError, match="applied, not agreed"):  # nothing left to do
+            await seat_changes.apply_agreed(db, change, member, await _now(db))
     assert applied["seat"] == 1 and applied["dealer"] == 1
     expected_ids = [seats[0].member_id, new.member_id, seats[1].member_id, seats[2].member_id]
     assert applied["member_ids"] == expected_ids
@@ -126,6 +127,7 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
     joined = [await c.wait_for(lambda m: m.get("type") == "player_joined") for c in everyone]
     assert [m["seat"] for m in joined] == [0, 2, 3, 1]
     assert [c.seat for c in everyone] == [0, 2, 3, 1]
+    assert joined[0]["seq"] == ended["seq"] + 1  # right after deal_ended: no deal 2 to three
     data = joined[0]["data"]
     assert data["seat"] == 1 and data["after_dealer_seat"] == 0 and data["players"] == 4
     assert data["member_ids"] == expected_ids and data["dealer"] == 1
@@ -139,7 +141,7 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
     assert _numbers(sheet["hill"]) == [hills[0], entries["hill"], hills[1], hills[2]]
     assert joined[0]["deal"] is None and joined[0]["table"]["sheet"] == sheet
 
-    # The voided three-player deal 2 is dealt again, to four, by the newcomer.
+    # Deal 2 is dealt to four, by the newcomer.
     dealt = [await c.wait_for(lambda m: m.get("type") == "deal_started"
                               and m["seq"] > joined[0]["seq"]) for c in everyone]
     assert dealt[0]["seq"] == joined[0]["seq"] + 1
@@ -232,5 +234,41 @@ async def test_a_substitute_takes_over_a_seat_and_its_sheet(
         for s in range(3):
             if s not in changed:
                 assert (ended_2["data"]["sheet"][column][s] == sheet_before[column][s])
+    for c in [*players, substitute]:
+        await c.close()
+
+
+async def test_an_agreed_replacement_applies_itself_when_the_deal_ends(
+        srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]) -> None:
+    table_id, seats, (new,) = await setup_table(live_db, 3, first_dealer=0, spectators=1)
+    players = [Client(srv, table_id, s.cookie) for s in seats]
+    substitute = Client(srv, table_id, new.cookie)
+    for c in [*players, substitute]:
+        await c.connect()
+    driver = Driver(players, [substitute], seed=11)
+    await driver.step(_cut)  # deal 1's cards are out: the replacement has to wait
+    async with session_scope(sessions) as db:
+        member = await db.get(Member, new.member_id)
+        assert member is not None
+        change = await seat_changes.request_replace(db, table_id, 1, member, member,
+                                                    await _now(db))
+        assert change.status == "agreed" and "between deals" in change.record["waiting"]
+        change_id = change.id
+
+    # Nobody calls /apply: the command that ends deal 1 seats him, then deals deal 2.
+    ended = await driver.play_deal()
+    replaced = await substitute.wait_for(lambda m: m.get("type") == "player_replaced")
+    assert replaced["seq"] == ended["seq"] + 1 and replaced["seat"] == 1
+    dealt = await substitute.wait_for(lambda m: m.get("type") == "deal_started"
+                                      and m["seq"] > replaced["seq"])
+    assert dealt["seq"] == replaced["seq"] + 1 and dealt["data"]["deal_no"] == 2
+    assert await _seats(sessions, table_id) == [seats[0].member_id, new.member_id,
+                                                seats[2].member_id]
+    async with sessions() as db:
+        stored = await db.get(SeatChange, change_id)
+        assert stored is not None and stored.status == "applied"
+        assert stored.record["applied"]["seq"] == replaced["seq"]
+    ended_2 = await Driver([players[0], substitute, players[2]], seed=12).play_deal()
+    assert ended_2["data"]["deal_no"] == 2
     for c in [*players, substitute]:
         await c.close()
