@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models.table import Pulka as PulkaRow
-from app.db.models.table import Table, TableCommand
+from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
 from app.realtime.game import CommandRejected, TableState
@@ -43,6 +43,10 @@ ACTION_COMMANDS = frozenset({
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
+CHAT_RATE_LINES = 5
+CHAT_RATE_SECONDS = 10
+"""A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
+(over all his sockets and every server process: counted from the log under the row lock)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -155,6 +159,22 @@ def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:
         table.deadline_seq = None
 
 
+async def _check_chat_rate(db: AsyncSession, table_id: int, member_id: int) -> None:
+    """Refuse a chat line over the rate (``chat_rate``); the table row is locked."""
+    since = func.now() - text(f"interval '{CHAT_RATE_SECONDS} seconds'")
+    recent = await db.scalar(
+        select(func.count()).select_from(TableCommand)
+        .join(TableEvent, and_(TableEvent.table_id == TableCommand.table_id,
+                               TableEvent.seq == TableCommand.seq))
+        .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
+               TableEvent.kind == "chat", TableCommand.created_at > since))
+    if (recent or 0) >= CHAT_RATE_LINES:
+        raise CommandRejected(
+            "chat_rate",
+            f"too many chat lines: at most {CHAT_RATE_LINES} in {CHAT_RATE_SECONDS} seconds; "
+            "wait a few seconds and try again")
+
+
 def _command_id(command: Mapping[str, Any]) -> str:
     cid = command.get("id")
     if not isinstance(cid, str) or not cid or len(cid) > MAX_COMMAND_ID:
@@ -208,8 +228,9 @@ async def execute(
                 raise CommandRejected("not_seated", "you no longer hold a seat at this table")
             seat = actual
         if kind == "chat":
-            state = append(db, table, state, *game.chat_event(state, seat, name,
-                                                              command.get("text")))
+            line = game.chat_event(state, seat, name, command.get("text"))
+            await _check_chat_rate(db, table_id, member_id)
+            state = append(db, table, state, *line)
         elif kind == "next_deal":
             if state.status != "waiting":
                 raise CommandRejected("not_now", "the next deal is not waiting to start")

@@ -169,6 +169,21 @@ async def test_chat_opens_between_deals_only(srv: ServerProcess, live_db: str) -
         assert again["type"] == "ack"
 
 
+async def test_a_chat_flood_is_refused_with_chat_rate(srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    async with clients(srv, table_id, seats) as players:
+        for i in range(5):
+            said = await players[0].command({"type": "chat", "text": f"строка {i}"})
+            assert said["type"] == "ack", said
+        flood = await players[0].command({"type": "chat", "text": "ещё"})
+        assert flood["type"] == "error" and flood["code"] == "chat_rate", flood
+        assert "5 in 10 seconds" in flood["message"]
+        # Refused changes nothing; the others still talk.
+        assert flood["seq"] == said["seq"]
+        other = await players[1].command({"type": "chat", "text": "тише"})
+        assert other["type"] == "ack"
+
+
 async def test_unauthenticated_and_wrong_origin_are_refused_before_accept(
         srv: ServerProcess, live_db: str) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)

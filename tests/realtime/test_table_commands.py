@@ -15,6 +15,7 @@ from app.db.models.table import Pulka, Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime.game import CommandRejected
 from app.realtime.store import StateCache, rebuild
+from app.services import table_commands
 from app.services.pulkas import close_pulka
 from app.services.table_commands import execute, fire_deadline
 from app.services.tables import TableSetupError, create_table
@@ -120,6 +121,28 @@ async def test_table_talk_only_between_deals(sessions: Sessions) -> None:  # R-W
         rebuilt = await rebuild(db, table_id)
     assert rebuilt is not None and rebuilt == cache.get(table_id, 4)
     assert [line.text for line in rebuilt.chat] == ["удачи"]
+
+
+async def test_chat_is_rate_limited_per_member(sessions: Sessions,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id, seats = await _table(sessions)  # deal 1 is not cut: table talk is open
+    for i in range(table_commands.CHAT_RATE_LINES):
+        await _run(sessions, table_id, seats, 0, {"id": f"r{i}", "type": "chat", "text": "ну"})
+    with pytest.raises(CommandRejected) as info:
+        await _run(sessions, table_id, seats, 0, {"id": "r-over", "type": "chat", "text": "ну!"})
+    assert info.value.code == "chat_rate" and "at most 5 in 10 seconds" in info.value.message
+    # A repeated id is answered again (not counted); another member still talks.
+    again = await execute(sessions, None, table_id=table_id, member_id=seats[0].member_id,
+                          seat=0, name="x", command={"id": "r0", "type": "chat", "text": "ну"},
+                          now=NOW)
+    assert again.duplicate
+    await _run(sessions, table_id, seats, 1, {"id": "other", "type": "chat", "text": "тише"})
+    events = await _events(sessions, table_id)
+    assert [e.kind for e in events].count("chat") == table_commands.CHAT_RATE_LINES + 1
+    # Once the window has passed he may write again.
+    monkeypatch.setattr(table_commands, "CHAT_RATE_SECONDS", 1)
+    await asyncio.sleep(1.2)
+    await _run(sessions, table_id, seats, 0, {"id": "r-later", "type": "chat", "text": "вот"})
 
 
 async def test_a_move_deadline_fires_once_across_competing_processes(
