@@ -22,6 +22,7 @@ import contextlib
 import logging
 import os
 import random
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -46,6 +47,8 @@ HOUSE_BOT_LOGINS = tuple(f"bot-{i}" for i in range(1, BOT_POOL + 1))
 BOT_LOCK_CLASS = 0x48424F54  # "HBOT": the advisory-lock namespace of house-bot leases
 ADOPT_SECONDS = float(os.environ.get("PREFCLUB_BOT_ADOPT", "5"))
 """How often a runner looks for practice tables whose house bots nobody runs."""
+RETRY_SECONDS = 60.0
+"""A table whose bots gave up (kept being refused) is not adopted again for this long."""
 
 
 async def bot_members(db: AsyncSession, count: int) -> list[Member]:
@@ -83,6 +86,7 @@ class BotRunner:
         self._lease: psycopg.AsyncConnection[Any] | None = None
         self._lease_lock = asyncio.Lock()
         self._adopter: asyncio.Task[None] | None = None
+        self._resting: dict[int, float] = {}
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -150,7 +154,10 @@ class BotRunner:
                 with contextlib.suppress(BaseException):
                     await bot
             if not (current := asyncio.current_task()) or not current.cancelling():
-                await self.release(table_id)  # the table is over: let the lock go
+                # The table is over, or its bots gave up: let the lock go, and adopt it again
+                # (with fresh sessions) only after a while.
+                self._resting[table_id] = time.monotonic() + RETRY_SECONDS
+                await self.release(table_id)
 
     async def _run(self, bot: BotClient) -> None:
         for _ in range(5):
@@ -182,7 +189,10 @@ class BotRunner:
         for table_id, member_id in rows:
             wanted.setdefault(table_id, []).append(member_id)
         adopted = []
+        clock = time.monotonic()
         for table_id, member_ids in wanted.items():
+            if self._resting.get(table_id, 0.0) > clock:
+                continue
             if self.running(table_id) or not await self.claim(table_id):
                 continue
             try:
