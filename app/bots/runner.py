@@ -90,7 +90,7 @@ class BotRunner:
 
     # -- leases ------------------------------------------------------------------------------
 
-    async def _lease_query(self, sql: str, table_id: int) -> bool:
+    async def _lease_query(self, sql: str, table_id: int | None) -> bool:
         """Run a lock function on the lease connection; on a lost connection drop every bot
         (their locks are gone with it) and raise."""
         if self.database_url is None:
@@ -102,7 +102,8 @@ class BotRunner:
                 if self._lease is None or self._lease.closed:
                     self._lease = await psycopg.AsyncConnection.connect(
                         libpq_url(self.database_url), autocommit=True)
-                cur = await self._lease.execute(sql, (BOT_LOCK_CLASS, table_id))
+                params = () if table_id is None else (BOT_LOCK_CLASS, table_id)
+                cur = await self._lease.execute(sql, params)
                 row = await cur.fetchone()
                 return bool(row and row[0])
             except psycopg.Error:
@@ -177,6 +178,10 @@ class BotRunner:
         this process can take); returns the tables adopted."""
         if self.sessionmaker is None:
             return []
+        if self.tasks:
+            # Is the lease connection (and so every lock of ours) still there? If not, this
+            # drops our bots (another process may adopt their tables now) and raises.
+            await self._lease_query("SELECT true", None)
         async with self.sessionmaker() as db:
             rows = (await db.execute(
                 select(TableSeat.table_id, Member.id)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from app.bots.runner import BotRunner
@@ -166,6 +167,18 @@ async def test_one_process_holds_a_practice_tables_bots(live_db: str) -> None:
         assert not await b.claim(987654)
         await a.stop()
         assert await b.claim(987654)
+        # A runner whose lease connection is cut loses its locks (and drops its bots).
+        c = BotRunner(0, live_db)
+        try:
+            assert await c.claim(987655)
+            assert c._lease is not None and b._lease is not None
+            await b._lease.execute("SELECT pg_terminate_backend(%s)", (c._lease.info.backend_pid,))
+            with pytest.raises(psycopg.Error):
+                await c._lease_query("SELECT true", None)
+            assert await b.claim(987655)
+            assert not await c.claim(987655)  # reconnected, but the table is b's now
+        finally:
+            await c.stop()
     finally:
         await a.stop()
         await b.stop()
