@@ -20,3 +20,6 @@ __all__ += ["Attendance", "ClubSession", "DealStart", "DrawRecord", "DrawnTable"
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent, TableSeat  # noqa: E402
 
 __all__ += ["Pulka", "Table", "TableCommand", "TableEvent", "TableSeat"]
+from app.db.models.fund import FundEntry, FundProposal, FundVote  # noqa: E402
+
+__all__ += ["FundEntry", "FundProposal", "FundVote"]
