@@ -1,0 +1,71 @@
+"""Playing whole deals at a live table through the command service (archive tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.realtime.engine import legal_json
+from app.realtime.store import rebuild
+from app.services.table_commands import execute
+
+
+class SameSession:
+    """A session factory that always hands out one session (the test's rolled-back one)."""
+
+    def __init__(self, db: AsyncSession) -> None:
+        self.db = db
+
+    def __call__(self) -> SameSession:
+        return self
+
+    async def __aenter__(self) -> AsyncSession:
+        return self.db
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def choose(options: list[dict[str, Any]], contract: str = "6S") -> dict[str, Any]:
+    """Forehand opens ``contract``, the others pass; the first defender whists, so the deal is
+    played out trick by trick."""
+    plain = [o for o in options if o["type"] not in (
+        "concede", "return_talon", "claim", "propose_result")]
+    options = plain or options
+    kinds = {o["type"] for o in options}
+    if "bid" in kinds:
+        calls = [o for o in options if o["type"] == "bid"]
+        return next((o for o in calls if o["call"] == contract), None) or next(
+            o for o in calls if o["call"] == "pass")
+    if "name_contract" in kinds:
+        named = [o for o in options if o["type"] == "name_contract"]
+        return next((o for o in named if o.get("contract") == contract), named[0])
+    if "defend" in kinds:
+        defend = [o for o in options if o["type"] == "defend"]
+        return next((o for o in defend if o["call"] == "whist"), defend[0])
+    return options[0]
+
+
+async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now: datetime,
+                    chooser: Callable[[list[dict[str, Any]]], dict[str, Any]] = choose,
+                    stop: Callable[[Any], Awaitable[bool]] | None = None) -> int:
+    """Play the table's current deal to its end; returns the finished deal's number."""
+    factory: Any = SameSession(db)
+    state = await rebuild(db, table_id)
+    assert state is not None and state.deal is not None
+    deal_no = state.deal_no
+    for step in range(200):
+        state = await rebuild(db, table_id)
+        assert state is not None
+        if state.deal_no != deal_no or state.deal is None or state.deal.finished:
+            return deal_no
+        if stop is not None and await stop(state):
+            return deal_no
+        seat = state.deal.to_move
+        command = {"id": f"a{deal_no}-{step}", **chooser(legal_json(state.deal, seat))}
+        await execute(factory, None, table_id=table_id, member_id=member_ids[seat], seat=seat,
+                      name=f"seat {seat}", command=command, now=now)
+    raise AssertionError("the deal did not end")
