@@ -147,6 +147,10 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
 
         values["record"] = export_document(state.pulka)
     await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
+    if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
+        from app.services.fund import record_table_debts
+
+        await record_table_debts(db, table.id, now)
 
 
 def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:

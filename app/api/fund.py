@@ -1,0 +1,279 @@
+"""The club fund — кубышка (RULES.md §9): balance, ledger, debts, payments, spending proposals,
+votes, decisions and payouts (R-F1..R-F5). Money is a decimal string with kopecks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
+
+from app.api.deps import (
+    AdminMember,
+    ClockDep,
+    CurrentMember,
+    SessionDep,
+    SettingsDep,
+    TreasurerMember,
+)
+from app.api.errors import service_errors
+from app.api.schemas import ERRORS
+from app.db.models import Member
+from app.db.models.fund import EntryKind, FundProposal
+from app.services import fund
+
+router = APIRouter(prefix="/api/fund", tags=["fund"], responses=ERRORS)
+
+ENTRY_EXAMPLE: JsonDict = {
+    "id": 12, "kind": "payment", "member_id": 7, "pulka_id": None, "proposal_id": None,
+    "amount": "40.00", "recorded_by_id": 2, "recorded_at": "2026-11-30T19:20:00Z",
+    "reason": "paid in after the session"}
+DEBT_EXAMPLE: JsonDict = {"member_id": 7, "display_name": "Иван", "owed": "52.50", "paid": "40.00",
+                "outstanding": "12.50"}
+PROPOSAL_EXAMPLE: JsonDict = {
+    "id": 3, "proposer_id": 7, "proposer_name": "Иван", "year": 2026,
+    "title": "Две колоды карт", "amount": "1200.00", "status": "open",
+    "created_at": "2026-11-30T09:00:00Z", "decided_at": None, "attendance": 31,
+    "yes": 2, "no": 0, "rank": 1, "my_vote": True}
+
+
+class EntryOut(BaseModel):
+    """One immutable ledger entry (R-F5): what, whose, how much, who recorded it, when, why."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [ENTRY_EXAMPLE]})
+
+    id: int
+    kind: Literal["payment_due", "payment", "spending", "adjustment"]
+    member_id: int | None
+    pulka_id: int | None
+    proposal_id: int | None
+    amount: str
+    """Signed: spending is negative; ``payment_due`` is a claim and not in the balance."""
+    recorded_by_id: int | None
+    recorded_at: datetime
+    reason: str
+
+
+class DebtOut(BaseModel):
+    """A member's account with the fund: owed by R-F1, paid in, still outstanding."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [DEBT_EXAMPLE]})
+
+    member_id: int
+    display_name: str
+    owed: str
+    paid: str
+    outstanding: str
+
+
+class FundOut(BaseModel):
+    """The fund: balance, a page of the ledger (newest first) and every member's debt."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "balance": "40.00", "entries": [ENTRY_EXAMPLE], "next_before_id": None,
+        "debts": [DEBT_EXAMPLE], "can_record": False}]})
+
+    balance: str
+    entries: list[EntryOut]
+    next_before_id: int | None
+    """Pass as ``before_id`` for the next (older) page; null on the last page."""
+    debts: list[DebtOut]
+    can_record: bool
+    """Whether the caller may record payments and pay out (treasurer or admin)."""
+
+
+class PaymentIn(BaseModel):
+    """Money a member paid in (``payment``, > 0), or a correction (``adjustment``, signed, with a
+    reason; ``member_id`` optional)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"member_id": 7, "amount": "40.00", "reason": "paid in after the session"},
+        {"kind": "adjustment", "member_id": 7, "amount": "-10.00",
+         "reason": "entry 12 was 10.00 too much"}]})
+
+    kind: Literal["payment", "adjustment"] = "payment"
+    member_id: int | None = None
+    amount: Decimal = Field(max_digits=12, decimal_places=2)
+    reason: str | None = Field(default=None, max_length=300)
+
+
+class ProposalIn(BaseModel):
+    """A spending proposal (R-F2); one per member and calendar year (R-F3)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"title": "Две колоды карт", "amount": "1200.00"}]})
+
+    title: str = Field(min_length=1, max_length=200)
+    amount: Decimal = Field(gt=0, max_digits=12, decimal_places=2)
+
+
+class ProposalOut(BaseModel):
+    """A proposal with its proposer's 12-month attendance, votes and R-F4 rank (competing ones
+    only: open or approved, not yet paid)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [PROPOSAL_EXAMPLE]})
+
+    id: int
+    proposer_id: int
+    proposer_name: str
+    year: int
+    title: str
+    amount: str
+    status: Literal["open", "approved", "rejected", "paid"]
+    created_at: datetime
+    decided_at: datetime | None
+    attendance: int
+    yes: int
+    no: int
+    rank: int | None
+    my_vote: bool | None
+
+
+class ProposalsOut(BaseModel):
+    """Proposals: competing ones by rank, then the decided ones; the voting majority."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "proposals": [PROPOSAL_EXAMPLE],
+        "electorate": 9, "majority": 5, "may_propose": False}]})
+
+    proposals: list[ProposalOut]
+    electorate: int
+    majority: int
+    """Yes (or no) votes that decide a proposal: more than half of the electorate."""
+    may_propose: bool
+    """Whether the caller may still propose this calendar year (R-F3)."""
+
+
+class VoteIn(BaseModel):
+    """Yes or no; voting again replaces the earlier vote while the proposal is open."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"yes": True}]})
+
+    yes: bool
+
+
+def _debt(d: fund.Debt) -> DebtOut:
+    return DebtOut(member_id=d.member_id, display_name=d.display_name, owed=fund.money(d.owed),
+                   paid=fund.money(d.paid), outstanding=fund.money(d.outstanding))
+
+
+def _can_record(member: Member) -> bool:
+    return member.role.value in ("treasurer", "admin")
+
+
+@router.get("", response_model=FundOut)
+async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
+                   limit: int = Query(50, ge=1, le=200),
+                   before_id: int | None = Query(None, ge=1)) -> FundOut:
+    """Balance, a ledger page (newest first) and outstanding debts (R-F1, R-F5)."""
+    await fund.record_missing_debts(db, clock.now())
+    entries = await fund.ledger(db, limit=limit + 1, before_id=before_id)
+    more = len(entries) > limit
+    entries = entries[:limit]
+    return FundOut(
+        balance=fund.money(await fund.balance(db)),
+        entries=[EntryOut(**fund.entry_json(e)) for e in entries],
+        next_before_id=entries[-1].id if more and entries else None,
+        debts=[_debt(d) for d in await fund.debts(db)],
+        can_record=_can_record(member),
+    )
+
+
+@router.post("/payments", response_model=EntryOut, status_code=201)
+async def post_payment(body: PaymentIn, member: TreasurerMember, db: SessionDep,
+                       clock: ClockDep) -> EntryOut:
+    """Record money paid in, or a correction (treasurer or admin)."""
+    with service_errors():
+        entry = await fund.record_payment(db, member_id=body.member_id, amount=body.amount,
+                                          by=member, now=clock.now(), reason=body.reason,
+                                          kind=EntryKind(body.kind))
+    return EntryOut(**fund.entry_json(entry))
+
+
+async def _proposal_out(db: SessionDep, member: Member, proposal_id: int,
+                        now: datetime) -> ProposalOut:
+    mine = await fund.my_votes(db, member.id)
+    for item in await fund.ranked(db, now):
+        if item.proposal.id == proposal_id:
+            return _out(item, mine)
+    raise AssertionError("the proposal just written is listed")
+
+
+def _out(item: fund.Ranked, mine: dict[int, bool]) -> ProposalOut:
+    p: FundProposal = item.proposal
+    return ProposalOut(
+        id=p.id, proposer_id=p.proposer_id, proposer_name=item.proposer_name, year=p.year,
+        title=p.title, amount=fund.money(p.amount), status=p.status.value,
+        created_at=p.created_at, decided_at=p.decided_at, attendance=item.attendance,
+        yes=item.yes, no=item.no, rank=item.rank, my_vote=mine.get(p.id))
+
+
+@router.get("/proposals", response_model=ProposalsOut)
+async def get_proposals(member: CurrentMember, db: SessionDep, clock: ClockDep,
+                        settings: SettingsDep) -> ProposalsOut:
+    """Competing proposals ranked by their proposer's attendance over 12 months (R-F4), then
+    the decided ones."""
+    now = clock.now()
+    items = await fund.ranked(db, now)
+    mine = await fund.my_votes(db, member.id)
+    year = fund.club_year(now, settings.zone)
+    electorate = await fund.electorate(db)
+    return ProposalsOut(
+        proposals=[_out(i, mine) for i in items], electorate=electorate,
+        majority=electorate // 2 + 1,
+        may_propose=not any(i.proposal.proposer_id == member.id and i.proposal.year == year
+                            for i in items))
+
+
+@router.post("/proposals", response_model=ProposalOut, status_code=201)
+async def post_proposal(body: ProposalIn, member: CurrentMember, db: SessionDep,
+                        clock: ClockDep, settings: SettingsDep) -> ProposalOut:
+    """Propose a spending (R-F2); 409 on a second proposal in the same calendar year (R-F3)."""
+    with service_errors():
+        proposal = await fund.create_proposal(db, proposer=member, title=body.title,
+                                              amount=body.amount, now=clock.now(),
+                                              zone=settings.zone)
+    await db.refresh(proposal)
+    return await _proposal_out(db, member, proposal.id, clock.now())
+
+
+@router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
+async def post_vote(proposal_id: int, body: VoteIn, member: CurrentMember, db: SessionDep,
+                    clock: ClockDep) -> ProposalOut:
+    """Vote on an open proposal; a majority of active members approves or rejects it."""
+    with service_errors():
+        await fund.vote(db, proposal_id=proposal_id, member=member, yes=body.yes,
+                        now=clock.now())
+    return await _proposal_out(db, member, proposal_id, clock.now())
+
+
+@router.post("/proposals/{proposal_id}/approve", response_model=ProposalOut)
+async def post_approve(proposal_id: int, member: AdminMember, db: SessionDep,
+                       clock: ClockDep) -> ProposalOut:
+    """Approve an open proposal (admin)."""
+    with service_errors():
+        await fund.decide(db, proposal_id=proposal_id, admin=member, approve=True,
+                          now=clock.now())
+    return await _proposal_out(db, member, proposal_id, clock.now())
+
+
+@router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
+async def post_reject(proposal_id: int, member: AdminMember, db: SessionDep,
+                      clock: ClockDep) -> ProposalOut:
+    """Reject a proposal not yet paid (admin)."""
+    with service_errors():
+        await fund.decide(db, proposal_id=proposal_id, admin=member, approve=False,
+                          now=clock.now())
+    return await _proposal_out(db, member, proposal_id, clock.now())
+
+
+@router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
+async def post_pay(proposal_id: int, member: TreasurerMember, db: SessionDep,
+                   clock: ClockDep) -> EntryOut:
+    """Pay out an approved proposal (treasurer or admin); 409 beyond the balance (R-F5)."""
+    with service_errors():
+        entry = await fund.pay(db, proposal_id=proposal_id, by=member, now=clock.now())
+    return EntryOut(**fund.entry_json(entry))
