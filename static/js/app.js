@@ -64,6 +64,7 @@ function renderTop() {
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   if (!me || me.must_change_password) return;
   const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"]];
+  links.push(["#/fund", "nav.fund"]);
   if (me.role === "admin") links.push(["#/members", "nav.members"]);
   for (const [href, key] of links) {
     const current = location.hash.startsWith(href);
@@ -89,6 +90,7 @@ const PAGES = {
   lobby: () => import("./pages/lobby.js").then((m) => m.renderLobby),
   table: () => import("./pages/table.js").then((m) => m.renderTable),
   members: () => import("./pages/members.js").then((m) => m.renderMembers),
+  fund: () => import("./pages/fund.js").then((m) => m.renderFund),
   history: () => import("./pages/history.js").then((m) => m.renderHistory),
 };
 

@@ -1,0 +1,172 @@
+// The club fund — кубышка (RULES.md §9): balance, outstanding debts, the ledger (newest first),
+// spending proposals ranked by the proposer's attendance (R-F4) with votes; the treasurer's form
+// for payments, admin decisions and payouts. Money stays a decimal string end to end.
+import { get, post } from "../api.js";
+import { attempt, notify } from "../app.js";
+import { clear, fmtTime, h } from "../dom.js";
+import { t } from "../i18n.js";
+
+const MONEY = "^-?\\d{1,10}(\\.\\d{1,2})?$";
+
+function money(value) {
+  return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: `${value} ₽` });
+}
+
+export async function renderFund(root, { me }) {
+  const canRecord = me.role === "treasurer" || me.role === "admin";
+  const isAdmin = me.role === "admin";
+  const summary = h("section", { class: "card", "aria-labelledby": "fund-balance-title" });
+  const debts = h("section", { class: "card", "aria-labelledby": "fund-debts-title" });
+  const proposals = h("section", { class: "card", "aria-labelledby": "fund-proposals-title" });
+  const ledger = h("section", { class: "card", "aria-labelledby": "fund-ledger-title" });
+  let members = [];
+  let names = new Map();
+
+  root.append(h("h1", { text: t("fund.title") }), h("p", { class: "muted small", text: t("fund.rules") }),
+    summary, proposals, debts, ledger);
+
+  async function load() {
+    const [fund, list, people] = await Promise.all([
+      attempt(() => get("/api/fund")),
+      attempt(() => get("/api/fund/proposals")),
+      members.length ? Promise.resolve(members) : attempt(() => get("/api/members")),
+    ]);
+    if (!fund || !list) return;
+    members = people || [];
+    names = new Map(members.map((m) => [m.id, m.display_name]));
+    for (const d of fund.debts) names.set(d.member_id, d.display_name);
+    renderSummary(fund);
+    renderDebts(fund);
+    renderProposals(list);
+    renderLedger(fund);
+  }
+
+  function renderSummary(fund) {
+    clear(summary).append(
+      h("h2", { id: "fund-balance-title", text: t("fund.balance") }),
+      h("p", { class: "balance", "aria-live": "polite" }, money(fund.balance)));
+    if (canRecord) summary.append(paymentForm());
+  }
+
+  function paymentForm() {
+    const form = h("form", { id: "fund-payment", "aria-labelledby": "fp-title" },
+      h("h3", { id: "fp-title", text: t("fund.record") }),
+      h("div", { class: "row" },
+        h("div", { class: "field" }, h("label", { for: "fp-kind", text: t("fund.kind") }),
+          h("select", { id: "fp-kind", name: "kind" },
+            ["payment", "adjustment"].map((k) => h("option", { value: k, text: t(`fund.kind.${k}`) })))),
+        h("div", { class: "field" }, h("label", { for: "fp-member", text: t("fund.member") }),
+          h("select", { id: "fp-member", name: "member_id" },
+            h("option", { value: "", text: "—" }),
+            members.filter((m) => m.active && !m.is_bot).map((m) =>
+              h("option", { value: String(m.id), text: m.display_name })))),
+        h("div", { class: "field" }, h("label", { for: "fp-amount", text: t("fund.amount") }),
+          h("input", { id: "fp-amount", name: "amount", required: true, inputmode: "decimal",
+            pattern: MONEY, placeholder: "40.00" })),
+        h("div", { class: "field" }, h("label", { for: "fp-reason", text: t("fund.reason") }),
+          h("input", { id: "fp-reason", name: "reason", maxlength: "300" })),
+        h("button", { type: "submit", class: "primary", text: t("fund.save") })));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const memberId = data.get("member_id");
+      const out = await attempt(() => post("/api/fund/payments", {
+        kind: data.get("kind"), member_id: memberId ? Number(memberId) : null,
+        amount: String(data.get("amount")).replace(",", "."), reason: data.get("reason") || null,
+      }));
+      if (!out) return;
+      notify(t("fund.saved"), "info");
+      await load();
+    });
+    return form;
+  }
+
+  function renderDebts(fund) {
+    clear(debts).append(h("h2", { id: "fund-debts-title", text: t("fund.debts") }));
+    if (!fund.debts.length) {
+      debts.append(h("p", { class: "muted", text: t("fund.noDebts") }));
+      return;
+    }
+    debts.append(h("table", { class: "list", "aria-labelledby": "fund-debts-title" },
+      h("thead", {}, h("tr", {}, ["fund.member", "fund.owed", "fund.paid", "fund.outstanding"]
+        .map((k) => h("th", { scope: "col", text: t(k) })))),
+      h("tbody", {}, fund.debts.map((d) => h("tr", {},
+        h("td", { text: d.display_name }), h("td", {}, money(d.owed)), h("td", {}, money(d.paid)),
+        h("td", {}, money(d.outstanding)))))));
+  }
+
+  function renderProposals(list) {
+    clear(proposals).append(h("h2", { id: "fund-proposals-title", text: t("fund.proposals") }),
+      h("p", { class: "muted small", text: t("fund.ranking", { n: list.majority, of: list.electorate }) }));
+    if (list.may_propose) proposals.append(proposalForm());
+    else proposals.append(h("p", { class: "muted small", text: t("fund.proposedThisYear") }));
+    if (!list.proposals.length) {
+      proposals.append(h("p", { class: "muted", text: t("fund.noProposals") }));
+      return;
+    }
+    proposals.append(h("table", { class: "list", "aria-labelledby": "fund-proposals-title" },
+      h("thead", {}, h("tr", {}, ["fund.rank", "fund.proposal", "fund.proposer", "fund.attendance",
+        "fund.amount", "fund.status", "fund.votes", ""].map((k) => h("th", { scope: "col", text: k ? t(k) : "" })))),
+      h("tbody", {}, list.proposals.map(proposalRow))));
+  }
+
+  function proposalRow(p) {
+    const act = (path, label) => h("button", { type: "button", text: label,
+      "aria-label": `${label}: ${p.title}`,
+      onclick: async () => { if (await attempt(() => post(`/api/fund/proposals/${p.id}/${path}`))) await load(); } });
+    const vote = (yes) => h("button", { type: "button", "aria-pressed": p.my_vote === yes ? "true" : "false",
+      text: t(yes ? "fund.voteYes" : "fund.voteNo"), "aria-label": `${t(yes ? "fund.voteYes" : "fund.voteNo")}: ${p.title}`,
+      onclick: async () => { if (await attempt(() => post(`/api/fund/proposals/${p.id}/vote`, { yes }))) await load(); } });
+    const actions = [];
+    if (p.status === "open") actions.push(vote(true), vote(false));
+    if (isAdmin && p.status === "open") actions.push(act("approve", t("fund.approve")));
+    if (isAdmin && (p.status === "open" || p.status === "approved")) actions.push(act("reject", t("fund.reject")));
+    if (canRecord && p.status === "approved") actions.push(act("pay", t("fund.pay")));
+    return h("tr", { dataset: { status: p.status } },
+      h("td", { text: p.rank ?? "" }), h("td", { text: p.title }),
+      h("td", { text: `${p.proposer_name} (${p.year})` }), h("td", { text: String(p.attendance) }),
+      h("td", {}, money(p.amount)), h("td", { text: t(`fund.status.${p.status}`) }),
+      h("td", { text: `${p.yes} / ${p.no}` }), h("td", { class: "row" }, actions));
+  }
+
+  function proposalForm() {
+    const form = h("form", { id: "fund-proposal", "aria-labelledby": "fprop-title" },
+      h("h3", { id: "fprop-title", text: t("fund.propose") }),
+      h("div", { class: "row" },
+        h("div", { class: "field" }, h("label", { for: "fprop-title-in", text: t("fund.proposal") }),
+          h("input", { id: "fprop-title-in", name: "title", required: true, maxlength: "200" })),
+        h("div", { class: "field" }, h("label", { for: "fprop-amount", text: t("fund.amount") }),
+          h("input", { id: "fprop-amount", name: "amount", required: true, inputmode: "decimal",
+            pattern: MONEY, placeholder: "1200.00" })),
+        h("button", { type: "submit", class: "primary", text: t("fund.submit") })),
+      h("p", { class: "muted small", text: t("fund.oncePerYear") }));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const out = await attempt(() => post("/api/fund/proposals", {
+        title: data.get("title"), amount: String(data.get("amount")).replace(",", "."),
+      }));
+      if (out) await load();
+    });
+    return form;
+  }
+
+  function renderLedger(fund) {
+    clear(ledger).append(h("h2", { id: "fund-ledger-title", text: t("fund.ledger") }),
+      h("p", { class: "muted small", text: t("fund.ledgerHint") }));
+    if (!fund.entries.length) {
+      ledger.append(h("p", { class: "muted", text: t("fund.noEntries") }));
+      return;
+    }
+    ledger.append(h("table", { class: "list", "aria-labelledby": "fund-ledger-title" },
+      h("thead", {}, h("tr", {}, ["fund.when", "fund.kind", "fund.member", "fund.amount",
+        "fund.reason", "fund.by"].map((k) => h("th", { scope: "col", text: t(k) })))),
+      h("tbody", {}, fund.entries.map((e) => h("tr", { dataset: { kind: e.kind } },
+        h("td", { text: fmtTime(e.recorded_at, true) }), h("td", { text: t(`fund.kind.${e.kind}`) }),
+        h("td", { text: e.member_id ? names.get(e.member_id) || `#${e.member_id}` : "" }),
+        h("td", {}, money(e.amount)), h("td", { text: e.reason }),
+        h("td", { text: e.recorded_by_id ? names.get(e.recorded_by_id) || `#${e.recorded_by_id}` : t("fund.server") }))))));
+  }
+
+  await load();
+}
