@@ -63,7 +63,7 @@ function renderTop() {
   document.getElementById("lang").textContent = lang() === "ru" ? "EN" : "RU";
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   if (!me || me.must_change_password) return;
-  const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"]];
+  const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"], ["#/stats", "nav.stats"]];
   links.push(["#/fund", "nav.fund"]);
   if (me.role === "admin") links.push(["#/members", "nav.members"]);
   for (const [href, key] of links) {
@@ -92,6 +92,8 @@ const PAGES = {
   members: () => import("./pages/members.js").then((m) => m.renderMembers),
   fund: () => import("./pages/fund.js").then((m) => m.renderFund),
   history: () => import("./pages/history.js").then((m) => m.renderHistory),
+  replay: () => import("./pages/replay.js").then((m) => m.renderReplay),
+  stats: () => import("./pages/stats.js").then((m) => m.renderStats),
 };
 
 async function route() {

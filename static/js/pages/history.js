@@ -1,51 +1,56 @@
-// History: the finished pulkas (tables with status "finished"), each with its sheet and
-// settlement on request.
+// History: the finished pulkas from the archive (GET /api/pulkas), newest first — club pulkas
+// by default, practice ones on request. Each opens its paper sheet (with the running totals),
+// its settlement and the list of its deals, each linking to the deal's replay.
 import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { drawPulka } from "../table/sheet.js";
+import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
 
-export async function renderHistory(root, { me }) {
-  root.append(h("h1", { text: t("history.title") }));
-  const tables = await attempt(() => get("/api/tables?status_=finished"));
-  if (!tables) return;
-  const finished = tables.filter((tb) => tb.status === "finished").reverse();
-  if (!finished.length) {
+export async function renderHistory(root, { args }) {
+  archiveCss();
+  const practice = args[0] === "practice";
+  root.append(h("h1", { text: t("history.title") }),
+    h("div", { class: "archive-filter" },
+      h("a", { href: "#/history", "aria-current": practice ? null : "page", text: t("history.club") }),
+      h("a", { href: "#/history/practice", "aria-current": practice ? "page" : null, text: t("history.practice") }),
+      h("a", { href: "#/stats", text: t("nav.stats") })));
+  const pulkas = await attempt(() => get(`/api/pulkas?practice=${practice}`));
+  if (!pulkas) return;
+  if (!pulkas.length) {
     root.append(h("p", { class: "card muted", text: t("history.none") }));
     return;
   }
   const list = h("div", { class: "history" });
-  for (const tb of finished) {
+  for (const p of pulkas) {
     const detail = h("div", { class: "history-detail" });
     const show = h("button", { type: "button", text: t("history.show"), "aria-expanded": "false",
+      "data-pulka": p.id,
       onclick: async () => {
         if (show.getAttribute("aria-expanded") === "true") {
           clear(detail);
           show.setAttribute("aria-expanded", "false");
           return;
         }
-        const [pulka, lines] = await Promise.all([
-          attempt(() => get(`/api/tables/${tb.id}/pulka`)),
-          get(`/api/ui/tables/${tb.id}/sheet-lines`).catch(() => null),
-        ]);
-        if (!pulka) return;
-        const names = pulka.record?.players || [];
-        const mySeat = null;
+        const full = await attempt(() => get(`/api/pulkas/${p.id}`));
+        if (!full) return;
         clear(detail).append(
-          h("div", { class: "sheet-card" }, drawPulka({ players: names.length || tb.players, names, seat: mySeat,
-            target: tb.target, sheet: pulka.sheet, lines: lines?.lines })),
-          pulka.settlement ? h("table", { class: "settlement" },
-            h("thead", {}, h("tr", {}, h("th", { text: t("table.settlement") }), h("th", { text: t("table.whists") }),
-              h("th", { text: t("table.money") }))),
-            h("tbody", {}, names.map((name, i) => h("tr", {}, h("td", { text: name }),
-              h("td", { text: String(pulka.settlement.whists?.[i] ?? "") }),
-              h("td", { text: String(pulka.settlement.money?.[i] ?? "") }))))) : null);
+          h("div", { class: "sheet-card" }, drawPulka({ players: full.names.length || full.players, names: full.names,
+            seat: null, target: full.target, sheet: full.sheet, lines: full.lines })),
+          h("div", {},
+            settlementTable(full.names, full.settlement),
+            h("h3", { text: `${t("history.deals")}: ${full.deal_list.length}` }),
+            h("ol", { class: "deal-list" }, full.deal_list.map((d) => h("li", { value: d.deal_no },
+              h("a", { href: `#/replay/${p.id}/${d.deal_no}`, text: outcomeText(d.outcome, full.names) }))))));
         show.setAttribute("aria-expanded", "true");
       } });
-    list.append(h("section", { class: "card" },
-      h("h2", {}, `${t("history.table")} ${tb.id}`, tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
-      h("p", { class: "small muted" }, `${fmtTime(tb.created_at, true)} · ${t("lobby.target")} ${tb.target} · ${tb.players} ${t("lobby.players").toLowerCase()}`),
+    const ended = p.ended ? t(`history.ended.${p.ended}`) : "";
+    list.append(h("section", { class: "card", "data-pulka": p.id },
+      h("h2", {}, `${t("archive.pulka")} ${p.id}: ${p.names.join(", ")}`,
+        p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
+      h("p", { class: "small muted" }, `${fmtTime(p.finished_at || p.started_at, true)} · ${ended} · ${t("lobby.target")} ${p.target} · ${t("history.deals")} ${p.deals}`),
+      p.settlement ? h("p", { class: "small" }, p.names.map((n, i) => `${n}: ${p.settlement.whists?.[i] ?? ""} (${p.settlement.money?.[i] ?? ""} ${t("table.money")})`).join(" · ")) : null,
       show, detail));
   }
   root.append(list);

@@ -1,0 +1,33 @@
+// Bits the archive pages share: their stylesheet, settlement tables, outcome lines.
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { callText } from "../table/cards.js";
+
+/** Load static/css/archive.css once (the pages own their styles; index.html stays as it is). */
+export function archiveCss() {
+  if (document.getElementById("archive-css")) return;
+  document.head.append(h("link", { id: "archive-css", rel: "stylesheet", href: "/static/css/archive.css" }));
+}
+
+export function settlementTable(names, settlement) {
+  if (!settlement) return null;
+  return h("table", { class: "settlement" },
+    h("thead", {}, h("tr", {}, h("th", { text: t("table.settlement") }), h("th", { text: t("table.whists") }),
+      h("th", { text: t("table.money") }))),
+    h("tbody", {}, names.map((name, i) => h("tr", {}, h("td", { text: name }),
+      h("td", { text: String(settlement.whists?.[i] ?? "") }),
+      h("td", { text: String(settlement.money?.[i] ?? "") })))));
+}
+
+/** One line saying what a deal was: "Борис: 6♠ — 7 взяток", "Распасы", "Мизер". */
+export function outcomeText(outcome, names) {
+  const who = (s) => names[s] ?? `${t("table.seat")} ${Number(s) + 1}`;
+  if (!outcome) return "";
+  if (outcome.type === "pass_out") return t("table.passOut");
+  const what = outcome.type === "misere" ? t("table.misere") : callText(outcome.contract);
+  let line = `${who(outcome.declarer)}: ${what}`;
+  if (outcome.type === "conceded") line += ` — ${t("archive.conceded")}`;
+  else if (outcome.tricks) line += ` — ${outcome.tricks[String(outcome.declarer)] ?? 0} ${t("table.tricks")}`;
+  else line += ` — ${t("archive.noPlay")}`;
+  return line;
+}
