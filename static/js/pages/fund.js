@@ -6,7 +6,7 @@ import { attempt, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 
-const MONEY = "^-?\\d{1,10}(\\.\\d{1,2})?$";
+const MONEY = "-?\\d{1,10}([.,]\\d{1,2})?";
 
 function money(value) {
   return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: `${value} ₽` });
