@@ -112,7 +112,11 @@ async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
     rows = (await db.execute(query.limit(limit))).all()
     out = []
     for row, table in rows:
-        names, ids = _players(await _events(db, table.id, SEATING_KINDS))
+        last = await db.scalar(
+            select(TableEvent).where(TableEvent.table_id == table.id,
+                                     TableEvent.kind.in_(SEATING_KINDS))
+            .order_by(TableEvent.seq.desc()).limit(1))
+        names, ids = _players([last] if last is not None else [])
         out.append(_summary(row, table, names, ids))
     return out
 
@@ -280,13 +284,17 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
     for row, table in (await db.execute(query)).all():
         ids: list[int | None] = []
         names: list[str] = []
-        for e in await _events(db, table.id, SUMMARY_KINDS):
-            p = e.payload
-            if e.kind in SEATING_KINDS and "member_ids" in p:
-                ids, names = list(p["member_ids"]), list(p["names"])
-            if e.kind != "deal_ended":
+        # Only the fields needed, not whole payloads (each deal_started carries the pulka).
+        facts = await db.execute(
+            select(TableEvent.kind, TableEvent.payload["member_ids"], TableEvent.payload["names"],
+                   TableEvent.payload["outcome"])
+            .where(TableEvent.table_id == table.id, TableEvent.kind.in_(SUMMARY_KINDS))
+            .order_by(TableEvent.seq))
+        for kind, seated, seat_names, outcome in facts.all():
+            if kind in SEATING_KINDS and seated is not None:
+                ids, names = list(seated), list(seat_names or names)
+            if kind != "deal_ended":
                 continue
-            outcome = p["outcome"]
             for seat in playing_seats(len(ids), outcome["dealer"]):
                 mid = ids[seat]
                 if mid is not None:

@@ -1,5 +1,5 @@
 // History: the finished pulkas from the archive (GET /api/pulkas), newest first — club pulkas
-// by default, practice ones on request. Each opens its paper sheet (with the running totals),
+// and practice ones in two lists (#/history/club, #/history/practice show one). Each opens its paper sheet (with the running totals),
 // its settlement and the list of its deals, each linking to the deal's replay.
 import { get } from "../api.js";
 import { attempt } from "../app.js";
@@ -10,18 +10,28 @@ import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
 
 export async function renderHistory(root, { args }) {
   archiveCss();
-  const practice = args[0] === "practice";
+  const only = args[0] === "club" || args[0] === "practice" ? args[0] : null;
+  const tab = (href, key, current) => h("a", { href, "aria-current": current ? "page" : null, text: t(key) });
   root.append(h("h1", { text: t("history.title") }),
     h("div", { class: "archive-filter" },
-      h("a", { href: "#/history", "aria-current": practice ? null : "page", text: t("history.club") }),
-      h("a", { href: "#/history/practice", "aria-current": practice ? "page" : null, text: t("history.practice") }),
+      tab("#/history", "history.all", !only), tab("#/history/club", "history.club", only === "club"),
+      tab("#/history/practice", "history.practice", only === "practice"),
       h("a", { href: "#/stats", text: t("nav.stats") })));
-  const pulkas = await attempt(() => get(`/api/pulkas?practice=${practice}`));
-  if (!pulkas) return;
-  if (!pulkas.length) {
+  const kinds = only ? [only] : ["club", "practice"];
+  const lists = await attempt(() => Promise.all(kinds.map((k) => get(`/api/pulkas?practice=${k === "practice"}`))));
+  if (!lists) return;
+  if (!lists.some((l) => l.length)) {
     root.append(h("p", { class: "card muted", text: t("history.none") }));
     return;
   }
+  kinds.forEach((kind, i) => {
+    if (!lists[i].length) return;
+    if (!only) root.append(h("h2", { text: t(`history.${kind}`) }));
+    root.append(pulkaList(lists[i]));
+  });
+}
+
+function pulkaList(pulkas) {
   const list = h("div", { class: "history" });
   for (const p of pulkas) {
     const detail = h("div", { class: "history-detail" });
@@ -47,11 +57,11 @@ export async function renderHistory(root, { args }) {
       } });
     const ended = p.ended ? t(`history.ended.${p.ended}`) : "";
     list.append(h("section", { class: "card", "data-pulka": p.id },
-      h("h2", {}, `${t("archive.pulka")} ${p.id}: ${p.names.join(", ")}`,
+      h("h2", {}, `${t("archive.pulka")} ${p.id} · ${t("history.table")} ${p.table_id}: ${p.names.join(", ")}`,
         p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
       h("p", { class: "small muted" }, `${fmtTime(p.finished_at || p.started_at, true)} · ${ended} · ${t("lobby.target")} ${p.target} · ${t("history.deals")} ${p.deals}`),
       p.settlement ? h("p", { class: "small" }, p.names.map((n, i) => `${n}: ${p.settlement.whists?.[i] ?? ""} (${p.settlement.money?.[i] ?? ""} ${t("table.money")})`).join(" · ")) : null,
       show, detail));
   }
-  root.append(list);
+  return list;
 }
