@@ -116,3 +116,27 @@ async def test_the_archive_needs_a_login(client: httpx.AsyncClient) -> None:
     for path in ("/api/pulkas", "/api/pulkas/1", "/api/pulkas/1/deals/1", "/api/stats",
                  "/api/members/1/stats"):
         assert (await client.get(path)).status_code == 401, path
+
+
+def _all_pass(options: list[dict[str, Any]]) -> dict[str, Any]:
+    passing = [o for o in options if o["type"] == "bid" and o["call"] == "pass"]
+    return passing[0] if passing else options[0]
+
+
+async def test_a_pass_out_replays_with_the_talon_cards_leading(
+        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock,
+        make_member: Callable[..., Awaitable[Member]]) -> None:
+    client, anna = await logged_in()
+    boris, vera = await make_member(), await make_member()
+    table_id = await _table(db_session, [anna, boris, vera], clock, practice=True)
+    await play_deal(db_session, table_id, [anna.id, boris.id, vera.id], clock.now(),
+                    chooser=_all_pass)
+    replay = (await client.get(f"/api/pulkas/{await _pulka_id(client, table_id)}/deals/1")).json()
+    assert replay["kind"] == "pass_out" and replay["verified"] is True
+    assert [c["call"] for c in replay["auction"]] == ["pass"] * 3
+    assert len(replay["tricks"]) == 10 and replay["discard"] is None
+    # R-R2: at three players the two talon cards lead the first two tricks (seat -1).
+    leads = [t["cards"][0] for t in replay["tricks"][:2]]
+    assert [c["seat"] for c in leads] == [-1, -1]
+    assert sorted(c["card"] for c in leads) == sorted(replay["talon"])
+    assert replay["outcome"]["type"] == "pass_out"
