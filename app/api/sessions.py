@@ -22,6 +22,7 @@ from app.api.errors import service_errors
 from app.api.schemas import ERRORS, MemberOut
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
+from app.services.errors import ForbiddenError
 
 router = APIRouter(prefix="/api", tags=["sessions"], responses=ERRORS)
 
@@ -276,13 +277,14 @@ async def withdraw_notice(session_id: int, member: CurrentMember, db: SessionDep
              status_code=status.HTTP_201_CREATED)
 async def draw_tables(session_id: int, body: DrawTablesIn, member: CurrentMember,
                       db: SessionDep, clock: ClockDep, rng: RngDep) -> TablesDrawnOut:
-    """The table draw (R-T1) among the members present and not yet at a table: the server
-    prepares one suit per table with as many cards as it has seats, each member draws one; the
-    suit is the table. An admin or a member present may start it."""
+    """The table draw (R-T1) among the members present: the server prepares one suit per table
+    with as many cards as it has seats, each member draws one; the suit is the table. An admin
+    or a member present may start it. A session draws once: a later (or concurrent) request
+    answers 409 ``tables_already_drawn``; latecomers join as a fourth player (R-S4, R-T4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
         if member.role != Role.admin and not await schedule.is_present(db, row.id, member.id):
-            raise HTTPException(403, "only an admin or a member present may draw the tables")
+            raise ForbiddenError("only an admin or a member present may draw the tables")
         drawn = await forming.draw_session_tables(db, row, member, clock.now(), rng,
                                                   body.table_sizes)
     return TablesDrawnOut(draw=DrawOut.model_validate(drawn.draw),

@@ -29,6 +29,7 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
@@ -37,6 +38,7 @@ from app.db.models.member import Member, Role
 from app.db.models.table import Table, TableSeat
 from app.db.session import session_scope
 from app.security.sessions import SESSION_COOKIE, open_session
+from app.services.errors import ConflictError
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +54,26 @@ RETRY_SECONDS = 60.0
 
 
 async def bot_members(db: AsyncSession, count: int) -> list[Member]:
-    """The club's house bots ``bot-1`` … (created on first use)."""
+    """The club's house bots ``bot-1`` … (created on first use).
+
+    Created race-free: ``INSERT ... ON CONFLICT (login) DO NOTHING`` then a ``SELECT``, so
+    concurrent first practice tables (separate transactions) all find the same bots instead of
+    failing on the unique login. A human member who already owns such a login is never
+    seated as a bot."""
+    logins = [f"bot-{i}" for i in range(1, count + 1)]
+    await db.execute(
+        pg_insert(Member)
+        .values([{"login": login, "display_name": f"Бот {i}", "role": Role.member,
+                  "is_bot": True, "active": True, "must_change_password": False}
+                 for i, login in enumerate(logins, start=1)])
+        .on_conflict_do_nothing(index_elements=[Member.login]))
+    rows = {m.login: m for m in await db.scalars(select(Member).where(Member.login.in_(logins)))}
     out = []
-    for i in range(1, count + 1):
-        login = f"bot-{i}"
-        member = await db.scalar(select(Member).where(Member.login == login))
-        if member is None:
-            member = Member(login=login, display_name=f"Бот {i}", role=Role.member, is_bot=True,
-                            active=True, must_change_password=False)
-            db.add(member)
-            await db.flush()
+    for login in logins:
+        member = rows[login]
+        if not member.is_bot:
+            raise ConflictError(f"the house bot login {login} belongs to a member: rename "
+                                "that member", code="house_bot_login_taken")
         out.append(member)
     return out
 

@@ -190,7 +190,8 @@ async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
     if change is None:
         return False
     try:
-        change = await _apply_if_agreed(db, change, now)
+        async with db.begin_nested():  # a refusal leaves nothing half-written in the deal's
+            change = await _apply_if_agreed(db, change, now)  # transaction
     except ConflictError as exc:
         change.record = {**(change.record or {}), "waiting": str(exc)}
         await db.flush()
