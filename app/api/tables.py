@@ -8,10 +8,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
-from app.api.errors import service_errors
-from app.db.models.member import Role
+from app.api.errors import CodedHTTPException, service_errors
+from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.store import rebuild
@@ -62,10 +63,22 @@ def _table_json(table: Table) -> dict[str, Any]:
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create(body: TableIn, member: CurrentMember, db: SessionDep,
                  clock: ClockDep) -> dict[str, Any]:
-    """Create a table. Members may create practice tables they sit at; admins any table."""
-    if member.role != Role.admin and (not body.practice or member.id not in body.seats):
-        raise HTTPException(status.HTTP_403_FORBIDDEN,
-                            "members may only create practice tables they sit at")
+    """Create a table. Members may create practice tables they sit at, with house bots (or
+    empty seats) beside them: a member is never seated without his consent. Admins any
+    table."""
+    if member.role != Role.admin:
+        if not body.practice or member.id not in body.seats:
+            raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
+                                     "members may only create practice tables they sit at",
+                                     "forbidden")
+        others = {m for m in body.seats if m is not None and m != member.id}
+        bots = set((await db.scalars(select(Member.id).where(
+            Member.id.in_(others), Member.is_bot.is_(True)))).all())
+        if others - bots:
+            raise CodedHTTPException(
+                status.HTTP_403_FORBIDDEN,
+                "a member seats only himself and bots: another member takes a seat with his "
+                "own consent (POST /api/tables/{id}/join or /replace)", "seat_needs_consent")
     try:
         table = await create_table(
             db, seat_member_ids=body.seats, preset=body.preset, practice=body.practice,
