@@ -99,6 +99,11 @@ class BotRunner:
         self._lease_lock = asyncio.Lock()
         self._adopter: asyncio.Task[None] | None = None
         self._resting: dict[int, float] = {}
+        self._held: set[int] = set()
+        """Tables whose lease this runner holds. PostgreSQL's session-level advisory locks are
+        re-entrant on one connection, so without this a second claim of ours (``spawn`` and
+        the adopter racing for a table just opened here) would also "win" and run its bots
+        twice."""
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -127,10 +132,20 @@ class BotRunner:
                 raise
 
     async def claim(self, table_id: int) -> bool:
-        """Take the table's house-bot lease unless another process holds it."""
-        return await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", table_id)
+        """Take the table's house-bot lease unless someone holds it: another process, or this
+        runner already (one holder, one set of bots per table)."""
+        if table_id in self._held:
+            return False
+        got = await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)",
+                                      table_id)
+        if got:
+            self._held.add(table_id)
+        return got
 
     async def release(self, table_id: int) -> None:
+        if table_id not in self._held:
+            return
+        self._held.discard(table_id)
         with contextlib.suppress(Exception):
             await self._lease_query("SELECT pg_advisory_unlock(%s::int4, %s::int4)", table_id)
 
@@ -248,6 +263,7 @@ class BotRunner:
         for task in self.tasks.values():
             task.cancel()
         self.tasks.clear()
+        self._held.clear()  # the lease connection is gone, and its locks with it
 
     async def stop(self) -> None:
         tasks = list(self.tasks.values())
@@ -260,7 +276,13 @@ class BotRunner:
             with contextlib.suppress(BaseException):
                 await task
         self.tasks.clear()
+        self._held.clear()
         if self._lease is not None:
+            # Let the leases go before hanging up: closing only asks the server to end the
+            # backend, whose locks go when it has exited (later, under load), so another
+            # process could find a stopped runner's table still locked.
+            with contextlib.suppress(Exception):
+                await self._lease.execute("SELECT pg_advisory_unlock_all()")
             with contextlib.suppress(Exception):
                 await self._lease.close()
             self._lease = None
