@@ -228,3 +228,40 @@ async def test_one_club_seat_per_member_per_session_is_a_constraint(db_session) 
         async with db_session.begin_nested():
             db_session.add(DrawRecord(kind="tables", club_session_id=session.id, record={}))
             await db_session.flush()
+
+
+async def test_a_latecomer_takes_one_seat_when_two_tables_agree_at_once(club: Club) -> None:
+    # R-S4, R-T4: a latecomer asked to join both three-player tables; their last consents come
+    # at the same moment. The unique index lets him sit at one; the other answers 409.
+    session_id, players = await _evening(club, 6)
+    late_client, late = await club.member("late")
+    # The six draw; the latecomer checks in after the draw.
+    drawn = (await players[0][0].post(f"/api/sessions/{session_id}/draw-tables",
+                                      json={})).json()["tables"]
+    async with session_scope(club.sessions) as db:
+        db.add(Attendance(club_session_id=session_id, member_id=late,
+                          checked_in_at=club.clock.now(), late=True))
+    by_member = dict((m, c) for c, m in players)
+    changes = []
+    for t in drawn:
+        seated = await by_member[t["member_ids"][0]].post(f"/api/drawn-tables/{t['id']}/seat",
+                                                          json={"mode": "draw"})
+        assert seated.status_code == 201, seated.text
+        asked = await late_client.post(f"/api/tables/{seated.json()['table_id']}/join", json={})
+        assert asked.status_code == 201, asked.text
+        change = asked.json()
+        assert sorted(change["required"]) == sorted(t["member_ids"])
+        for m in t["member_ids"][:-1]:
+            ok = await by_member[m].post(f"/api/seat-changes/{change['id']}/consent",
+                                         json={"agree": True})
+            assert ok.json()["status"] == "pending", ok.text
+        changes.append((change["id"], by_member[t["member_ids"][-1]]))
+    last = await asyncio.gather(*(
+        c.post(f"/api/seat-changes/{cid}/consent", json={"agree": True}) for cid, c in changes))
+    assert sorted(r.status_code for r in last) == [200, 409], [r.text for r in last]
+    assert next(r for r in last if r.status_code == 409).json()["code"] == "seated_elsewhere"
+    assert next(r for r in last if r.status_code == 200).json()["status"] == "applied"
+    async with club.sessions() as db:
+        his = (await db.scalars(select(TableSeat.club_session_id).where(
+            TableSeat.member_id == late))).all()
+    assert his == [session_id]
