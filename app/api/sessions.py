@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import (
@@ -18,7 +18,7 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.errors import service_errors
+from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, MemberOut
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
@@ -228,7 +228,7 @@ async def current(member: CurrentMember, db: SessionDep, clock: ClockDep) -> Ses
     """Today's session (running, or open for check-in), with its lobby."""
     row = await schedule.current_session(db, clock.now())
     if row is None:
-        raise HTTPException(404, "no session today")
+        raise CodedHTTPException(404, "no session today", "no_session_today")
     return await _detail(db, row)
 
 

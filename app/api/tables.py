@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -86,7 +86,8 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
             stake=body.stake, overrides=body.conventions,
             move_timer_seconds=body.move_timer_seconds, now=clock.now())
     except TableSetupError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
+                                 exc.code) from None
     return _table_json(table)
 
 
@@ -124,7 +125,8 @@ async def index(member: CurrentMember, db: SessionDep,
 async def _table(db: SessionDep, table_id: int) -> Table:
     table = await db.get(Table, table_id)
     if table is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
+                                 "not_found")
     return table
 
 
@@ -151,7 +153,7 @@ async def state(table_id: int, member: CurrentMember, db: SessionDep) -> dict[st
     await _table(db, table_id)
     current = await rebuild(db, table_id)
     if current is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no events")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, "the table has no events", "not_found")
     seat = await seat_of_member(db, table_id, member.id)
     return {"type": "snapshot", "seq": current.seq, "seat": seat,
             **game.seat_view(current, seat), "table": game.table_info(current)}
@@ -163,7 +165,7 @@ async def pulka(table_id: int, member: CurrentMember, db: SessionDep) -> dict[st
     await _table(db, table_id)
     row = await pulka_of_table(db, table_id)
     if row is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka", "not_found")
     out = pulka_summary(row)
     out["record"] = row.record
     if row.record is None:
@@ -182,11 +184,13 @@ async def set_timer(table_id: int, body: TimerIn, member: CurrentMember, db: Ses
 
     table = await lock_table(db, table_id)
     if table is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
+                                 "not_found")
     seated = await seat_of_member(db, table_id, member.id) is not None
     if member.role != Role.admin and not (table.practice and seated):
-        raise HTTPException(status.HTTP_403_FORBIDDEN,
-                            "only admins (or players of a practice table) set the move timer")
+        raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
+                                 "only admins (or players of a practice table) set the move "
+                                 "timer", "forbidden")
     table.move_timer_seconds = body.move_timer_seconds
     current = await rebuild(db, table_id)
     if current is not None:
@@ -202,11 +206,13 @@ async def close(table_id: int, body: CloseIn, member: CurrentMember, db: Session
                 clock: ClockDep) -> dict[str, Any]:
     """End the pulka early (admins): ``agreement`` or ``session_end`` (R-P8, R-S3)."""
     if member.role != Role.admin:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role")
+        raise CodedHTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role",
+                                 "forbidden")
     await _table(db, table_id)
     try:
         row = await close_pulka(db, table_id, body.reason, clock.now())
     except ValueError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
+                                 "bad_close") from None
     assert row is not None
     return pulka_summary(row)
