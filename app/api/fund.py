@@ -8,14 +8,13 @@ payouts, honoured on the others): see :mod:`app.services.fund_keys`. Refusals an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -44,26 +43,7 @@ def refusal(exc: ServiceError) -> JSONResponse:
     return JSONResponse({"detail": str(exc), "code": code}, status_code=exc.status)
 
 
-class FundRoute(APIRoute):
-    """A fund route: a service refusal becomes :func:`refusal`.
-
-    The exception passes through the session dependency first, so the request's transaction
-    (an idempotency key it claimed included) is rolled back before the answer is written.
-    """
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def guarded(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except ServiceError as exc:
-                return refusal(exc)
-
-        return guarded
-
-
-router = APIRouter(prefix="/api/fund", tags=["fund"], responses=ERRORS, route_class=FundRoute)
+router = APIRouter(prefix="/api/fund", tags=["fund"], responses=ERRORS)
 
 KEY_DOC = ("``Idempotency-Key`` header: a UUID made when the form is shown and reused when "
            "retrying; a replay answers the stored response (header ``Idempotent-Replayed``).")
@@ -77,20 +57,30 @@ async def once(request: Request, member: Member, db: AsyncSession, body: BaseMod
     Without a key (where it is optional) ``act`` simply runs. With one, the key is claimed
     first (waiting for a concurrent request with the same key), ``act`` runs and its answer is
     stored in the same transaction; a repeat answers the stored one.
+
+    All of it runs in a savepoint: a refusal (:class:`ServiceError`) rolls back everything the
+    request wrote, its claimed key included — so the corrected request may reuse the key — and
+    answers :func:`refusal`. (Answering instead of raising means the session dependency then
+    commits, so the rollback must happen here.)
     """
-    key = fund_keys.check_key(request.headers.get(fund_keys.HEADER), required=key_required)
-    claimed: int | None = None
-    if key is not None:
-        print_ = fund_keys.fingerprint(request.method, request.url.path,
-                                       body.model_dump(mode="json") if body else None)
-        got = await fund_keys.claim(db, member_id=member.id, key=key, print_=print_)
-        if isinstance(got, fund_keys.Replay):
-            return JSONResponse(got.body, status_code=got.status_code,
-                                headers={"Idempotent-Replayed": "true"})
-        claimed = got
-    content = jsonable_encoder(await act())
-    if claimed is not None:
-        await fund_keys.remember(db, claimed, status, content)
+    try:
+        async with db.begin_nested():
+            key = fund_keys.check_key(request.headers.get(fund_keys.HEADER),
+                                      required=key_required)
+            claimed: int | None = None
+            if key is not None:
+                print_ = fund_keys.fingerprint(request.method, request.url.path,
+                                               body.model_dump(mode="json") if body else None)
+                got = await fund_keys.claim(db, member_id=member.id, key=key, print_=print_)
+                if isinstance(got, fund_keys.Replay):
+                    return JSONResponse(got.body, status_code=got.status_code,
+                                        headers={"Idempotent-Replayed": "true"})
+                claimed = got
+            content = jsonable_encoder(await act())
+            if claimed is not None:
+                await fund_keys.remember(db, claimed, status, content)
+    except ServiceError as exc:
+        return refusal(exc)
     return JSONResponse(content, status_code=status)
 
 ENTRY_EXAMPLE: JsonDict = {

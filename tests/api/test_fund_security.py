@@ -381,3 +381,17 @@ async def test_plain_decimals_with_point_or_comma_are_accepted(logged_in: Logged
     r = await treasurer.post("/api/fund/payments", headers=key(), json={
         "kind": "adjustment", "member_id": t.id, "amount": "-0,34", "reason": "typo"})
     assert r.status_code == 201 and r.json()["amount"] == "-0.34"
+
+
+async def test_a_refused_request_does_not_use_up_its_key(live: Live) -> None:
+    """A refusal changes nothing, the key included: the corrected form is sent with the same
+    key (the page keeps it while retrying) and is recorded."""
+    treasurer, _ = await live.member(Role.treasurer)
+    _, payer = await live.member()
+    header = key()
+    r = await treasurer.post("/api/fund/payments", json={"amount": "5.00"}, headers=header)
+    assert r.status_code == 400 and r.json()["code"] == "fund_member_required"
+    r = await treasurer.post("/api/fund/payments", headers=header,
+                             json={"member_id": payer.id, "amount": "5.00"})
+    assert r.status_code == 201, r.text
+    assert await live.scalar_count(FundEntry, FundEntry.member_id == payer.id) == 1
