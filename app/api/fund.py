@@ -195,7 +195,7 @@ class ProposalOut(BaseModel):
 
 
 class ProposalsOut(BaseModel):
-    """Proposals: competing ones by rank, then the decided ones; the voting majority."""
+    """Proposals: competing ones by rank, then the decided ones; the R-F2 quorum."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "proposals": [PROPOSAL_EXAMPLE],

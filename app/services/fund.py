@@ -114,16 +114,19 @@ async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
     """Owe each loser's payment of a settled club pulka to the fund (R-F1); the new entries.
 
     Idempotent per pulka: a second call (or a concurrent one) adds nothing. A practice pulka, an
-    unfinished one, or a seat without a member adds nothing. The member of a seat is the one
-    sitting there when the pulka was settled.
+    unfinished one, or a seat without a member or with a house bot adds nothing (bots neither
+    owe nor pay the fund). The member of a seat is the one sitting there when the pulka was
+    settled.
     """
     if pulka_row.status != "finished" or not pulka_row.settlement:
         return []
     table = await db.get(Table, pulka_row.table_id)
     if table is None or table.practice:
         return []
-    seats = {s.seat: s.member_id for s in (await db.scalars(
-        select(TableSeat).where(TableSeat.table_id == table.id))).all()}
+    seats: dict[int, int | None] = {seat: member_id for seat, member_id in (await db.execute(
+        select(TableSeat.seat, TableSeat.member_id)
+        .join(Member, Member.id == TableSeat.member_id)
+        .where(TableSeat.table_id == table.id, Member.is_bot.is_(False)))).all()}
     added: list[FundEntry] = []
     for seat, value in enumerate(pulka_row.settlement.get("money", [])):
         loss = -Decimal(str(value))

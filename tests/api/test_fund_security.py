@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.clock import FrozenClock
 from app.config import Settings
 from app.db.models import Member, Role
 from app.db.models.fund import FundEntry, FundProposal, FundVote, ProposalStatus
@@ -395,3 +396,21 @@ async def test_a_refused_request_does_not_use_up_its_key(live: Live) -> None:
                              json={"member_id": payer.id, "amount": "5.00"})
     assert r.status_code == 201, r.text
     assert await live.scalar_count(FundEntry, FundEntry.member_id == payer.id) == 1
+
+
+async def test_rf1_no_debt_for_a_house_bot_at_a_club_table(
+    make_member: Callable[..., Awaitable[Member]], db_session: AsyncSession,
+    clock: FrozenClock, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R-F1 debts are the members' own: a house bot seated at a club table owes nothing."""
+    from tests.api.test_fund import MONEY, _closed_pulka, _entries, _fixed_settlement
+
+    _fixed_settlement(monkeypatch, MONEY)  # seats 2 and 3 lose
+    people = [await make_member(), await make_member()]
+    bot = Member(login="bot-rf1", display_name="Бот", role=Role.member, password_hash=None,
+                 must_change_password=False, active=True, is_bot=True)
+    db_session.add(bot)
+    await db_session.flush()
+    await _closed_pulka(db_session, [*people, bot], practice=False, now=clock.now())
+    assert [(k, a) for _, k, a in await _entries(db_session)] == [
+        ("payment_due", Decimal("3.25"))]  # the member in seat 2 only
