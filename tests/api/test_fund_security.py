@@ -20,12 +20,19 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import delete, func, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.clock import FrozenClock
 from app.config import Settings
 from app.db.models import Member, Role
-from app.db.models.fund import FundEntry, FundProposal, FundVote, ProposalStatus
+from app.db.models.fund import (
+    FundEntry,
+    FundProposal,
+    FundRequestKey,
+    FundVote,
+    ProposalStatus,
+)
 from app.db.session import make_sessionmaker
 from app.main import create_app
 from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
@@ -414,3 +421,17 @@ async def test_rf1_no_debt_for_a_house_bot_at_a_club_table(
     await _closed_pulka(db_session, [*people, bot], practice=False, now=clock.now())
     assert [(k, a) for _, k, a in await _entries(db_session)] == [
         ("payment_due", Decimal("3.25"))]  # the member in seat 2 only
+
+
+async def test_an_idempotency_key_is_unique_per_member_in_the_database(
+    make_member: Callable[..., Awaitable[Member]], db_session: AsyncSession,
+) -> None:
+    """The "at most once" of a keyed request is the database's rule, not only Python's."""
+    a, b = await make_member(), await make_member()
+    db_session.add_all([FundRequestKey(member_id=a.id, key="k-12345678", fingerprint="x"),
+                        FundRequestKey(member_id=b.id, key="k-12345678", fingerprint="x")])
+    await db_session.flush()  # the same key of two members: two rows
+    with pytest.raises(IntegrityError):
+        async with db_session.begin_nested():
+            db_session.add(FundRequestKey(member_id=a.id, key="k-12345678", fingerprint="y"))
+            await db_session.flush()
