@@ -4,7 +4,7 @@ One row per (member, Idempotency-Key) with the request's fingerprint and the sto
 unique constraint makes a keyed payment, payout, proposal or vote act at most once.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01 00:50:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '0006'
-down_revision: str | None = '0004'
+down_revision: str | None = '0005'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
