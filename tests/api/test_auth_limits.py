@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.clock import FrozenClock
 from app.config import Settings
-from app.security.addresses import TrustedProxies
+from app.security.addresses import TrustedProxies, client_address
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
 from tests.api.live_app import LiveApp, live_app
 
@@ -177,3 +177,23 @@ async def test_wrong_current_passwords_are_delayed_like_logins(logged_in: Logged
     assert (await client.post("/api/auth/password", json=right)).status_code == 429
     clock.advance(timedelta(seconds=1))
     assert (await client.post("/api/auth/password", json=right)).status_code == 200
+
+
+@pytest.mark.parametrize(("peer", "headers", "trusted", "expected"), [
+    ("10.9.0.1", {"x-forwarded-for": "1.2.3.4"}, [], "10.9.0.1"),  # untrusted peer: ignored
+    ("127.0.0.1", {"x-forwarded-for": "1.2.3.4"}, ["127.0.0.1"], "1.2.3.4"),
+    # A client cannot hide behind a made-up leftmost entry: read from the right.
+    ("127.0.0.1", {"x-forwarded-for": "6.6.6.6, 1.2.3.4"}, ["127.0.0.1"], "1.2.3.4"),
+    # Two trusted proxies in a row are skipped.
+    ("127.0.0.1", {"x-forwarded-for": "1.2.3.4, 10.0.0.5"}, ["127.0.0.1", "10.0.0.0/8"],
+     "1.2.3.4"),
+    ("127.0.0.1", {"forwarded": 'for="[2001:db8::1]:443";proto=https'}, ["127.0.0.1"],
+     "2001:db8::1"),
+    ("127.0.0.1", {"forwarded": "for=1.2.3.4:5555, for=10.0.0.5"}, ["*"], "1.2.3.4"),
+    # Garbage stops at the last address a trusted proxy vouched for.
+    ("127.0.0.1", {"x-forwarded-for": "not-an-ip"}, ["127.0.0.1"], "127.0.0.1"),
+    ("127.0.0.1", {}, ["127.0.0.1"], "127.0.0.1"),
+])
+def test_client_address(peer: str, headers: dict[str, str], trusted: list[str],
+                        expected: str) -> None:
+    assert client_address(peer, headers, TrustedProxies(trusted)) == expected
