@@ -148,8 +148,10 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
                                     now)
     if isinstance(started, ratelimit.Limited):
         return _limited(started)
-    await db.commit()  # the attempt counts, and its locks go, before the slow check
     member = await db.scalar(select(Member).where(Member.login == name, Member.is_bot.is_(False)))
+    # The attempt counts and its locks go before the slow check, and no connection is held
+    # while the password is hashed.
+    await db.commit()
     try:
         ok = await verify_password_async(body.password, member.password_hash if member else None)
     except PasswordHasherBusy as exc:

@@ -20,8 +20,9 @@ from tests.api.conftest import PASSWORD, LoggedIn, log_in
 from tests.api.live_app import LiveApp, live_app
 
 LOGINS = 6
-# A costlier hash than the default (~0.4 s here), so a blocked loop cannot go unnoticed.
-SLOW_HASH = Argon2Hasher(time_cost=3).hash(PASSWORD)
+# A costlier hash than the default (~0.8 s on an idle machine), so a blocked loop cannot go
+# unnoticed even when the machine is loaded.
+SLOW_HASH = Argon2Hasher(time_cost=6).hash(PASSWORD)
 
 
 @pytest.fixture
@@ -62,9 +63,10 @@ async def test_logins_do_not_block_the_event_loop(live: LiveApp) -> None:
         await asyncio.gather(pinger, checker)
     assert [r.status_code for r in responses] == [200] * LOGINS
     assert health and set(health) == {200}
-    # Six slow hashes ran, yet the loop never stalled for anything near one of them.
-    assert one_hash > 0.2
-    assert max(gaps) < 0.15, (max(gaps), one_hash)
+    # Six slow hashes ran, yet the loop never stalled for anything near one of them (on the
+    # loop, each would stall it for a whole hash). Relative bound: the machine may be loaded.
+    assert one_hash > 0.3
+    assert max(gaps) < one_hash / 2, (max(gaps), one_hash)
 
 
 async def test_a_full_hashing_pool_answers_busy(client: httpx.AsyncClient, make_member,
