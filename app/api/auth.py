@@ -6,9 +6,12 @@ logged-in member must carry the ``X-CSRF-Token`` header equal to the ``prefclub_
 
 from __future__ import annotations
 
+import unicodedata
+from typing import Annotated
+
 from fastapi import APIRouter, HTTPException, Request, Response, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from app.api.deps import AnyMember, AuthDep, ClockDep, CurrentMember, SessionDep, SettingsDep
@@ -33,14 +36,34 @@ BUSY_RETRY_AFTER = 1
 router = APIRouter(prefix="/api/auth", tags=["auth"], responses=ERRORS)
 
 
+def _no_nul_or_surrogates(value: str) -> str:
+    """Refuse text PostgreSQL cannot store (NUL) or UTF-8 cannot encode (lone surrogates), so
+    bad input is a 422, never a 500 from the database or the hasher."""
+    if any(ch == "\x00" or "\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValueError("must not contain NUL bytes or lone surrogates")
+    return value
+
+
+def _printable(value: str) -> str:
+    """Names and logins: no control characters either."""
+    _no_nul_or_surrogates(value)
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+Secret = Annotated[str, AfterValidator(_no_nul_or_surrogates)]
+Name = Annotated[str, AfterValidator(_printable)]
+
+
 class LoginIn(BaseModel):
     """Credentials."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"login": "ivanov", "password": "correct horse battery"}]})
 
-    login: str = Field(min_length=1, max_length=64)
-    password: str = Field(min_length=1, max_length=256)
+    login: Name = Field(min_length=1, max_length=64)
+    password: Secret = Field(min_length=1, max_length=256)
 
 
 class LoginOut(BaseModel):
@@ -60,7 +83,7 @@ class ProfileIn(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"display_name": "Иван И."}]})
 
-    display_name: str = Field(min_length=1, max_length=100)
+    display_name: Name = Field(min_length=1, max_length=100)
 
 
 class PasswordIn(BaseModel):
@@ -69,8 +92,8 @@ class PasswordIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"current_password": "one-time-pass", "new_password": "a much better one"}]})
 
-    current_password: str = Field(min_length=1, max_length=256)
-    new_password: str = Field(min_length=1, max_length=256)
+    current_password: Secret = Field(min_length=1, max_length=256)
+    new_password: Secret = Field(min_length=1, max_length=256)
 
 
 class ResetIn(BaseModel):
@@ -79,8 +102,8 @@ class ResetIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"token": "Zt3...", "new_password": "a much better one"}]})
 
-    token: str = Field(min_length=1, max_length=200)
-    new_password: str = Field(min_length=1, max_length=256)
+    token: Secret = Field(min_length=1, max_length=200)
+    new_password: Secret = Field(min_length=1, max_length=256)
 
 
 def _client_ip(request: Request) -> str:
