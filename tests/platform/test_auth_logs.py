@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db.models import Member, Role
 from app.db.session import make_engine
-from app.logging_setup import JsonFormatter
+from app.logging_setup import JsonFormatter, RedactFilter
 from tests.db_support import drop_database, scratch_database
 from tests.support.server import ServerProcess
 
@@ -76,3 +76,21 @@ async def test_a_logged_database_error_has_no_parameters(database_url: str) -> N
     assert "database error" in text and "IntegrityError" in text
     assert secret not in text
     assert login not in text  # the duplicate key's value PostgreSQL quotes in DETAIL
+
+
+def test_our_json_logs_cut_query_strings_from_url_fields() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(RedactFilter())
+    log = logging.getLogger("prefclub.test.urls")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.warning("request failed", extra={"url": "/reset-password?token=SECRET1",
+                                             "path": "/x?token=SECRET2"})
+    finally:
+        log.removeHandler(handler)
+    line = json.loads(stream.getvalue())
+    assert line["url"] == "/reset-password" and line["path"] == "/x"
+    assert "SECRET" not in stream.getvalue()
