@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Request, Response, status
+from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -243,15 +243,15 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
         return _limited(started)
     await db.commit()  # the attempt counts before the slow check
     try:
-        await accounts.change_password(db, auth.member, body.current_password,
-                                       body.new_password, now, auth.session.id)
+        with service_errors():
+            try:
+                await accounts.change_password(db, auth.member, body.current_password,
+                                               body.new_password, now, auth.session.id)
+            except ForbiddenError:  # the only refusal after the checks above
+                return _error(403, "wrong_password", "the current password is wrong")
     except PasswordHasherBusy as exc:
         await ratelimit.abandoned(db, started)
         return _busy(exc)
-    except ForbiddenError:  # the only refusal after the checks above: a wrong current password
-        return _error(403, "wrong_password", "the current password is wrong")
-    except ServiceError as exc:
-        raise HTTPException(exc.status, str(exc)) from exc
     await ratelimit.succeeded(db, started, now)
     return JSONResponse(Message(detail="password changed").model_dump())
 
