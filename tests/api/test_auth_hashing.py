@@ -20,20 +20,25 @@ from tests.api.conftest import PASSWORD, LoggedIn, log_in
 from tests.api.live_app import LiveApp, live_app
 
 LOGINS = 6
-# A costlier hash than the default (~0.8 s on an idle machine), so a blocked loop cannot go
-# unnoticed even when the machine is loaded.
-SLOW_HASH = Argon2Hasher(time_cost=6).hash(PASSWORD)
+
+
+@pytest.fixture(scope="module")
+def slow_hash() -> str:
+    """A costlier hash than the default (~0.8 s on an idle machine), so a blocked loop cannot
+    go unnoticed even when the machine is loaded."""
+    return Argon2Hasher(time_cost=6).hash(PASSWORD)
 
 
 @pytest.fixture
-async def live(test_settings: Settings, engine: AsyncEngine) -> AsyncIterator[LiveApp]:
-    async for app in live_app(test_settings, engine, LOGINS, [SLOW_HASH] * LOGINS):
+async def live(test_settings: Settings, engine: AsyncEngine,
+               slow_hash: str) -> AsyncIterator[LiveApp]:
+    async for app in live_app(test_settings, engine, LOGINS, [slow_hash] * LOGINS):
         yield app
 
 
-async def test_logins_do_not_block_the_event_loop(live: LiveApp) -> None:
+async def test_logins_do_not_block_the_event_loop(live: LiveApp, slow_hash: str) -> None:
     started = time.perf_counter()
-    passwords.verify_password(PASSWORD, SLOW_HASH)
+    passwords.verify_password(PASSWORD, slow_hash)
     one_hash = time.perf_counter() - started
     gaps: list[float] = []
     done = asyncio.Event()
