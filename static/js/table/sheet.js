@@ -6,7 +6,8 @@
 // its diagonals. Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
 // the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
 // field for the whists written on that neighbour. Every column shows its running totals as the
-// club writes them (2.4.6), the last one in bold (R-P6).
+// club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13.5 units high and
+// dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -106,12 +107,12 @@ export function drawPulka(data) {
     .paper { fill: #fbf8ef; stroke: #2b3a67; stroke-width: 2; }
     .rule { fill: none; stroke: #2b3a67; stroke-width: 1.2; }
     .thin { fill: none; stroke: #2b3a67; stroke-width: .8; stroke-dasharray: 3 3; }
-    .sheet-num { font: 16px "DejaVu Sans", sans-serif; fill: #1b2a5a; }
-    .sheet-num .old { fill: #6a7390; font-size: 13px; }
-    .sheet-num .sep { fill: #6a7390; }
+    .sheet-num { font: 17px "DejaVu Sans", sans-serif; fill: #1b2a5a; }
+    .sheet-num .old { fill: #4a5470; font-size: 14px; }
+    .sheet-num .sep { fill: #4a5470; }
     .sheet-num .last { font-weight: 700; }
-    .cap { font: italic 9.5px "DejaVu Sans", sans-serif; fill: #9aa1b5; }
-    .pname { font: 600 13px "DejaVu Sans", sans-serif; fill: #1d2430; }
+    .cap { font: italic 13.5px "DejaVu Sans", sans-serif; fill: #4a5470; }
+    .pname { font: 600 14.5px "DejaVu Sans", sans-serif; fill: #1d2430; }
     .target { font: 700 19px "DejaVu Sans", sans-serif; fill: #8a1c2b; }
     .closed { fill: #1d7a3e; }
   ` }));
@@ -139,11 +140,11 @@ export function drawPulka(data) {
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
         const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
         const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
-        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 16 };
+        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 14 };
       }
       const mid = lerp(C, p, (r0 + r1) / 2);
-      return { cap: { x: mid.x, y: mid.y - 10 }, num: { x: mid.x, y: mid.y + 4 },
-        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 6) - 2) };
+      return { cap: { x: mid.x, y: mid.y - 11 }, num: { x: mid.x, y: mid.y + 6 },
+        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 8) - 1) };
     };
     const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
       "dominant-baseline": "middle", class: "cap", text });
