@@ -37,7 +37,6 @@ RULE_ID = re.compile(r"R-[A-Z]+\d")
 # page's only Latin is the "EN" language switch).
 ENGLISH = re.compile(r"[A-Za-z]{2,}[\s,.:;'()-]+[A-Za-z]{2,}")
 HEX_HASH = re.compile(r"\b[0-9a-f]{16,}\b")
-STATE: dict[str, Any] = {}
 
 
 def _run(coro: Any) -> Any:
@@ -168,6 +167,21 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     assert notice(mover) == "Сервер не понял команду."
     mover.click("#notice button")
 
+    # the turn alert: the mover's tab title says so, the others' do not; the sound switch is
+    # remembered across a reload
+    assert mover.title().startswith("▶ Ваш ход")
+    assert not idle.title().startswith("▶")
+    idle.click(".sound-btn")
+    assert idle.get_attribute(".sound-btn", "aria-pressed") == "true"
+    idle.reload()
+    idle.wait_for_selector(".conn:has-text('На связи')")
+    assert idle.get_attribute(".sound-btn", "aria-pressed") == "true"
+    # the keyboard help: "?" opens it, Esc closes it
+    mover.keyboard.press("?")
+    assert "P — пас" in mover.locator("#keys-help").inner_text()
+    mover.keyboard.press("Escape")
+    assert mover.locator("#keys-help").count() == 0
+
     # everybody passes (the first by the keyboard: P): a pass-out (R-R1)
     mover.keyboard.press("p")
     wait_for(lambda: not enabled(mover, "#bid-pass"), what="the keyboard pass")
@@ -260,7 +274,7 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
         page.context.close()
 
 
-def test_the_phone_sees_hand_trick_and_bidding_box_on_the_first_screen(
+def test_move_countdown_and_who_is_disconnected_on_the_phone(
         server: ServerProcess, browser: Any, members: list[int]) -> None:
     base = server.base_url
     # Глеб's seat stays empty of a browser: the others see him as disconnected
@@ -274,7 +288,6 @@ def test_the_phone_sees_hand_trick_and_bidding_box_on_the_first_screen(
     # the cut is Глеб's (seat 2, right of the dealer, R-D2): the countdown says what happens
     phone.wait_for_selector("[data-testid=move-timer]:has-text('автоматически')")
     assert "сервер сходит сам" in phone.locator("[data-testid=move-timer]").inner_text()
-    STATE["phone_timer"] = phone.locator("[data-testid=move-timer]").inner_text()
     screenshot(phone, "table-page-phone-cut-390")
     for page in pages:
         assert_russian(page, "phone table")

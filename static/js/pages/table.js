@@ -147,6 +147,8 @@ export async function renderTable(root, { args, me }) {
       verifyOpen = false;
     }
     if (msg.type === "deal_started") lastTrick = null;
+    // the server moved for a player whose move timer ran out
+    if (msg.type === "action" && data.auto) notify(`${nameOf(data.seat)}: ${t("table.auto")}`, "info");
     if (msg.type === "pulka_ended") Object.assign(info, { settlement: data.settlement, ended: data.ended });
     let seat = st.seat;
     if (msg.type === "player_joined" || msg.type === "player_replaced") {
