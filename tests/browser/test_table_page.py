@@ -337,6 +337,16 @@ def test_phone_layout_during_the_bidding(server: ServerProcess, browser: Any,
     phone.wait_for_selector("#chat-title", state="visible")
     phone.click(".table-tabs button[data-tab=table]")
     phone.wait_for_selector("[data-testid=my-hand]", state="visible")
+    # a pass-out: during play the hand, the trick and the contract bar are on the first screen
+    for _ in range(3):
+        _, page = who_can(pages, "#bid-pass")
+        page.click("#bid-pass")
+        wait_for(lambda page=page: not enabled(page, "#bid-pass"), what="a pass")
+    play_one(pages)
+    phone.wait_for_selector(".trick .card-face")
+    for selector in ("[data-testid=my-hand]", ".trick", "[data-testid=contract-bar]"):
+        _box_in_view(phone, selector, 390, 844)
+    screenshot(phone, "table-page-phone-play-390")
     for page in pages:
         assert_russian(page, "phone bidding")
         assert not page.js_errors, page.js_errors

@@ -349,7 +349,10 @@ export async function renderTable(root, { args, me }) {
       return trickView(held.cards, t("table.lastTrick"), held.winner ?? -1);
     }
     held = null;
-    return current.length ? trickView(current, t("table.trick")) : h("div", { class: "trick empty" });
+    if (current.length) return trickView(current, t("table.trick"));
+    // nothing on the cloth yet: during the bidding the talon lies there face down
+    return h("div", { class: "trick empty" }, d && d.phase === "auction" && d.talon === null
+      ? h("div", { class: "cards", title: t("table.talon") }, cardBack(true), cardBack(true)) : null);
   }
 
   function lastTrickBox() {
@@ -570,8 +573,6 @@ export async function renderTable(root, { args, me }) {
         timerView(),
         talon ? h("div", { "aria-label": t("table.talon") }, h("div", { class: "small", text: t("table.talon") }),
           h("div", { class: "cards", "data-testid": "talon" }, talon.map((c) => cardFace(c, { small: true })))) : null,
-        d && d.phase === "auction" && d.talon === null ? h("div", { class: "cards", title: t("table.talon") },
-          cardBack(true), cardBack(true)) : null,
         trickArea(),
         lastTrickBox(),
         d && d.discard && st.seat === d.declarer ? h("div", { class: "small" }, `${t("table.discard")}: `,

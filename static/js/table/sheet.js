@@ -6,7 +6,7 @@
 // its diagonals. Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
 // the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
 // field for the whists written on that neighbour. Every column shows its running totals as the
-// club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13.5 units high and
+// club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13 units high and
 // dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
 import { t } from "../i18n.js";
@@ -111,7 +111,7 @@ export function drawPulka(data) {
     .sheet-num .old { fill: #4a5470; font-size: 14px; }
     .sheet-num .sep { fill: #4a5470; }
     .sheet-num .last { font-weight: 700; }
-    .cap { font: italic 13.5px "DejaVu Sans", sans-serif; fill: #4a5470; }
+    .cap { font: italic 13px "DejaVu Sans", sans-serif; fill: #4a5470; }
     .pname { font: 600 14.5px "DejaVu Sans", sans-serif; fill: #1d2430; }
     .target { font: 700 19px "DejaVu Sans", sans-serif; fill: #8a1c2b; }
     .closed { fill: #1d7a3e; }
@@ -142,9 +142,10 @@ export function drawPulka(data) {
         const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
         return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 14 };
       }
-      const mid = lerp(C, p, (r0 + r1) / 2);
+      // the outermost band leans inwards a little so a caption never runs over the paper's edge
+      const mid = lerp(C, p, r0 + (r1 >= 1 ? 0.44 : 0.5) * (r1 - r0));
       return { cap: { x: mid.x, y: mid.y - 11 }, num: { x: mid.x, y: mid.y + 6 },
-        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 8) - 1) };
+        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 7.5) - 1) };
     };
     const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
       "dominant-baseline": "middle", class: "cap", text });
