@@ -262,6 +262,17 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     assert bad_deck["ok"] is False and checks_bad["hash"] is False
     page.click("[data-testid=verify-deal] summary")  # closed again: the hashes are out of sight
 
+    # a fresh page (nothing remembered) fetches the reveal of the last deal from the archive
+    fresh = seat_pages(browser, base, table_id, [2])[0]
+    fresh.wait_for_selector("[data-testid=verify-deal]")
+    fresh.click("[data-testid=verify-deal] summary")
+    fresh.wait_for_selector("[data-testid=verdict]")
+    assert fresh.locator("[data-testid=verdict]").inner_text().startswith("✓")
+    fresh_keys = fresh.locator("[data-testid=verify-deal] .checks li").evaluate_all(
+        "els => els.map(e => e.dataset.check)")
+    assert {"deck", "hash", "hands", "talon"} <= set(fresh_keys)
+    fresh.context.close()
+
     # the pulka is closed by agreement: the reason and the settlement in words
     _run(_close(server.env["DATABASE_URL"], table_id))
     for page in pages:

@@ -46,6 +46,7 @@ export async function renderTable(root, { args, me }) {
   let helpOpen = false;
   let verifyOpen = false;
   const verified = {}; // deal_no -> verifyDeal() result
+  const fetchedReveal = new Set(); // deal numbers whose reveal was asked of the archive
   let pendingLevel = null;
   let wasMyMove = false;
   let metaTimer = null;
@@ -659,6 +660,24 @@ export async function renderTable(root, { args, me }) {
     return verifyDeal({ ...fin.reveal, ...(overrides || {}) }, fin.seen || {});
   }
 
+  /**
+   * A page opened after the deal ended has not seen its reveal: fetch it from the archive
+   * (GET /api/tables/{id}/pulka for the pulka id, then /api/pulkas/{id}/deals/{no}). The check
+   * then compares with the commitment this browser remembered before the cut, if it did.
+   */
+  async function fetchReveal(dealNo) {
+    fetchedReveal.add(dealNo);
+    const pulka = await get(`/api/tables/${tableId}/pulka`).catch(() => null);
+    const deal = pulka?.id ? await get(`/api/pulkas/${pulka.id}/deals/${dealNo}`).catch(() => null) : null;
+    if (!deal?.reveal) return;
+    st.info.finished_deal = { deal_no: dealNo, reveal: deal.reveal, seen: { ...(st.seen[dealNo] || {}) } };
+    save();
+    verifyFinished().then((result) => {
+      verified[dealNo] = result;
+      render();
+    });
+  }
+
   function verifyBox(dealNo) {
     const fin = st.info.finished_deal;
     const usable = fin && fin.deal_no === dealNo && fin.reveal;
@@ -666,6 +685,7 @@ export async function renderTable(root, { args, me }) {
       h("summary", { text: t("tp.verify") }));
     details.addEventListener("toggle", () => {
       verifyOpen = details.open;
+      if (details.open && !usable && !fetchedReveal.has(dealNo)) fetchReveal(dealNo);
       if (details.open && usable && !verified[dealNo]) {
         verifyFinished().then((result) => {
           verified[dealNo] = result;
