@@ -140,6 +140,19 @@ def play_one(pages: list[Any]) -> tuple[int, str]:
     return index, card
 
 
+def play_by_keys(pages: list[Any]) -> str:
+    """The seat to move picks its first playable card with → and plays it with Enter."""
+    _, page = who_can(pages, "[data-testid=my-hand] button.card-face.playable")
+    page.keyboard.press("ArrowRight")
+    card = str(page.evaluate("() => document.activeElement.dataset.card"))
+    playable = f"[data-testid=my-hand] button.card-face.playable[data-card='{card}']"
+    assert page.locator(playable).count() == 1
+    page.keyboard.press("Enter")
+    mine = f"[data-testid=my-hand] .card-face[data-card='{card}']"
+    wait_for(lambda: page.locator(mine).count() == 0, what=f"{card} played by the keyboard")
+    return card
+
+
 def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
         server: ServerProcess, browser: Any, members: list[int]) -> None:
     base = server.base_url
@@ -199,7 +212,7 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
 
     # the first trick: three cards after the talon card; it stays on the cloth ≥ 1 s. The
     # watcher records in the page when the completed trick appears and when it leaves the DOM.
-    played = [play_one(pages)[1] for _ in range(2)]
+    played = [play_one(pages)[1], play_by_keys(pages)]
     watcher = pages[0]
     watcher.evaluate("""() => {
         const rec = window.heldTrick = {shown: null, gone: null, cards: []};
