@@ -38,6 +38,12 @@ function along(poly, u) {
   return poly[poly.length - 1];
 }
 
+function polyLength(poly) {
+  let total = 0;
+  for (let i = 1; i < poly.length; i += 1) total += Math.hypot(poly[i].x - poly[i - 1].x, poly[i].y - poly[i - 1].y);
+  return total;
+}
+
 function scaled(c, poly, f) {
   return poly.map((p) => lerp(c, p, f));
 }
@@ -140,12 +146,14 @@ export function drawPulka(data) {
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
         const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
         const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
-        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 14 };
+        // one whist part is a (n-1)-th of the field's edge, scaled down to the band's inner line
+        const part = (polyLength(poly) * r0) / (n - 1);
+        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: Math.max(4, Math.floor(part / 7.5) - 1) };
       }
       // the outermost band leans inwards a little so a caption never runs over the paper's edge
       const mid = lerp(C, p, r0 + (r1 >= 1 ? 0.44 : 0.5) * (r1 - r0));
       return { cap: { x: mid.x, y: mid.y - 11 }, num: { x: mid.x, y: mid.y + 6 },
-        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 7.5) - 1) };
+        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 7.5)) };
     };
     const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
       "dominant-baseline": "middle", class: "cap", text });
@@ -161,7 +169,10 @@ export function drawPulka(data) {
       const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
       const whom = data.names[on] || `${t("table.seat")} ${on + 1}`;
-      svg.append(caption(at.cap, `→ ${whom.length > at.room ? `${whom.slice(0, at.room - 1)}…` : whom}`));
+      // "→ name" when it fits the part, else the name alone (the part's place says whose), cut
+      const label = whom.length + 2 <= at.room ? `→ ${whom}`
+        : whom.length <= at.room ? whom : `${whom.slice(0, at.room - 1)}…`;
+      svg.append(caption(at.cap, label));
       svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });
