@@ -31,8 +31,8 @@ from app.realtime.store import (
     appended,
     load_state,
     lock_table,
-    lock_table_for_command,
     notify,
+    recheck_command,
 )
 
 ACTION_COMMANDS = frozenset({
@@ -43,6 +43,8 @@ ACTION_COMMANDS = frozenset({
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
+SESSION_ENDED = "session_ended"
+"""The error code of a command whose login session has ended (the socket is closed next)."""
 CHAT_RATE_LINES = 5
 CHAT_RATE_SECONDS = 10
 """A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
@@ -198,8 +200,12 @@ async def execute(
     name: str,
     command: Mapping[str, Any],
     now: datetime,
+    session_id: int | None = None,
 ) -> CommandResult:
-    """Apply one write command in its own transaction; raise CommandRejected if it is refused."""
+    """Apply one write command in its own transaction; raise CommandRejected if it is refused.
+
+    ``session_id`` is the login session of the socket: re-checked under the table lock, so a
+    command of a member who has logged out (or was deactivated) is refused."""
     cid = _command_id(command)
     kind = command.get("type")
     if kind not in WRITE_COMMANDS:
@@ -212,9 +218,14 @@ async def execute(
         raise CommandRejected("bad_command", "seq must be a whole number")
     new_state: TableState | None = None
     async with session_scope(sessionmaker) as db:
-        table, done = await lock_table_for_command(db, table_id, member_id, cid)
+        table = await lock_table(db, table_id)
         if table is None:
             raise CommandRejected("no_table", f"there is no table {table_id}")
+        live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
+        if not live:
+            raise CommandRejected(SESSION_ENDED,
+                                  "your login session has ended (logged out, expired or "
+                                  "deactivated); nothing was applied — log in again")
         if done is not None:
             return CommandResult(seq=done, duplicate=True, state=None)
         if client_seq is not None and client_seq != table.version:

@@ -1,0 +1,92 @@
+"""Security review of the table socket (issue 9): the protocol keeps its documented promises
+under concurrent duplicates, oversized frames, silent clients and bad input (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import websockets
+
+from tests.e2e.support import Client, clients, setup_table
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate(
+        srv: ServerProcess, live_db: str) -> None:
+    """docs/protocol.md §3: the id is checked before the seq, so the loser of the race is told
+    ``duplicate`` (with the seq the command produced), never ``stale_seq``."""
+    for attempt in range(3):
+        table_id, seats, _ = await setup_table(live_db, 3)
+        cutter_a = Client(srv, table_id, seats[2].cookie)  # dealer 0: seat 2 cuts
+        cutter_b = Client(srv, table_id, seats[2].cookie)
+        await cutter_a.connect()
+        await cutter_b.connect()
+        seq = cutter_a.last_seq
+        message = json.dumps({"id": f"race-{attempt}", "type": "cut", "position": 12,
+                              "seq": seq})
+        await asyncio.gather(cutter_a.ws.send(message), cutter_b.ws.send(message))
+        answers = [await c.wait_for(lambda m, a=attempt: m.get("id") == f"race-{a}")
+                   for c in (cutter_a, cutter_b)]
+        assert [a["type"] for a in answers] == ["ack", "ack"], answers
+        assert {a["seq"] for a in answers} == {(seq or 0) + 1}
+        assert sorted(a["duplicate"] for a in answers) == [False, True]
+        await cutter_a.close()
+        await cutter_b.close()
+
+
+async def test_frames_over_our_cap_get_too_large_and_the_socket_stays_usable(
+        srv: ServerProcess, live_db: str) -> None:
+    """16 KiB is the protocol's cap (an error, the socket stays open); over the transport's
+    64 KiB the server closes with 1009 — both documented in docs/protocol.md §3."""
+    table_id, seats, _ = await setup_table(live_db, 3)
+    async with clients(srv, table_id, seats[:1]) as (player,):
+        # 16 KiB + 1 in UTF-8 bytes, though far fewer characters.
+        await player.ws.send(json.dumps({"id": "big", "type": "chat", "text": "я" * 8200}))
+        refused = await player.wait_for(lambda m: m.get("type") == "error")
+        assert refused["code"] == "too_large" and refused["id"] is None
+        assert refused["seq"] == player.last_seq
+        await player.ws.send("x" * 60_000)
+        again = await player.wait_for(lambda m: m.get("type") == "error"
+                                      and m is not refused)
+        assert again["code"] == "too_large"
+        pong = await player.command({"type": "ping"})
+        assert pong["type"] == "pong"
+        await player.ws.send("x" * (1024 * 1024))
+        assert player._reader is not None
+        await asyncio.wait_for(player._reader, 10)  # the server closed the socket
+        assert player.ws.close_code == 1009
+
+
+async def test_a_socket_that_never_says_hello_is_closed_without_an_error_in_the_log(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
+    async with websockets.connect(url, origin=srv.base_url,  # type: ignore[arg-type]
+                                  additional_headers={"Cookie": seats[0].cookie}) as ws:
+        answer = json.loads(await asyncio.wait_for(ws.recv(), 25))
+        assert answer["type"] == "error" and answer["code"] == "bad_command"
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)
+    await asyncio.sleep(1.0)
+    log = srv.output()
+    assert "WebSocketDisconnect" not in log
+    assert "exception was never retrieved" not in log
+
+
+async def test_every_error_after_welcome_carries_the_seq(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    async with clients(srv, table_id, seats[:1]) as (player,):
+        seq = player.last_seq
+        assert seq is not None
+        await player.ws.send("not json")
+        bad = await player.wait_for(lambda m: m.get("code") == "bad_json")
+        assert bad["seq"] == seq and bad["id"] is None
+        unknown = await player.command({"type": "shuffle"})
+        assert unknown["code"] == "unknown_command" and unknown["seq"] == seq
+        hello = await player.command({"type": "hello"})
+        assert hello["code"] == "bad_command" and hello["seq"] == seq
