@@ -4,11 +4,19 @@ under concurrent duplicates, oversized frames, silent clients and bad input (doc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
+import httpx
 import pytest
 import websockets
+from sqlalchemy import func, select, text
+from websockets.exceptions import InvalidStatus
 
+from app.db.models.member import Member
+from app.db.models.table import Table
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from tests.e2e.support import Client, clients, setup_table
 from tests.support.server import ServerProcess
 
@@ -90,3 +98,96 @@ async def test_every_error_after_welcome_carries_the_seq(
         assert unknown["code"] == "unknown_command" and unknown["seq"] == seq
         hello = await player.command({"type": "hello"})
         assert hello["code"] == "bad_command" and hello["seq"] == seq
+
+
+async def _open_session(url: str, member_id: int) -> tuple[str, str]:
+    """A fresh login session of ``member_id``: (cookie header value, CSRF token)."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            member = await db.get(Member, member_id)
+            now = await db.scalar(select(func.now()))
+            assert member is not None and now is not None
+            token, csrf = await open_session(db, member, now, 24)
+        return f"{SESSION_COOKIE}={token}", csrf
+    finally:
+        await engine.dispose()
+
+
+async def _sql(url: str, statement: str, **params: object) -> None:
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            await db.execute(text(statement), params)
+    finally:
+        await engine.dispose()
+
+
+async def _table_version(url: str, table_id: int) -> int:
+    engine = make_engine(url)
+    try:
+        async with make_sessionmaker(engine)() as db:
+            version = await db.scalar(select(Table.version).where(Table.id == table_id))
+        return int(version or 0)
+    finally:
+        await engine.dispose()
+
+
+async def _closed_code(client: Client) -> int | None:
+    assert client._reader is not None
+    await asyncio.wait_for(client._reader, 10)
+    return client.ws.close_code  # type: ignore[no-any-return]
+
+
+async def test_logging_out_closes_the_members_sockets_and_refuses_their_commands(
+        srv: ServerProcess, live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    cookie, csrf = await _open_session(live_db, seats[2].member_id)
+    cutter = Client(srv, table_id, cookie)  # dealer 0: seat 2 is to cut
+    await cutter.connect()
+    seq = cutter.last_seq
+    async with httpx.AsyncClient(base_url=srv.base_url) as http:
+        out = await http.post("/api/auth/logout", headers={
+            "Cookie": f"{cookie}; {CSRF_COOKIE}={csrf}", "X-CSRF-Token": csrf,
+            "Origin": srv.base_url})
+        assert out.status_code == 200, out.text
+    # A command sent right after the logout is refused (or the socket is closed first).
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await cutter.ws.send(json.dumps({"id": "late", "type": "cut", "position": 12,
+                                         "seq": seq}))
+    assert await _closed_code(cutter) == 4401
+    answers = [m for m in cutter.messages if m.get("id") == "late"]
+    assert all(a["type"] == "error" and a["code"] == "session_ended" for a in answers), answers
+    assert await _table_version(live_db, table_id) == seq
+    # The old cookie opens no new socket either.
+    with pytest.raises(InvalidStatus):
+        await Client(srv, table_id, cookie).connect()
+
+
+async def test_deactivating_a_member_closes_his_sockets(srv: ServerProcess,
+                                                        live_db: str) -> None:
+    table_id, seats, _ = await setup_table(live_db, 3)
+    player = Client(srv, table_id, seats[1].cookie)
+    await player.connect()
+    await _sql(live_db, "UPDATE members SET active = false WHERE id = :m",
+               m=seats[1].member_id)
+    assert await _closed_code(player) == 4401
+
+
+async def test_a_command_on_an_expired_session_is_refused_and_the_socket_closed(
+        srv: ServerProcess, live_db: str) -> None:
+    """No notification is sent when a session simply expires: the per-command re-check (in
+    the command's transaction) refuses it, and the socket is closed."""
+    table_id, seats, _ = await setup_table(live_db, 3)
+    cookie, _ = await _open_session(live_db, seats[2].member_id)
+    cutter = Client(srv, table_id, cookie)
+    await cutter.connect()
+    seq = cutter.last_seq
+    await _sql(live_db, "UPDATE auth_sessions SET expires_at = now() - interval '1 minute' "
+               "WHERE member_id = :m AND id = (SELECT max(id) FROM auth_sessions "
+               "WHERE member_id = :m)", m=seats[2].member_id)
+    refused = await cutter.command({"type": "cut", "position": 12})
+    assert refused["type"] == "error" and refused["code"] == "session_ended"
+    assert refused["seq"] == seq
+    assert await _closed_code(cutter) == 4401
+    assert await _table_version(live_db, table_id) == seq
