@@ -123,7 +123,7 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
         raise ValueError(f"event {seq} ({kind}) needs the state before it")
     if kind == "action":
         action = engine.action_from_json(payload["action"], payload["seat"])
-        deal, _ = engine.apply(state.deal, action)
+        deal, _ = engine.apply(state.deal, action, _logged_claim(payload))
         return dataclasses.replace(state, seq=seq, deal=deal)
     if kind == "deal_ended":
         return dataclasses.replace(
@@ -154,6 +154,16 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
             member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
         )
     raise ValueError(f"unknown event kind {kind!r}")
+
+
+def _logged_claim(payload: Mapping[str, Any]) -> bool | None:
+    """Whether a logged claim held (R-W11): its event says so, so folding it never searches."""
+    for event in payload.get("events", ()):
+        if event.get("type") == "claim_accepted":
+            return True
+        if event.get("type") == "claim_rejected":
+            return False
+    return None
 
 
 def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:

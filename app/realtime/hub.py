@@ -40,8 +40,13 @@ from app.realtime import game
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState
 from app.realtime.store import NOTIFY_CHANNEL, Appended, StateCache, events_after, rebuild
+from app.workers import WorkerPool
 
 log = logging.getLogger(__name__)
+
+SOLVER_WORKERS = 2
+SOLVER_PENDING = 4
+"""Claims being solved or waiting, per process; one more is refused with ``busy``."""
 
 PRESENCE_CHANNEL = "prefclub_presence"
 SESSIONS_CHANNEL = "prefclub_sessions"
@@ -139,6 +144,8 @@ class Hub:
         self._tasks: list[asyncio.Task[None]] = []
         self._pending: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
+        """The claim solver's process pool (started by the first claim, stopped with the hub)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -161,6 +168,7 @@ class Hub:
         for channel in self.channels.values():
             for conn in list(channel.conns):
                 conn.drop(1001, "server shutting down")
+        await self.workers.aclose()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
