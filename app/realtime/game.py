@@ -283,8 +283,13 @@ def pulka_ended(state: TableState, reason: str) -> tuple[str, dict[str, Any]]:
 
 def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) may see now: the engine's ``view`` plus table facts."""
+    deal = engine.view(state.deal, seat) if state.deal is not None else None
+    if deal is not None and state.status == "finished" and not deal.get("finished"):
+        # The pulka was closed while this deal ran (R-S3, or by agreement): it is abandoned,
+        # unscored, and nobody is to move. What was hidden stays hidden (it never ended).
+        deal = {**deal, "phase": "abandoned", "to_move": None, "turn": None}
     return {
-        "deal": engine.view(state.deal, seat) if state.deal is not None else None,
+        "deal": deal,
         "legal": (engine.legal_json(state.deal, seat)
                   if seat is not None and state.deal is not None and state.status == "playing"
                   else []),
