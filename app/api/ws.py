@@ -238,6 +238,8 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
 async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
     cid = message.get("id")
     kind = message.get("type")
+    if not isinstance(kind, str):
+        kind = None  # e.g. a list: never compared with (or hashed into) the command sets
     if kind == "ping":
         conn.send({"type": "pong", "id": _valid_id(cid)})
         return
@@ -257,7 +259,7 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
                    "seq": state.seq if state else 0, "trick": trick, "winner": winner})
         return
     if kind not in WRITE_COMMANDS:
-        shown = kind if isinstance(kind, str) and len(kind) <= 40 else type(kind).__name__
+        shown = kind if kind is not None and len(kind) <= 40 else "(not a short string)"
         conn.send(_error(cid, "unknown_command", f"unknown command type {shown!r}",
                          conn.last_seq))
         return
