@@ -75,9 +75,10 @@ async def recheck_command(db: AsyncSession, table_id: int, member_id: int, comma
     This runs as a statement of its own *after* :func:`lock_table` returned: in READ COMMITTED
     each statement sees every transaction committed before it started, so a twin of this
     command that held the lock a moment ago is seen here (a lookup inside the locking statement
-    would use the snapshot from before the wait and miss it). The session row is locked
-    ``FOR SHARE``: a logout waits for this command to commit, and a command after a logout sees
-    it. ``session_id`` None (an internal caller) skips the session check.
+    would use the snapshot from before the wait and miss it). A command checked before a logout
+    committed is ordered before it (the logout then closes the socket); every command after it
+    is refused. The session row is only read, never locked: no write per command.
+    ``session_id`` None (an internal caller) skips the session check.
     """
     done = (select(TableCommand.seq)
             .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
@@ -91,7 +92,6 @@ async def recheck_command(db: AsyncSession, table_id: int, member_id: int, comma
         .where(AuthSession.id == session_id, AuthSession.member_id == member_id,
                AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
                Member.active.is_(True))
-        .with_for_update(read=True, of=AuthSession)
     )).first()
     if row is None:
         return False, None
