@@ -123,4 +123,4 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         assert len(latencies) >= 20
         p99 = statistics.quantiles(latencies, n=100)[98]
         assert p99 < 0.100, (p99, max(latencies))
-        assert cut_latency < 0.5, cut_latency
+        assert cut_latency < 1.0, cut_latency  # unfixed: the loop is blocked ~1.5 s
