@@ -10,9 +10,11 @@ changed nothing — a flood of expensive requests can never queue unbounded work
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -20,6 +22,15 @@ from typing import Any, TypeVar
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Worker initializer: lower the process's CPU priority (where the OS allows it)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
 
 
 class PoolBusy(Exception):
@@ -49,8 +60,11 @@ class WorkerPool:
         if self._executor is None:
             # "spawn": a fresh interpreter per worker, never a fork of a process that runs an
             # event loop, database connections and threads.
+            # Workers run at a lower CPU priority: on a busy machine the event loop process (every
+            # table's sockets) gets the CPU first, and a long search waits.
             self._executor = ProcessPoolExecutor(
-                max_workers=self.max_workers, mp_context=multiprocessing.get_context("spawn"))
+                max_workers=self.max_workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority)
         return self._executor
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

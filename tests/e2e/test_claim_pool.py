@@ -89,6 +89,13 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
     slow_id, slow_seats, _ = await setup_table(live_db, 3)
     await _use_deck(live_db, slow_id, SLOW_DECK)
     other_id, other_seats, _ = await setup_table(live_db, 3)
+    warm_id, warm_seats, _ = await setup_table(live_db, 3)
+    await _use_deck(live_db, warm_id, SLOW_DECK)
+    async with clients(srv, warm_id, warm_seats) as warm:
+        # The pool's workers start with the first claim of the process (a one-off cost of a few
+        # interpreter start-ups): an easy claim on a third table starts them first.
+        easy = await (await _to_first_lead(warm)).command({"type": "claim", "tricks": 1})
+        assert easy["type"] == "ack", easy
     async with clients(srv, slow_id, slow_seats) as slow, \
             clients(srv, other_id, other_seats) as other:
         declarer = await _to_first_lead(slow)
