@@ -110,7 +110,7 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
                 pong = await client.command({"type": "ping"}, seq=None)
                 assert pong["type"] == "pong"
                 latencies.append(time.perf_counter() - started)
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.005)
 
         pingers = [asyncio.create_task(ping_loop(c)) for c in other]
         await asyncio.sleep(0.2)
@@ -129,5 +129,5 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         assert cut["type"] == "ack", cut
         assert len(latencies) >= 20
         p99 = statistics.quantiles(latencies, n=100)[98]
-        assert p99 < 0.100, (p99, max(latencies))
+        assert p99 < 0.100, (p99, max(latencies), len(latencies))
         assert cut_latency < 1.0, cut_latency  # unfixed: the loop is blocked ~1.5 s
