@@ -46,6 +46,27 @@ async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate
         await cutter_b.close()
 
 
+async def test_one_id_from_twenty_sockets_at_once_is_applied_once(
+        srv: ServerProcess, live_db: str) -> None:
+    """At most once (the table's row lock, then the id): twenty sockets of the cutter send the
+    same command at the same moment; one event, one fresh ack, nineteen duplicates."""
+    table_id, seats, _ = await setup_table(live_db, 3)
+    sockets = [Client(srv, table_id, seats[2].cookie) for _ in range(20)]
+    for c in sockets:
+        await c.connect()
+    seq = sockets[0].last_seq
+    before = await _table_version(live_db, table_id)
+    message = json.dumps({"id": "crowd", "type": "cut", "position": 12, "seq": seq})
+    await asyncio.gather(*(c.ws.send(message) for c in sockets))
+    answers = [await c.wait_for(lambda m: m.get("id") == "crowd") for c in sockets]
+    assert {a["type"] for a in answers} == {"ack"}, answers
+    assert {a["seq"] for a in answers} == {(seq or 0) + 1}
+    assert sorted(a["duplicate"] for a in answers) == [False] + [True] * 19
+    assert await _table_version(live_db, table_id) == before + 1
+    for c in sockets:
+        await c.close()
+
+
 async def test_frames_over_our_cap_get_too_large_and_the_socket_stays_usable(
         srv: ServerProcess, live_db: str) -> None:
     """16 KiB is the protocol's cap (an error, the socket stays open); over the transport's
