@@ -19,17 +19,21 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 
 from app.db.models.member import Member
-from app.realtime.connection import Connection
+from app.realtime.connection import CLOSE_SESSION_ENDED, Connection
 from app.realtime.game import CommandRejected
 from app.realtime.hub import Hub
-from app.security.sessions import SESSION_COOKIE, member_for_token
-from app.services.table_commands import WRITE_COMMANDS, execute
+from app.security.sessions import SESSION_COOKIE, session_for_token
+from app.services.table_commands import MAX_COMMAND_ID, SESSION_ENDED, WRITE_COMMANDS, execute
 from app.services.tables import get_table, seat_of_member
 
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 15.0
-MAX_MESSAGE_CHARS = 16 * 1024
+MAX_MESSAGE_BYTES = 16 * 1024
+"""The protocol's cap on one frame: larger frames get ``too_large`` and the socket stays open."""
+TRANSPORT_MAX_BYTES = 64 * 1024
+"""The transport's cap (uvicorn ``ws_max_size``, set by ``prefclub serve``): a larger frame is
+never read into memory; the server closes the socket with 1009."""
 
 
 def get_hub(app: FastAPI) -> Hub:
@@ -73,23 +77,34 @@ def origin_allowed(websocket: WebSocket) -> bool:
 
 
 async def _authenticate(websocket: WebSocket, table_id: int
-                        ) -> tuple[Member, int | None] | None:
+                        ) -> tuple[Member, int, int | None] | None:
+    """(member, login session id, seat) of a live session at an existing table, or None."""
     token = websocket.cookies.get(SESSION_COOKIE)
     if not token:
         return None
     async with websocket.app.state.sessionmaker() as db:
-        member = await member_for_token(db, token, websocket.app.state.clock.now())
+        session = await session_for_token(db, token, websocket.app.state.clock.now())
+        if session is None:
+            return None
+        member = await db.get(Member, session.member_id)
         if member is None or member.must_change_password:
             return None
         if await get_table(db, table_id) is None:
             return None
         seat = await seat_of_member(db, table_id, member.id)
-    return member, seat
+    return member, session.id, seat
+
+
+def _valid_id(cid: Any) -> str | None:
+    """The client's id, echoed only when it is a well-formed one (never arbitrary input)."""
+    if isinstance(cid, str) and 0 < len(cid) <= MAX_COMMAND_ID:
+        return cid
+    return None
 
 
 def _error(cid: Any, code: str, message: str, seq: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "error", "id": cid if isinstance(cid, str) else None,
-                           "code": code, "message": message}
+    out: dict[str, Any] = {"type": "error", "id": _valid_id(cid), "code": code,
+                           "message": message}
     if seq is not None:
         out["seq"] = seq
     return out
@@ -105,11 +120,12 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     if found is None:
         await websocket.close(code=1008, reason="not logged in, or no such table")
         return
-    member, seat = found
+    member, session_id, seat = found
     hub = get_hub(websocket.app)
     await websocket.accept()
     conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
                       name=member.display_name)
+    conn.session_id = session_id
     conn.start()
     code = 1000
     try:
@@ -129,36 +145,62 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             await websocket.close(code=code)
 
 
-async def _receive(websocket: WebSocket, conn: Connection) -> str | None:
-    """The next text frame, or None when the socket is gone or was dropped by the server."""
-    receive = asyncio.ensure_future(websocket.receive_text())
+BINARY = object()
+"""What :func:`_receive` returns for a binary frame (the protocol is text only)."""
+
+
+async def _receive(websocket: WebSocket, conn: Connection) -> str | object | None:
+    """The next text frame (or :data:`BINARY`), None when the socket was dropped by the server.
+
+    Raises WebSocketDisconnect when the client goes away. The pending receive is never left
+    behind: if this coroutine is cancelled (the hello timeout), so is the receive, and its
+    outcome is consumed (an orphaned receive would log "exception was never retrieved")."""
+    receive = asyncio.ensure_future(websocket.receive())
     closed = asyncio.ensure_future(conn.closed.wait())
     try:
         done, _ = await asyncio.wait({receive, closed}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         closed.cancel()
-    if receive in done:
-        try:
-            return receive.result()
-        except WebSocketDisconnect:
-            raise
-        except Exception:  # the socket was closed under us (a drop, or shutdown)
-            return None
-    receive.cancel()
-    with contextlib.suppress(BaseException):
-        await receive
-    return None
-
-
-def _parse(text: str) -> dict[str, Any] | str:
-    if len(text) > MAX_MESSAGE_CHARS:
-        return f"messages are at most {MAX_MESSAGE_CHARS} characters"
+        if not receive.done():
+            receive.cancel()
+            with contextlib.suppress(BaseException):
+                await receive
+    if receive not in done or receive.cancelled():
+        return None
     try:
-        data = json.loads(text)
+        message = receive.result()
+    except Exception:  # the socket was closed under us (a drop, or shutdown)
+        return None
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    if text is None:
+        return BINARY
+    return str(text)
+
+
+def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
+    """A command object, or ``(error code, message)`` for a frame that is not one."""
+    if not isinstance(frame, str):
+        return "bad_json", "frames must be text frames holding a JSON object"
+    if len(frame) > MAX_MESSAGE_BYTES or len(frame.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+        return "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes (UTF-8)"
+    try:
+        data = json.loads(frame)
     except ValueError:
-        return "a message must be a JSON object"
+        return "bad_json", "a message must be a JSON object"
+    except RecursionError:
+        return "bad_json", "a message must be a JSON object (nested too deeply)"
     if not isinstance(data, dict):
-        return "a message must be a JSON object"
+        return "bad_json", "a message must be a JSON object"
+    # Strings must survive the database and the wire: no NUL, no lone surrogates ("\ud800").
+    try:
+        canonical = json.dumps(data, ensure_ascii=False)
+        canonical.encode("utf-8")
+    except (UnicodeEncodeError, ValueError, RecursionError):
+        return "bad_json", "strings must be valid Unicode"
+    if "\\u0000" in canonical:
+        return "bad_json", "strings must not contain NUL characters"
     return data
 
 
@@ -168,26 +210,27 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
         first = await asyncio.wait_for(_receive(websocket, conn), HELLO_TIMEOUT)
     except TimeoutError:
         conn.send(_error(None, "bad_command", "send hello first"))
+        await conn.flush()
         return
     if first is None:
         return
     hello = _parse(first)
-    if isinstance(hello, str) or hello.get("type") != "hello":
+    if not isinstance(hello, dict) or hello.get("type") != "hello":
         conn.send(_error(hello.get("id") if isinstance(hello, dict) else None, "bad_command",
                          "the first message must be hello"))
-        await asyncio.sleep(0.2)
+        await conn.flush()
         return
     last_seq = hello.get("last_seq")
     if last_seq is not None and (isinstance(last_seq, bool) or not isinstance(last_seq, int)):
         last_seq = None
     await hub.join(conn, last_seq)
     while True:
-        text = await _receive(websocket, conn)
-        if text is None:
+        frame = await _receive(websocket, conn)
+        if frame is None:
             return
-        message = _parse(text)
-        if isinstance(message, str):
-            conn.send(_error(None, "bad_json", message))
+        message = _parse(frame)
+        if isinstance(message, tuple):
+            conn.send(_error(None, message[0], message[1], conn.last_seq))
             continue
         await _handle(hub, conn, message)
 
@@ -195,11 +238,13 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
 async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
     cid = message.get("id")
     kind = message.get("type")
+    if not isinstance(kind, str):
+        kind = None  # e.g. a list: never compared with (or hashed into) the command sets
     if kind == "ping":
-        conn.send({"type": "pong", "id": cid if isinstance(cid, str) else None})
+        conn.send({"type": "pong", "id": _valid_id(cid)})
         return
     if kind == "hello":
-        conn.send(_error(cid, "bad_command", "hello is sent once, first"))
+        conn.send(_error(cid, "bad_command", "hello is sent once, first", conn.last_seq))
         return
     if kind == "last_trick":
         state = hub.state_of(conn.table_id)
@@ -210,20 +255,26 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
 
             view = engine.view(deal, conn.seat)
             trick, winner = view.get("last_trick"), view.get("last_trick_winner")
-        conn.send({"type": "last_trick", "id": cid if isinstance(cid, str) else None,
+        conn.send({"type": "last_trick", "id": _valid_id(cid),
                    "seq": state.seq if state else 0, "trick": trick, "winner": winner})
         return
     if kind not in WRITE_COMMANDS:
-        conn.send(_error(cid, "unknown_command", f"unknown command type {kind!r}"))
+        shown = kind if kind is not None and len(kind) <= 40 else "(not a short string)"
+        conn.send(_error(cid, "unknown_command", f"unknown command type {shown!r}",
+                         conn.last_seq))
         return
     try:
         result = await execute(
             hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
-            seat=conn.seat, name=conn.name, command=message, now=hub.clock.now())
+            seat=conn.seat, name=conn.name, command=message, now=hub.clock.now(),
+            session_id=conn.session_id, solver=hub.workers)
     except CommandRejected as exc:
         await hub.catch_up(conn.table_id)
         state = hub.state_of(conn.table_id)
-        conn.send(_error(cid, exc.code, exc.message, state.seq if state else None))
+        conn.send(_error(cid, exc.code, exc.message, state.seq if state else conn.last_seq))
+        if exc.code == SESSION_ENDED:
+            await conn.flush()
+            conn.drop(CLOSE_SESSION_ENDED, "login session ended")
         return
     if result.events:
         await hub.publish(conn.table_id, result.events)

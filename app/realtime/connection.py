@@ -17,6 +17,8 @@ from typing import Any, Protocol
 log = logging.getLogger(__name__)
 
 CLOSE_TOO_SLOW = 4008
+CLOSE_SESSION_ENDED = 4401
+"""The member's login session ended (logout, deactivation, expiry): log in again."""
 
 
 class Socket(Protocol):
@@ -45,6 +47,8 @@ class Connection:
         self.close_code: int | None = None
         self.last_seq = 0
         """The last sequenced event queued to this client."""
+        self.session_id: int | None = None
+        """The login session the socket was opened with (closed when it is revoked)."""
         self._writer: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -100,6 +104,15 @@ class Connection:
         except Exception:  # a dead or stuck socket
             if not self.closed.is_set():
                 self.drop(CLOSE_TOO_SLOW, "send failed")
+
+    async def flush(self, timeout: float = 2.0) -> None:
+        """Let the writer send what is queued (e.g. a last error before a close), then stop it."""
+        if self.closed.is_set() or self._writer is None:
+            return
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
 
     async def aclose(self) -> None:
         """Stop the writer (the socket is already gone or being closed)."""

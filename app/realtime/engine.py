@@ -6,10 +6,16 @@ Everything the live tables need from the engine goes through these few functions
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import random
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import app.rules.deal as _deal_module
+from app.rules.actions import Claim
+from app.rules.claims import claim_holds as _claim_holds
 from app.rules.codec import MalformedActionError
 from app.rules.codec import action_from_json as _action_from_json
 from app.rules.codec import action_to_json as _action_to_json
@@ -67,8 +73,103 @@ def event_to_json(event: Any) -> dict[str, Any]:
     return _event_to_json(event)
 
 
-def apply(deal: DealState, action: Action) -> tuple[DealState, tuple[Any, ...]]:
+def apply(deal: DealState, action: Action,
+          claim_result: bool | None = None) -> tuple[DealState, tuple[Any, ...]]:
+    """The engine's ``apply``. A claim (R-W11) is never solved here when its result is known:
+    from the log (``claim_result``, the event recorded it) or from the worker pool
+    (:func:`remember_claim`); see :func:`_claim_holds_hook`."""
+    if isinstance(action, Claim):
+        known = claim_result if claim_result is not None else _solved.get((deal, action))
+        if known is not None:
+            token = _known_claim.set(known)
+            try:
+                return _apply(deal, action)
+            finally:
+                _known_claim.reset(token)
     return _apply(deal, action)
+
+
+# -- claims off the event loop -------------------------------------------------------------------
+#
+# The claim solver (``app.rules.claims.claim_holds``) may search for most of a second from the
+# first lead. The rules engine calls it inside ``apply``; the live tables call ``apply`` on the
+# event loop. So a claim is solved once, in a worker process (:func:`solve_claim`, run by
+# ``app.workers.WorkerPool``), and its result is handed to the engine here: the engine's call
+# of ``claim_holds`` goes through :func:`_claim_holds_hook`, which answers the known result of
+# the claim being applied and otherwise calls the real solver (or, inside
+# :func:`inline_claims_forbidden`, refuses to). ``claim_holds`` is a pure function and a result
+# is only ever used for the very (deal, action) it was computed for, so the hook changes no
+# outcome. (A cleaner seam would be a solver parameter of the rules' ``apply``.)
+
+_SOLVED_LIMIT = 256
+_solved: OrderedDict[tuple[DealState, Action], bool] = OrderedDict()
+_known_claim: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
+    "prefclub_known_claim", default=None)
+_forbid_inline: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "prefclub_forbid_inline_claims", default=False)
+
+
+class ClaimNotSolved(Exception):
+    """A claim would have been solved on the event loop (its position changed since the
+    worker solved it): the command is refused instead."""
+
+
+def _claim_holds_hook(*args: Any, **kwargs: Any) -> bool:
+    known = _known_claim.get()
+    if known is not None:
+        return known
+    if _forbid_inline.get():
+        raise ClaimNotSolved("the claim was not solved for this position")
+    return _claim_holds(*args, **kwargs)
+
+
+_deal_module.claim_holds = _claim_holds_hook  # type: ignore[attr-defined]
+
+
+def claim_action(data: Mapping[str, Any], seat: int) -> Claim | None:
+    """The ``Claim`` of a ``claim`` command body, or None if it is not a well-formed claim."""
+    try:
+        action = action_from_json(data, seat)
+    except (MalformedActionError, ValueError, TypeError, KeyError):
+        return None
+    return action if isinstance(action, Claim) else None
+
+
+def claim_known(deal: DealState, action: Claim) -> bool:
+    return (deal, action) in _solved
+
+
+def remember_claim(deal: DealState, action: Claim, holds: bool) -> None:
+    """Record a worker's result for exactly this position and claim (bounded, LRU)."""
+    _solved[(deal, action)] = holds
+    _solved.move_to_end((deal, action))
+    while len(_solved) > _SOLVED_LIMIT:
+        _solved.popitem(last=False)
+
+
+def solve_claim(deal: DealState, action: Claim) -> bool | None:
+    """In a worker process: does the claim hold? None if the engine refuses it outright (then
+    ``apply`` refuses it quickly, before any search)."""
+    try:
+        _, events = _apply(deal, action)
+    except (RulesError, ValueError):
+        return None
+    for event in events:
+        if event.type == "claim_accepted":
+            return True
+        if event.type == "claim_rejected":
+            return False
+    return None
+
+
+@contextlib.contextmanager
+def inline_claims_forbidden() -> Iterator[None]:
+    """Inside: a claim whose result is not known raises :class:`ClaimNotSolved`."""
+    token = _forbid_inline.set(True)
+    try:
+        yield
+    finally:
+        _forbid_inline.reset(token)
 
 
 def outcome(deal: DealState) -> DealOutcome | None:

@@ -123,7 +123,7 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
         raise ValueError(f"event {seq} ({kind}) needs the state before it")
     if kind == "action":
         action = engine.action_from_json(payload["action"], payload["seat"])
-        deal, _ = engine.apply(state.deal, action)
+        deal, _ = engine.apply(state.deal, action, _logged_claim(payload))
         return dataclasses.replace(state, seq=seq, deal=deal)
     if kind == "deal_ended":
         return dataclasses.replace(
@@ -154,6 +154,16 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
             member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
         )
     raise ValueError(f"unknown event kind {kind!r}")
+
+
+def _logged_claim(payload: Mapping[str, Any]) -> bool | None:
+    """Whether a logged claim held (R-W11): its event says so, so folding it never searches."""
+    for event in payload.get("events", ()):
+        if event.get("type") == "claim_accepted":
+            return True
+        if event.get("type") == "claim_rejected":
+            return False
+    return None
 
 
 def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -273,8 +283,13 @@ def pulka_ended(state: TableState, reason: str) -> tuple[str, dict[str, Any]]:
 
 def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) may see now: the engine's ``view`` plus table facts."""
+    deal = engine.view(state.deal, seat) if state.deal is not None else None
+    if deal is not None and state.status == "finished" and not deal.get("finished"):
+        # The pulka was closed while this deal ran (R-S3, or by agreement): it is abandoned,
+        # unscored, and nobody is to move. What was hidden stays hidden (it never ended).
+        deal = {**deal, "phase": "abandoned", "to_move": None, "turn": None}
     return {
-        "deal": engine.view(state.deal, seat) if state.deal is not None else None,
+        "deal": deal,
         "legal": (engine.legal_json(state.deal, seat)
                   if seat is not None and state.deal is not None and state.status == "playing"
                   else []),

@@ -37,13 +37,21 @@ from app.clock import Clock
 from app.db.models.table import Table
 from app.db.session import session_scope
 from app.realtime import game
-from app.realtime.connection import Connection, dumps
+from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState
 from app.realtime.store import NOTIFY_CHANNEL, Appended, StateCache, events_after, rebuild
+from app.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
+SOLVER_WORKERS = 2
+SOLVER_PENDING = 4
+"""Claims being solved or waiting, per process; one more is refused with ``busy``."""
+
 PRESENCE_CHANNEL = "prefclub_presence"
+SESSIONS_CHANNEL = "prefclub_sessions"
+"""Sent by database triggers (migration 0008) when a login session ends: ``s:<session id>``, or
+``m:<member id>`` when a member is deactivated. Every process closes the matching sockets."""
 RECENT_EVENTS = 256
 MAX_REPLAY = 64
 """A client further behind gets a snapshot (a long replay would overflow its send queue)."""
@@ -136,6 +144,8 @@ class Hub:
         self._tasks: list[asyncio.Task[None]] = []
         self._pending: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
+        """The claim solver's process pool (started by the first claim, stopped with the hub)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -158,6 +168,7 @@ class Hub:
         for channel in self.channels.values():
             for conn in list(channel.conns):
                 conn.drop(1001, "server shutting down")
+        await self.workers.aclose()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -224,6 +235,19 @@ class Hub:
         self._presence_changed(channel)
         if not channel.conns:
             self.channels.pop(conn.table_id, None)
+
+    def session_ended(self, *, session_id: int | None = None,
+                      member_id: int | None = None) -> int:
+        """Close (4401) every local socket opened with ``session_id`` or by ``member_id``: its
+        login ended (logout, deactivation). Returns how many were closed."""
+        closed = 0
+        for channel in list(self.channels.values()):
+            for conn in list(channel.conns):
+                if ((session_id is not None and conn.session_id == session_id)
+                        or (member_id is not None and conn.member_id == member_id)):
+                    conn.drop(CLOSE_SESSION_ENDED, "login session ended")
+                    closed += 1
+        return closed
 
     def state_of(self, table_id: int) -> TableState | None:
         channel = self.channels.get(table_id)
@@ -317,6 +341,7 @@ class Hub:
                 async with conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     await conn.execute(f"LISTEN {PRESENCE_CHANNEL}")
+                    await conn.execute(f"LISTEN {SESSIONS_CHANNEL}")
                     self.listening.set()
                     for table_id in list(self.channels):
                         self._spawn(self.catch_up(table_id))
@@ -334,6 +359,12 @@ class Hub:
             if channel == NOTIFY_CHANNEL:
                 table, _, seq = payload.partition(":")
                 self.on_notify(int(table), int(seq))
+            elif channel == SESSIONS_CHANNEL:
+                scope, _, ident = payload.partition(":")
+                if scope == "s":
+                    self.session_ended(session_id=int(ident))
+                elif scope == "m":
+                    self.session_ended(member_id=int(ident))
             elif channel == PRESENCE_CHANNEL:
                 data = json.loads(payload)
                 if data["p"] != self.process_id:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models.table import Table, TableEvent
+from app.db.models.auth import AuthSession
+from app.db.models.member import Member
+from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
 
 APPENDED = "prefclub_appended_events"
@@ -64,26 +67,35 @@ async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
     )
 
 
-async def lock_table_for_command(db: AsyncSession, table_id: int, member_id: int,
-                                 command_id: str) -> tuple[Table | None, int | None]:
-    """Lock the table row and look the command id up, in one round trip: (table, the seq the
-    command already produced or None)."""
-    from sqlalchemy import and_
+async def recheck_command(db: AsyncSession, table_id: int, member_id: int, command_id: str,
+                          session_id: int | None, now: datetime) -> tuple[bool, int | None]:
+    """Under the table's row lock: (is the login session still live, the seq the command id
+    already produced or None) — one indexed round trip.
 
-    from app.db.models.table import TableCommand
-
+    This runs as a statement of its own *after* :func:`lock_table` returned: in READ COMMITTED
+    each statement sees every transaction committed before it started, so a twin of this
+    command that held the lock a moment ago is seen here (a lookup inside the locking statement
+    would use the snapshot from before the wait and miss it). A command checked before a logout
+    committed is ordered before it (the logout then closes the socket); every command after it
+    is refused. The session row is only read, never locked: no write per command.
+    ``session_id`` None (an internal caller) skips the session check.
+    """
+    done = (select(TableCommand.seq)
+            .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
+                   TableCommand.command_id == command_id)
+            .scalar_subquery())
+    if session_id is None:
+        return True, await db.scalar(select(done))
     row = (await db.execute(
-        select(Table, TableCommand.seq)
-        .outerjoin(TableCommand, and_(TableCommand.table_id == Table.id,
-                                      TableCommand.member_id == member_id,
-                                      TableCommand.command_id == command_id))
-        .where(Table.id == table_id)
-        .with_for_update(of=Table)
-        .execution_options(populate_existing=True)
+        select(AuthSession.id, done)
+        .join(Member, Member.id == AuthSession.member_id)
+        .where(AuthSession.id == session_id, AuthSession.member_id == member_id,
+               AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
+               Member.active.is_(True))
     )).first()
     if row is None:
-        return None, None
-    return row[0], row[1]
+        return False, None
+    return True, row[1]
 
 
 async def events_after(db: AsyncSession, table_id: int, after: int,

@@ -10,9 +10,10 @@ reconnecting client picks up.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,9 +32,10 @@ from app.realtime.store import (
     appended,
     load_state,
     lock_table,
-    lock_table_for_command,
     notify,
+    recheck_command,
 )
+from app.workers import PoolBusy, WorkerPool
 
 ACTION_COMMANDS = frozenset({
     "cut", "bid", "take_talon", "return_talon", "discard", "name_contract", "concede", "defend",
@@ -43,6 +45,8 @@ ACTION_COMMANDS = frozenset({
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
+SESSION_ENDED = "session_ended"
+"""The error code of a command whose login session has ended (the socket is closed next)."""
 CHAT_RATE_LINES = 5
 CHAT_RATE_SECONDS = 10
 """A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
@@ -188,6 +192,49 @@ def _command_id(command: Mapping[str, Any]) -> str:
     return cid
 
 
+@contextlib.contextmanager
+def _claims_off_the_loop(active: bool) -> Iterator[None]:
+    """Refuse (``stale_seq``) a claim whose position moved since the pool solved it, rather
+    than solve it here, on the event loop."""
+    if not active:
+        yield
+        return
+    try:
+        with engine.inline_claims_forbidden():
+            yield
+    except engine.ClaimNotSolved:
+        raise CommandRejected(
+            "stale_seq", "the table moved on while your claim was being checked; nothing was "
+            "applied") from None
+
+
+async def _solve_claim(sessionmaker: async_sessionmaker[AsyncSession], cache: StateCache | None,
+                       table_id: int, member_id: int, command: Mapping[str, Any],
+                       solver: WorkerPool) -> None:
+    """Solve a claim on the table's current position in the worker pool (no lock held: the
+    search may take most of a second); the engine then applies it with the known result."""
+    async with sessionmaker() as db:
+        table = await db.get(Table, table_id)
+        if table is None:
+            return
+        state = await load_state(db, table, cache)
+    seat = state.seat_of(member_id)
+    if state.deal is None or seat is None:
+        return
+    body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+    action = engine.claim_action(body, seat)
+    if action is None or engine.claim_known(state.deal, action):
+        return
+    try:
+        holds = await solver.run(engine.solve_claim, state.deal, action)
+    except PoolBusy:
+        raise CommandRejected(
+            "busy", "the server is busy checking other claims; nothing was applied — try "
+            "again in a moment") from None
+    if holds is not None:
+        engine.remember_claim(state.deal, action, holds)
+
+
 async def execute(
     sessionmaker: async_sessionmaker[AsyncSession],
     cache: StateCache | None,
@@ -198,8 +245,15 @@ async def execute(
     name: str,
     command: Mapping[str, Any],
     now: datetime,
+    session_id: int | None = None,
+    solver: WorkerPool | None = None,
 ) -> CommandResult:
-    """Apply one write command in its own transaction; raise CommandRejected if it is refused."""
+    """Apply one write command in its own transaction; raise CommandRejected if it is refused.
+
+    ``session_id`` is the login session of the socket: re-checked under the table lock, so a
+    command of a member who has logged out (or was deactivated) is refused. With ``solver``
+    a claim (R-W11) is solved in that worker pool before the transaction, never on the event
+    loop; a full pool refuses the claim with ``busy``."""
     cid = _command_id(command)
     kind = command.get("type")
     if kind not in WRITE_COMMANDS:
@@ -210,11 +264,18 @@ async def execute(
     if client_seq is not None and (isinstance(client_seq, bool)
                                    or not isinstance(client_seq, int)):
         raise CommandRejected("bad_command", "seq must be a whole number")
+    if kind == "claim" and solver is not None:
+        await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
     new_state: TableState | None = None
     async with session_scope(sessionmaker) as db:
-        table, done = await lock_table_for_command(db, table_id, member_id, cid)
+        table = await lock_table(db, table_id)
         if table is None:
             raise CommandRejected("no_table", f"there is no table {table_id}")
+        live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
+        if not live:
+            raise CommandRejected(SESSION_ENDED,
+                                  "your login session has ended (logged out, expired or "
+                                  "deactivated); nothing was applied — log in again")
         if done is not None:
             return CommandResult(seq=done, duplicate=True, state=None)
         if client_seq is not None and client_seq != table.version:
@@ -248,7 +309,8 @@ async def execute(
             if state.status != "playing":
                 raise CommandRejected("not_now", state.notice or "the table is not playing")
             body = {k: v for k, v in command.items() if k not in ("id", "seq")}
-            state = append(db, table, state, *game.action_event(state, seat, body))
+            with _claims_off_the_loop(kind == "claim" and solver is not None):
+                state = append(db, table, state, *game.action_event(state, seat, body))
             state = await advance(db, table, state, now)
         await sync_rows(db, table, state, now, before)
         db.add(TableCommand(table_id=table_id, member_id=member_id, command_id=cid,

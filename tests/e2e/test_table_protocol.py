@@ -336,7 +336,7 @@ async def test_hello_must_come_first_and_oversized_frames_are_refused(
     async with clients(srv, table_id, seats[:1]) as (player,):
         await player.ws.send(json.dumps({"id": "big", "type": "chat", "text": "x" * 20000}))
         refused = await player.wait_for(lambda m: m.get("type") == "error")
-        assert refused["code"] == "bad_json"
+        assert refused["code"] == "too_large"
         again = await player.command({"type": "hello"})
         assert again["code"] == "bad_command"
         long_chat = await player.command({"type": "chat", "text": "я" * 501})

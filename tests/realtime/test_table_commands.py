@@ -238,3 +238,30 @@ async def test_a_table_rebuilt_from_the_next_deals_checkpoint_still_shows_the_la
     assert snapshot["table"]["last_deal"] is not None
     assert snapshot["table"]["last_deal"]["deal_no"] == 1
     assert snapshot["table"]["last_deal"] == snapshot_message(live, 0)["table"]["last_deal"]
+
+
+async def test_a_closed_tables_abandoned_deal_shows_no_player_to_move(
+        sessions: Sessions) -> None:
+    """docs/protocol.md §2.1: after ``pulka_ended`` a deal that was still running (here: not
+    even cut) is shown as ``abandoned`` — nobody is to move, nothing is legal, no card is
+    revealed that was hidden (no ``reveal``: it never ended)."""
+    from app.realtime.game import seat_view
+    from app.realtime.hub import snapshot_message
+
+    table_id, seats = await _table(sessions)
+    await _run(sessions, table_id, seats, 2, {"id": "cut", "type": "cut", "position": 9})
+    async with session_scope(sessions) as db:
+        await close_pulka(db, table_id, "agreement", NOW)
+    async with sessions() as db:
+        state = await rebuild(db, table_id)
+    assert state is not None and state.status == "finished"
+    for seat in (0, 1, 2, None):
+        view = seat_view(state, seat)
+        deal = view["deal"]
+        assert deal["phase"] == "abandoned" and deal["to_move"] is None
+        assert deal["turn"] is None and view["legal"] == []
+        assert "reveal" not in deal
+        if seat is not None:
+            assert len(deal["hand"]) == 10  # his own cards, as before the close
+    other_hands = snapshot_message(state, 0)["deal"].get("open_hands")
+    assert not other_hands
