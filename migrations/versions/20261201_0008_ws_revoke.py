@@ -7,7 +7,7 @@ session ended) or ``m:<member id>`` (the member was deactivated: all his session
 delivers it only if and when the transaction commits.
 
 Revision ID: 0008
-Revises: 0004
+Revises: 0006
 Create Date: 2026-12-01 00:40:00
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = '0008'
-down_revision: str | None = '0004'
+down_revision: str | None = '0006'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
