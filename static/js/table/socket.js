@@ -51,6 +51,12 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed) return;
+      if (event.code === 4401) {
+        // The session was revoked (logout, deactivation, expiry): log in again, never retry.
+        this.closed = true;
+        location.hash = "#/login";
+        return;
+      }
       this.handlers.status("down", event.code);
       this.failures += 1;
       const delay = event.code === 4008 ? 100 : Math.min(500 * 2 ** (this.failures - 1), 8000);
