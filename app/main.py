@@ -21,6 +21,7 @@ from app.api import auth, club_tables, health, members, sessions, ui_support
 from app.api import fund as fund_api
 from app.api import tables as tables_api
 from app.api import ws as ws_api
+from app.api.errors import install_error_handlers
 from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.settings = settings
     app.state.clock = clock or SystemClock()
     app.state.secret_key = secret
+    install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(auth.router)
     app.include_router(members.router)

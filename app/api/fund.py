@@ -20,7 +20,7 @@ from app.api.deps import (
     TreasurerMember,
 )
 from app.api.errors import service_errors
-from app.api.schemas import ERRORS
+from app.api.schemas import ERRORS, INT4_MAX, Id, IdPath, Text
 from app.db.models import Member
 from app.db.models.fund import EntryKind, FundProposal
 from app.services import fund
@@ -95,9 +95,9 @@ class PaymentIn(BaseModel):
          "reason": "entry 12 was 10.00 too much"}]})
 
     kind: Literal["payment", "adjustment"] = "payment"
-    member_id: int | None = None
+    member_id: Id | None = None
     amount: Decimal = Field(max_digits=12, decimal_places=2)
-    reason: str | None = Field(default=None, max_length=300)
+    reason: Text | None = Field(default=None, max_length=300)
 
 
 class ProposalIn(BaseModel):
@@ -106,7 +106,7 @@ class ProposalIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"title": "Две колоды карт", "amount": "1200.00"}]})
 
-    title: str = Field(min_length=1, max_length=200)
+    title: Text = Field(min_length=1, max_length=200)
     amount: Decimal = Field(gt=0, max_digits=12, decimal_places=2)
 
 
@@ -167,7 +167,7 @@ def _can_record(member: Member) -> bool:
 @router.get("", response_model=FundOut)
 async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
                    limit: int = Query(50, ge=1, le=200),
-                   before_id: int | None = Query(None, ge=1)) -> FundOut:
+                   before_id: int | None = Query(None, ge=1, le=INT4_MAX)) -> FundOut:
     """Balance, a ledger page (newest first) and outstanding debts (R-F1, R-F5)."""
     await fund.record_missing_debts(db, clock.now())
     entries = await fund.ledger(db, limit=limit + 1, before_id=before_id)
@@ -193,7 +193,7 @@ async def post_payment(body: PaymentIn, member: TreasurerMember, db: SessionDep,
     return EntryOut(**fund.entry_json(entry))
 
 
-async def _proposal_out(db: SessionDep, member: Member, proposal_id: int,
+async def _proposal_out(db: SessionDep, member: Member, proposal_id: IdPath,
                         now: datetime) -> ProposalOut:
     mine = await fund.my_votes(db, member.id)
     for item in await fund.ranked(db, now):
@@ -241,7 +241,7 @@ async def post_proposal(body: ProposalIn, member: CurrentMember, db: SessionDep,
 
 
 @router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
-async def post_vote(proposal_id: int, body: VoteIn, member: CurrentMember, db: SessionDep,
+async def post_vote(proposal_id: IdPath, body: VoteIn, member: CurrentMember, db: SessionDep,
                     clock: ClockDep) -> ProposalOut:
     """Vote on an open proposal; a majority of active members approves or rejects it."""
     with service_errors():
@@ -251,7 +251,7 @@ async def post_vote(proposal_id: int, body: VoteIn, member: CurrentMember, db: S
 
 
 @router.post("/proposals/{proposal_id}/approve", response_model=ProposalOut)
-async def post_approve(proposal_id: int, member: AdminMember, db: SessionDep,
+async def post_approve(proposal_id: IdPath, member: AdminMember, db: SessionDep,
                        clock: ClockDep) -> ProposalOut:
     """Approve an open proposal (admin)."""
     with service_errors():
@@ -261,7 +261,7 @@ async def post_approve(proposal_id: int, member: AdminMember, db: SessionDep,
 
 
 @router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
-async def post_reject(proposal_id: int, member: AdminMember, db: SessionDep,
+async def post_reject(proposal_id: IdPath, member: AdminMember, db: SessionDep,
                       clock: ClockDep) -> ProposalOut:
     """Reject a proposal not yet paid (admin)."""
     with service_errors():
@@ -271,7 +271,7 @@ async def post_reject(proposal_id: int, member: AdminMember, db: SessionDep,
 
 
 @router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
-async def post_pay(proposal_id: int, member: TreasurerMember, db: SessionDep,
+async def post_pay(proposal_id: IdPath, member: TreasurerMember, db: SessionDep,
                    clock: ClockDep) -> EntryOut:
     """Pay out an approved proposal (treasurer or admin); 409 beyond the balance (R-F5)."""
     with service_errors():
