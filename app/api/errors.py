@@ -25,7 +25,7 @@ import re
 import traceback
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -219,6 +219,9 @@ class CatchAllMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -237,6 +240,35 @@ class CatchAllMiddleware:
             response = response_for(exc, rid, scope.get("method", "?"), scope.get("path", "?"))
             if not started:
                 await response(scope, receive, send)
+
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A socket whose handler failed: before ``accept`` the handshake is refused with the
+        HTTP answer of :func:`response_for` (503 + ``Retry-After`` when the database is down);
+        after it the socket closes with 1013 "try again later" (database down) or 1011."""
+        accepted = closed = False
+
+        async def sending(message: Message) -> None:
+            nonlocal accepted, closed
+            if message["type"] == "websocket.accept":
+                accepted = True
+            elif message["type"] in ("websocket.close", "websocket.http.response.start"):
+                closed = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            response = response_for(exc, request_id(scope=scope), "WEBSOCKET",
+                                    scope.get("path", "?"))
+            if closed:
+                return
+            with suppress(Exception):  # the client may be gone already
+                if not accepted and "websocket.http.response" in scope.get("extensions", {}):
+                    await response(scope, receive, send)
+                else:
+                    code = 1013 if response.status_code == 503 else 1011
+                    await send({"type": "websocket.close", "code": code})
 
 
 def install_error_handlers(app: FastAPI) -> None:

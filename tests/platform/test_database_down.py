@@ -1,12 +1,15 @@
 """A real ``prefclub serve`` whose database goes away and comes back (issue 9).
 
 While PostgreSQL is down every endpoint answers 503 ``database_unavailable`` with
-``Retry-After`` (never a bare 500); once it is back the same requests answer 200 again without
+``Retry-After`` (never a bare 500), a table socket's handshake is refused with 503 and a bot keeps
+retrying it with backoff; once it is back the same requests answer 200 again without
 restarting the server. The server's log never holds the values of a failed statement.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
@@ -15,7 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
 
+from app.bots.client import BotClient
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
@@ -48,6 +54,32 @@ def _poll(url: str, client: httpx.Client, want: int, timeout: float = 30.0) -> h
         time.sleep(0.3)
 
 
+async def _websocket_refusal(base_url: str, cookie: str) -> int:
+    """The HTTP status that refuses a table socket's handshake."""
+    url = base_url.replace("http://", "ws://") + "/ws/tables/1"
+    try:
+        async with websockets.connect(url, additional_headers={"Cookie": cookie},
+                                      origin=base_url, open_timeout=10):  # type: ignore[arg-type]
+            return 101
+    except InvalidStatus as exc:
+        assert exc.response.headers.get("Retry-After"), exc.response.headers
+        return exc.response.status_code
+
+
+async def _bot_keeps_trying(base_url: str, cookie: str) -> int:
+    """Run a bot for a few seconds against the refusing server; return its reconnect count
+    (a bot that gave up would have raised)."""
+    bot = BotClient(base_url.replace("http://", "ws://"), 1, cookie, base_url)
+    task = asyncio.create_task(bot.run())
+    await asyncio.sleep(3)
+    assert not task.done(), task.exception() if task.done() else None
+    bot.stop()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return bot.stats.reconnects
+
+
 def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
                                                              tmp_path: Path) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
@@ -72,6 +104,10 @@ def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
             denied = client.post("/api/auth/login", json={"login": "admin", "password": "x"})
             assert denied.status_code == 503
             assert client.get("/healthz").status_code == 503
+            cookie = f"prefclub_session={client.cookies['prefclub_session']}"
+            assert asyncio.run(_websocket_refusal(server.base_url, cookie)) == 503
+            bot_reconnects = asyncio.run(_bot_keeps_trying(server.base_url, cookie))
+            assert bot_reconnects >= 2, "the bot retries a refused handshake with backoff"
         finally:
             _pg_ctl(pgdata, "start", "-l", str(pgdata / "log"),
                     "-o", f'-h "" -k {socket_dir}')
