@@ -89,7 +89,7 @@ def service_errors() -> Iterator[None]:
     except ServiceError as exc:
         raise ApiError(exc.status, str(exc), code=getattr(exc, "code", None)) from exc
     except RulesError as exc:
-        raise ApiError(400, str(exc), code=getattr(exc, "code", None) or "rules") from exc
+        raise ApiError(400, str(exc), code=getattr(exc, "code", None) or "rules_refused") from exc
 
 
 ERROR_EXAMPLE = {"detail": "a player-readable reason", "code": "conflict"}
