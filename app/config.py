@@ -1,14 +1,19 @@
 """Settings from the environment (pydantic-settings).
 
 Every knob an operator turns is an environment variable: ``DATABASE_URL``, ``SECRET_KEY``,
-``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``.
-Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. Without
-``SECRET_KEY`` a development server generates one and keeps it in the data folder, so sessions
-survive a restart; production refuses to start without a real secret.
+``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``,
+``FORWARDED_ALLOW_IPS``, ``PREFCLUB_DOCS``.
+Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. ``SECRET_KEY``
+keys the HMACs under which login names and client addresses of password attempts are stored
+(:mod:`app.security.ratelimit`); session and CSRF tokens are random and stored as SHA-256 hashes,
+they are not signed. Without ``SECRET_KEY`` a development server generates one and keeps it in
+the data folder (created 0700, the file 0600); production refuses to start without a real secret.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
@@ -45,6 +50,13 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, validation_alias="PORT")
     session_hours: int = Field(default=12 * 24, validation_alias="SESSION_HOURS")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
+    forwarded_allow_ips: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias="FORWARDED_ALLOW_IPS"
+    )
+    """Reverse proxies (addresses or networks, or ``*``) whose ``X-Forwarded-For`` /
+    ``Forwarded`` headers name the client; by default none is trusted."""
+    docs_enabled: bool | None = Field(default=None, validation_alias="PREFCLUB_DOCS")
+    """Serve ``/docs``, ``/redoc`` and ``/openapi.json``; by default everywhere but production."""
 
     @field_validator("allowed_origins", mode="before")
     @classmethod
@@ -52,6 +64,31 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("forwarded_allow_ips", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            for entry in value:
+                if entry != "*":
+                    try:
+                        ipaddress.ip_network(str(entry).strip(), strict=False)
+                    except ValueError:
+                        raise ValueError(f"FORWARDED_ALLOW_IPS: {entry!r} is not an address "
+                                         "or network") from None
+        return value
+
+    @property
+    def production(self) -> bool:
+        """Whether this is a production server (Secure cookies, HSTS, no public API docs)."""
+        return self.environment == "production"
+
+    @property
+    def docs(self) -> bool:
+        """Whether the interactive API docs are served."""
+        return self.docs_enabled if self.docs_enabled is not None else not self.production
 
     @field_validator("club_tz")
     @classmethod
@@ -88,10 +125,18 @@ class Settings(BaseSettings):
             stored = path.read_text().strip()
             if stored:
                 return stored
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         generated = secrets.token_urlsafe(48)
-        path.write_text(generated + "\n")
-        path.chmod(0o600)
+        try:
+            # Created readable by the owner only from its first byte, and never overwritten.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            stored = path.read_text().strip()  # another process was first
+            if stored:
+                return stored
+            raise
+        with os.fdopen(fd, "w") as out:
+            out.write(generated + "\n")
         return generated
 
 

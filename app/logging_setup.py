@@ -1,14 +1,50 @@
-"""Structured logs: one JSON object a line on standard error."""
+"""Structured logs: one JSON object a line on standard error.
+
+Logs must not leak secrets: query strings are cut from every logged URL (a password-reset link
+carries its token as ``?token=``), and exception texts lose SQL parameters and the key values
+PostgreSQL quotes in constraint errors (``Key (token_hash)=(...)``). The engine itself is created
+with ``hide_parameters=True`` (:func:`app.db.session.make_engine`).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
 
 _RESERVED = set(vars(logging.makeLogRecord({})).keys()) | {"message", "asctime"}
+_URL_FIELDS = ("url", "path", "full_path", "query", "query_string")
+_PARAMETERS = re.compile(r"\[parameters: .*?\](?=\n|$)", re.DOTALL)
+_KEY_VALUES = re.compile(r"(Key \(.*?\))=\(.*?\)( already exists| is not present|\.|\s)")
+
+
+def strip_query(url: str) -> str:
+    """``url`` without its query string and fragment (``/reset-password?token=x`` →
+    ``/reset-password``)."""
+    return url.split("?", 1)[0].split("#", 1)[0]
+
+
+def redact(text: str) -> str:
+    """``text`` without SQL statement parameters and constraint key values."""
+    text = _PARAMETERS.sub("[parameters hidden]", text)
+    return _KEY_VALUES.sub(r"\1=(hidden)\2", text)
+
+
+class RedactFilter(logging.Filter):
+    """Cuts query strings from uvicorn's access lines and from URL-like ``extra`` fields."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) >= 3:
+            record.args = (*args[:2], strip_query(str(args[2])), *args[3:])
+        for key in _URL_FIELDS:
+            value = record.__dict__.get(key)
+            if isinstance(value, str):
+                record.__dict__[key] = strip_query(value)
+        return True
 
 
 class JsonFormatter(logging.Formatter):
@@ -25,7 +61,8 @@ class JsonFormatter(logging.Formatter):
             if key not in _RESERVED and not key.startswith("_"):
                 payload[key] = value
         if record.exc_info:
-            payload["exc"] = self.formatException(record.exc_info)
+            payload["exc"] = redact(self.formatException(record.exc_info))
+        payload["msg"] = redact(payload["msg"])
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
@@ -33,6 +70,7 @@ def configure_logging(level: str = "INFO") -> None:
     """Route the root logger (and uvicorn's) through the JSON formatter."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
+    handler.addFilter(RedactFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

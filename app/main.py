@@ -26,6 +26,9 @@ from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.session import make_engine, make_sessionmaker
+from app.security.addresses import TrustedProxies
+from app.security.headers import SecurityHeaders
+from app.security.passwords import PasswordHasherBusy
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
@@ -54,8 +57,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         version=__version__,
         description="The server a Preferans club runs its Monday nights on.",
         lifespan=lifespan,
+        # Public API docs only where wanted (off in production by default: PREFCLUB_DOCS).
+        docs_url="/docs" if settings.docs else None,
+        redoc_url="/redoc" if settings.docs else None,
+        openapi_url="/openapi.json" if settings.docs else None,
     )
+    app.add_middleware(SecurityHeaders, hsts=settings.production)
+    app.add_exception_handler(PasswordHasherBusy, auth.busy_handler)
     app.state.settings = settings
+    app.state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips)
     app.state.clock = clock or SystemClock()
     app.state.secret_key = secret
     install_error_handlers(app)

@@ -6,17 +6,22 @@ logged-in member must carry the ``X-CSRF-Token`` header equal to the ``prefclub_
 
 from __future__ import annotations
 
+import unicodedata
+from typing import Annotated
+
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from app.api.deps import AnyMember, AuthDep, ClockDep, CurrentMember, SessionDep, SettingsDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message
+from app.config import Settings
 from app.db.models import Member
 from app.security import ratelimit
-from app.security.passwords import verify_password
+from app.security.addresses import client_address
+from app.security.passwords import PasswordHasherBusy, verify_password_async
 from app.security.sessions import (
     CSRF_COOKIE,
     SESSION_COOKIE,
@@ -24,8 +29,31 @@ from app.security.sessions import (
     revoke_session,
 )
 from app.services import accounts
+from app.services.errors import ForbiddenError, ServiceError
+
+BUSY_RETRY_AFTER = 1
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], responses=ERRORS)
+
+
+def _no_nul_or_surrogates(value: str) -> str:
+    """Refuse text PostgreSQL cannot store (NUL) or UTF-8 cannot encode (lone surrogates), so
+    bad input is a 422, never a 500 from the database or the hasher."""
+    if any(ch == "\x00" or "\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValueError("must not contain NUL bytes or lone surrogates")
+    return value
+
+
+def _printable(value: str) -> str:
+    """Names and logins: no control characters either."""
+    _no_nul_or_surrogates(value)
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+Secret = Annotated[str, AfterValidator(_no_nul_or_surrogates)]
+Name = Annotated[str, AfterValidator(_printable)]
 
 
 class LoginIn(BaseModel):
@@ -34,8 +62,8 @@ class LoginIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"login": "ivanov", "password": "correct horse battery"}]})
 
-    login: str = Field(min_length=1, max_length=64)
-    password: str = Field(min_length=1, max_length=256)
+    login: Name = Field(min_length=1, max_length=64)
+    password: Secret = Field(min_length=1, max_length=256)
 
 
 class LoginOut(BaseModel):
@@ -55,7 +83,7 @@ class ProfileIn(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"display_name": "Иван И."}]})
 
-    display_name: str = Field(min_length=1, max_length=100)
+    display_name: Name = Field(min_length=1, max_length=100)
 
 
 class PasswordIn(BaseModel):
@@ -64,8 +92,8 @@ class PasswordIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"current_password": "one-time-pass", "new_password": "a much better one"}]})
 
-    current_password: str = Field(min_length=1, max_length=256)
-    new_password: str = Field(min_length=1, max_length=256)
+    current_password: Secret = Field(min_length=1, max_length=256)
+    new_password: Secret = Field(min_length=1, max_length=256)
 
 
 class ResetIn(BaseModel):
@@ -74,18 +102,48 @@ class ResetIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"token": "Zt3...", "new_password": "a much better one"}]})
 
-    token: str = Field(min_length=1, max_length=200)
-    new_password: str = Field(min_length=1, max_length=256)
+    token: Secret = Field(min_length=1, max_length=200)
+    new_password: Secret = Field(min_length=1, max_length=256)
 
 
 def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``."""
+    return client_address(request.client.host if request.client else None, request.headers,
+                          request.app.state.trusted_proxies)
 
 
-def _set_cookies(response: Response, request: Request, token: str, csrf: str,
-                 hours: int) -> None:
-    secure = request.url.scheme == "https"
-    age = hours * 3600
+def _error(status_code: int, code: str, detail: str,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error answer that is *returned*, not raised, so the request's transaction commits
+    (a recorded failed attempt must count)."""
+    return JSONResponse({"detail": detail, "code": code}, status_code=status_code,
+                        headers=headers)
+
+
+def _limited(limited: ratelimit.Limited) -> JSONResponse:
+    return _error(429, limited.code, limited.reason, {"Retry-After": str(limited.retry_after)})
+
+
+def _busy(exc: PasswordHasherBusy) -> JSONResponse:
+    return _error(503, "busy", str(exc), {"Retry-After": str(BUSY_RETRY_AFTER)})
+
+
+async def busy_handler(request: Request, exc: Exception) -> Response:
+    """Any endpoint that hashes a password (member creation, reset links) answers 503 ``busy``
+    when the hashing queue is full; registered in :func:`app.main.create_app`."""
+    assert isinstance(exc, PasswordHasherBusy)
+    return _busy(exc)
+
+
+def _secure(request: Request, settings: Settings) -> bool:
+    """Cookies are ``Secure`` in production (served over HTTPS behind the proxy) and on HTTPS."""
+    return settings.production or request.url.scheme == "https"
+
+
+def _set_cookies(response: Response, request: Request, settings: Settings, token: str,
+                 csrf: str) -> None:
+    secure = _secure(request, settings)
+    age = settings.session_hours * 3600
     response.set_cookie(SESSION_COOKIE, token, max_age=age, httponly=True, samesite="lax",
                         secure=secure, path="/")
     response.set_cookie(CSRF_COOKIE, csrf, max_age=age, httponly=False, samesite="lax",
@@ -94,45 +152,57 @@ def _set_cookies(response: Response, request: Request, token: str, csrf: str,
 
 @router.post(
     "/login", response_model=LoginOut,
-    responses={429: {"model": ErrorOut, "description": "too many failed logins; see Retry-After"}},
+    responses={
+        429: {"model": ErrorOut, "description": "wait after failed attempts; see Retry-After"},
+        503: {"model": ErrorOut, "description": "busy checking passwords; see Retry-After"},
+    },
 )
 async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep,
                 settings: SettingsDep) -> Response:
     """Log in: sets the HttpOnly session cookie and the script-readable CSRF cookie.
 
-    Failed attempts are limited per login and per client address (429 with ``Retry-After``).
+    After failed attempts the next one must wait, progressively longer (429 ``login_throttled``
+    with ``Retry-After``; see :mod:`app.security.ratelimit`). A wrong login or password is 401
+    ``wrong_credentials``; a full password-hashing queue 503 ``busy``.
     """
     now = clock.now()
     name = accounts.normalise_login(body.login)
-    ip = _client_ip(request)
-    limited = await ratelimit.check(db, name, ip, now)
-    if limited is not None:
-        return JSONResponse({"detail": limited.reason}, status_code=429,
-                            headers={"Retry-After": str(limited.retry_after)})
+    started = await ratelimit.begin(db, request.app.state.secret_key, name, _client_ip(request),
+                                    now)
+    if isinstance(started, ratelimit.Limited):
+        return _limited(started)
     member = await db.scalar(select(Member).where(Member.login == name, Member.is_bot.is_(False)))
-    ok = verify_password(body.password, member.password_hash if member else None)
+    # The attempt counts and its locks go before the slow check, and no connection is held
+    # while the password is hashed.
+    await db.commit()
+    try:
+        ok = await verify_password_async(body.password, member.password_hash if member else None)
+    except PasswordHasherBusy as exc:
+        await ratelimit.abandoned(db, started)
+        return _busy(exc)
     if member is None or not ok:
-        # Returned, not raised, so the failure is committed and counts.
-        await ratelimit.record_failure(db, name, ip, now)
-        return JSONResponse({"detail": "wrong login or password"}, status_code=401)
+        return _error(401, "wrong_credentials", "wrong login or password")
+    await ratelimit.succeeded(db, started, now)
     if not member.active:
-        return JSONResponse({"detail": "this account is deactivated"}, status_code=403)
-    await ratelimit.record_success(db, name, now)
+        return _error(403, "account_deactivated", "this account is deactivated")
     token, csrf = await open_session(db, member, now, settings.session_hours)
     out = LoginOut(member=MemberOut.model_validate(member), csrf_token=csrf,
                    must_change_password=member.must_change_password)
     response = JSONResponse(out.model_dump(mode="json"))
-    _set_cookies(response, request, token, csrf, settings.session_hours)
+    _set_cookies(response, request, settings, token, csrf)
     return response
 
 
 @router.post("/logout", response_model=Message)
-async def logout(request: Request, auth: AuthDep, db: SessionDep, clock: ClockDep) -> Response:
-    """End this session and clear both cookies."""
+async def logout(request: Request, auth: AuthDep, db: SessionDep, clock: ClockDep,
+                 settings: SettingsDep) -> Response:
+    """End this session (revoked in the database) and clear both cookies."""
     await revoke_session(db, request.cookies.get(SESSION_COOKIE, ""), clock.now())
     response = JSONResponse({"detail": "logged out"})
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    response.delete_cookie(CSRF_COOKIE, path="/")
+    secure = _secure(request, settings)
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=secure, httponly=True,
+                           samesite="lax")
+    response.delete_cookie(CSRF_COOKIE, path="/", secure=secure, samesite="lax")
     return response
 
 
@@ -150,15 +220,40 @@ async def edit_profile(body: ProfileIn, member: CurrentMember, db: SessionDep) -
     return member
 
 
-@router.post("/password", response_model=Message)
-async def change_password(body: PasswordIn, auth: AuthDep, db: SessionDep,
-                          clock: ClockDep) -> Message:
+@router.post(
+    "/password", response_model=Message,
+    responses={
+        429: {"model": ErrorOut, "description": "wait after failed attempts; see Retry-After"},
+        503: {"model": ErrorOut, "description": "busy checking passwords; see Retry-After"},
+    },
+)
+async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db: SessionDep,
+                          clock: ClockDep) -> Response:
     """Change one's own password (the only thing a first-login member may do); other sessions
-    of the member end."""
-    with service_errors():
-        await accounts.change_password(db, auth.member, body.current_password,
-                                       body.new_password, clock.now(), auth.session.id)
-    return Message(detail="password changed")
+    of the member end. A wrong current password (403 ``wrong_password``) counts as a failed
+    login of the member from this address: the same progressive delays apply (429)."""
+    now = clock.now()
+    with service_errors():  # cheap checks first: they are not password guesses
+        accounts.check_password_rules(body.new_password)
+        if body.current_password == body.new_password:
+            raise ServiceError("the new password must differ from the current one", status=422)
+    started = await ratelimit.begin(db, request.app.state.secret_key, auth.member.login,
+                                    _client_ip(request), now)
+    if isinstance(started, ratelimit.Limited):
+        return _limited(started)
+    await db.commit()  # the attempt counts before the slow check
+    try:
+        with service_errors():
+            try:
+                await accounts.change_password(db, auth.member, body.current_password,
+                                               body.new_password, now, auth.session.id)
+            except ForbiddenError:  # the only refusal after the checks above
+                return _error(403, "wrong_password", "the current password is wrong")
+    except PasswordHasherBusy as exc:
+        await ratelimit.abandoned(db, started)
+        return _busy(exc)
+    await ratelimit.succeeded(db, started, now)
+    return JSONResponse(Message(detail="password changed").model_dump())
 
 
 @router.post("/password-reset", response_model=Message, status_code=status.HTTP_200_OK)

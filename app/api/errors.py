@@ -64,12 +64,16 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
 class ApiError(HTTPException):
-    """An HTTPException with a stable machine ``code``."""
+    """An HTTPException with a stable machine ``code`` beside its English ``detail``."""
 
-    def __init__(self, status_code: int, detail: str, *, code: str | None = None,
+    def __init__(self, status_code: int, detail: str, code: str | None = None,
                  headers: dict[str, str] | None = None) -> None:
         super().__init__(status_code, detail, headers)
         self.code = code or code_for_status(status_code)
+
+
+CodedHTTPException = ApiError
+"""The name the routers use: ``CodedHTTPException(status, detail, code)``."""
 
 
 def code_for_status(status: int) -> str:

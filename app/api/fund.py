@@ -1,15 +1,23 @@
 """The club fund — кубышка (RULES.md §9): balance, ledger, debts, payments, spending proposals,
-votes, decisions and payouts (R-F1..R-F5). Money is a decimal string with kopecks."""
+votes, vetoes and payouts (R-F1..R-F5). Money is a decimal string with kopecks.
+
+Every state-changing request takes an ``Idempotency-Key`` header (required for payments and
+payouts, honoured on the others): see :mod:`app.services.fund_keys`. Refusals answer
+``{"detail": "<English>", "code": "<stable code>"}`` with a 4xx status, and change nothing.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from decimal import Decimal
 from typing import Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.config import JsonDict
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import (
     AdminMember,
@@ -19,13 +27,61 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.errors import service_errors
 from app.api.schemas import ERRORS, INT4_MAX, Id, IdPath, Text
 from app.db.models import Member
 from app.db.models.fund import EntryKind, FundProposal
-from app.services import fund
+from app.services import fund, fund_keys
+from app.services.errors import ServiceError
+
+GENERIC_CODES = {403: "fund_forbidden", 404: "fund_not_found", 409: "fund_conflict",
+                 422: "fund_invalid"}
+
+
+def refusal(exc: ServiceError) -> JSONResponse:
+    """A refused request as ``{"detail", "code"}`` (a :class:`fund.FundError` names its code)."""
+    code = getattr(exc, "code", None) or GENERIC_CODES.get(exc.status, "fund_bad_request")
+    return JSONResponse({"detail": str(exc), "code": code}, status_code=exc.status)
+
 
 router = APIRouter(prefix="/api/fund", tags=["fund"], responses=ERRORS)
+
+KEY_DOC = ("``Idempotency-Key`` header: a UUID made when the form is shown and reused when "
+           "retrying; a replay answers the stored response (header ``Idempotent-Replayed``).")
+
+
+async def once(request: Request, member: Member, db: AsyncSession, body: BaseModel | None,
+               act: Callable[[], Awaitable[BaseModel]], *, status: int,
+               key_required: bool) -> JSONResponse:
+    """Run ``act`` at most once per ``Idempotency-Key`` of ``member`` and answer its result.
+
+    Without a key (where it is optional) ``act`` simply runs. With one, the key is claimed
+    first (waiting for a concurrent request with the same key), ``act`` runs and its answer is
+    stored in the same transaction; a repeat answers the stored one.
+
+    All of it runs in a savepoint: a refusal (:class:`ServiceError`) rolls back everything the
+    request wrote, its claimed key included — so the corrected request may reuse the key — and
+    answers :func:`refusal`. (Answering instead of raising means the session dependency then
+    commits, so the rollback must happen here.)
+    """
+    try:
+        async with db.begin_nested():
+            key = fund_keys.check_key(request.headers.get(fund_keys.HEADER),
+                                      required=key_required)
+            claimed: int | None = None
+            if key is not None:
+                print_ = fund_keys.fingerprint(request.method, request.url.path,
+                                               body.model_dump(mode="json") if body else None)
+                got = await fund_keys.claim(db, member_id=member.id, key=key, print_=print_)
+                if isinstance(got, fund_keys.Replay):
+                    return JSONResponse(got.body, status_code=got.status_code,
+                                        headers={"Idempotent-Replayed": "true"})
+                claimed = got
+            content = jsonable_encoder(await act())
+            if claimed is not None:
+                await fund_keys.remember(db, claimed, status, content)
+    except ServiceError as exc:
+        return refusal(exc)
+    return JSONResponse(content, status_code=status)
 
 ENTRY_EXAMPLE: JsonDict = {
     "id": 12, "kind": "payment", "member_id": 7, "pulka_id": None, "proposal_id": None,
@@ -37,7 +93,7 @@ PROPOSAL_EXAMPLE: JsonDict = {
     "id": 3, "proposer_id": 7, "proposer_name": "Иван", "year": 2026,
     "title": "Две колоды карт", "amount": "1200.00", "status": "open",
     "created_at": "2026-11-30T09:00:00Z", "decided_at": None, "attendance": 31,
-    "yes": 2, "no": 0, "rank": 1, "my_vote": True}
+    "yes": 2, "no": 0, "rank": 1, "my_vote": True, "quorum": 3}
 
 
 class EntryOut(BaseModel):
@@ -96,7 +152,9 @@ class PaymentIn(BaseModel):
 
     kind: Literal["payment", "adjustment"] = "payment"
     member_id: Id | None = None
-    amount: Decimal = Field(max_digits=12, decimal_places=2)
+    amount: str = Field(max_length=32, examples=["40.00", "40,5"])
+    """A plain decimal with ASCII digits, a point or a comma and at most 2 decimals (negative
+    only for an adjustment); anything else is a 422 ``fund_amount_invalid``."""
     reason: Text | None = Field(default=None, max_length=300)
 
 
@@ -107,7 +165,8 @@ class ProposalIn(BaseModel):
         {"title": "Две колоды карт", "amount": "1200.00"}]})
 
     title: Text = Field(min_length=1, max_length=200)
-    amount: Decimal = Field(gt=0, max_digits=12, decimal_places=2)
+    amount: str = Field(max_length=32, examples=["1200.00"])
+    """A plain positive decimal, as for a payment."""
 
 
 class ProposalOut(BaseModel):
@@ -127,22 +186,27 @@ class ProposalOut(BaseModel):
     decided_at: datetime | None
     attendance: int
     yes: int
+    """Counted votes: those of active human members other than the proposer (R-F2)."""
     no: int
     rank: int | None
     my_vote: bool | None
+    quorum: int
+    """Yes votes that approve it when they outnumber the no votes (R-F2)."""
 
 
 class ProposalsOut(BaseModel):
-    """Proposals: competing ones by rank, then the decided ones; the voting majority."""
+    """Proposals: competing ones by rank, then the decided ones; the R-F2 quorum."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "proposals": [PROPOSAL_EXAMPLE],
-        "electorate": 9, "majority": 5, "may_propose": False}]})
+        "electorate": 9, "quorum": 3, "may_propose": False}]})
 
     proposals: list[ProposalOut]
     electorate: int
-    majority: int
-    """Yes (or no) votes that decide a proposal: more than half of the electorate."""
+    """Active human members; a proposal's electorate is all of them but its proposer."""
+    quorum: int
+    """Yes votes that approve a proposal when they outnumber its no votes (R-F2): a third of
+    its electorate, at least 3. More than half of its electorate voting no rejects it."""
     may_propose: bool
     """Whether the caller may still propose this calendar year (R-F3)."""
 
@@ -183,17 +247,22 @@ async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
 
 
 @router.post("/payments", response_model=EntryOut, status_code=201)
-async def post_payment(body: PaymentIn, member: TreasurerMember, db: SessionDep,
-                       clock: ClockDep) -> EntryOut:
-    """Record money paid in, or a correction (treasurer or admin)."""
-    with service_errors():
-        entry = await fund.record_payment(db, member_id=body.member_id, amount=body.amount,
+async def post_payment(request: Request, body: PaymentIn, member: TreasurerMember,
+                       db: SessionDep, clock: ClockDep) -> Response:
+    """Record money paid in, or a correction (treasurer or admin). Requires an
+    ``Idempotency-Key``: a retried payment is recorded once."""
+
+    async def act() -> EntryOut:
+        amount = fund.parse_amount(body.amount, signed=body.kind == "adjustment")
+        entry = await fund.record_payment(db, member_id=body.member_id, amount=amount,
                                           by=member, now=clock.now(), reason=body.reason,
                                           kind=EntryKind(body.kind))
-    return EntryOut(**fund.entry_json(entry))
+        return EntryOut(**fund.entry_json(entry))
+
+    return await once(request, member, db, body, act, status=201, key_required=True)
 
 
-async def _proposal_out(db: SessionDep, member: Member, proposal_id: IdPath,
+async def _proposal_out(db: SessionDep, member: Member, proposal_id: int,
                         now: datetime) -> ProposalOut:
     mine = await fund.my_votes(db, member.id)
     for item in await fund.ranked(db, now):
@@ -208,7 +277,7 @@ def _out(item: fund.Ranked, mine: dict[int, bool]) -> ProposalOut:
         id=p.id, proposer_id=p.proposer_id, proposer_name=item.proposer_name, year=p.year,
         title=p.title, amount=fund.money(p.amount), status=p.status.value,
         created_at=p.created_at, decided_at=p.decided_at, attendance=item.attendance,
-        yes=item.yes, no=item.no, rank=item.rank, my_vote=mine.get(p.id))
+        yes=item.yes, no=item.no, rank=item.rank, my_vote=mine.get(p.id), quorum=item.quorum)
 
 
 @router.get("/proposals", response_model=ProposalsOut)
@@ -223,57 +292,64 @@ async def get_proposals(member: CurrentMember, db: SessionDep, clock: ClockDep,
     electorate = await fund.electorate(db)
     return ProposalsOut(
         proposals=[_out(i, mine) for i in items], electorate=electorate,
-        majority=electorate // 2 + 1,
+        quorum=fund.quorum(fund.proposal_electorate(electorate)),
         may_propose=not any(i.proposal.proposer_id == member.id and i.proposal.year == year
                             for i in items))
 
 
 @router.post("/proposals", response_model=ProposalOut, status_code=201)
-async def post_proposal(body: ProposalIn, member: CurrentMember, db: SessionDep,
-                        clock: ClockDep, settings: SettingsDep) -> ProposalOut:
-    """Propose a spending (R-F2); 409 on a second proposal in the same calendar year (R-F3)."""
-    with service_errors():
-        proposal = await fund.create_proposal(db, proposer=member, title=body.title,
-                                              amount=body.amount, now=clock.now(),
-                                              zone=settings.zone)
-    await db.refresh(proposal)
-    return await _proposal_out(db, member, proposal.id, clock.now())
+async def post_proposal(request: Request, body: ProposalIn, member: CurrentMember,
+                        db: SessionDep, clock: ClockDep, settings: SettingsDep) -> Response:
+    """Propose a spending (R-F2); 409 ``fund_proposal_this_year`` on a second proposal in the
+    same calendar year (R-F3), even when both arrive at once."""
+
+    async def act() -> ProposalOut:
+        proposal = await fund.create_proposal(
+            db, proposer=member, title=body.title, amount=fund.parse_amount(body.amount),
+            now=clock.now(), zone=settings.zone)
+        await db.refresh(proposal)
+        return await _proposal_out(db, member, proposal.id, clock.now())
+
+    return await once(request, member, db, body, act, status=201, key_required=False)
 
 
 @router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
-async def post_vote(proposal_id: IdPath, body: VoteIn, member: CurrentMember, db: SessionDep,
-                    clock: ClockDep) -> ProposalOut:
-    """Vote on an open proposal; a majority of active members approves or rejects it."""
-    with service_errors():
+async def post_vote(request: Request, proposal_id: IdPath, body: VoteIn, member: CurrentMember,
+                    db: SessionDep, clock: ClockDep) -> Response:
+    """Vote on an open proposal of another member; R-F2 decides it when the yes votes reach
+    the quorum and outnumber the no votes, or more than half of the electorate votes no."""
+
+    async def act() -> ProposalOut:
         await fund.vote(db, proposal_id=proposal_id, member=member, yes=body.yes,
                         now=clock.now())
-    return await _proposal_out(db, member, proposal_id, clock.now())
+        return await _proposal_out(db, member, proposal_id, clock.now())
 
-
-@router.post("/proposals/{proposal_id}/approve", response_model=ProposalOut)
-async def post_approve(proposal_id: IdPath, member: AdminMember, db: SessionDep,
-                       clock: ClockDep) -> ProposalOut:
-    """Approve an open proposal (admin)."""
-    with service_errors():
-        await fund.decide(db, proposal_id=proposal_id, admin=member, approve=True,
-                          now=clock.now())
-    return await _proposal_out(db, member, proposal_id, clock.now())
+    return await once(request, member, db, body, act, status=200, key_required=False)
 
 
 @router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
-async def post_reject(proposal_id: IdPath, member: AdminMember, db: SessionDep,
-                      clock: ClockDep) -> ProposalOut:
-    """Reject a proposal not yet paid (admin)."""
-    with service_errors():
-        await fund.decide(db, proposal_id=proposal_id, admin=member, approve=False,
-                          now=clock.now())
-    return await _proposal_out(db, member, proposal_id, clock.now())
+async def post_reject(request: Request, proposal_id: IdPath, member: AdminMember, db: SessionDep,
+                      clock: ClockDep) -> Response:
+    """Reject a proposal not yet paid (admin). There is no admin approval: the members vote
+    (R-F2)."""
+
+    async def act() -> ProposalOut:
+        await fund.reject(db, proposal_id=proposal_id, admin=member, now=clock.now())
+        return await _proposal_out(db, member, proposal_id, clock.now())
+
+    return await once(request, member, db, None, act, status=200, key_required=False)
 
 
 @router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
-async def post_pay(proposal_id: IdPath, member: TreasurerMember, db: SessionDep,
-                   clock: ClockDep) -> EntryOut:
-    """Pay out an approved proposal (treasurer or admin); 409 beyond the balance (R-F5)."""
-    with service_errors():
+async def post_pay(request: Request, proposal_id: IdPath, member: TreasurerMember,
+                   db: SessionDep, clock: ClockDep) -> Response:
+    """Pay out a proposal the members approved (treasurer or admin); requires an
+    ``Idempotency-Key``. 409 ``fund_not_approved`` unless the votes approve it (R-F2),
+    ``fund_balance_exceeded`` beyond the balance (R-F5), ``fund_priority`` ahead of a
+    better-ranked approved proposal the rest could no longer pay (R-F4)."""
+
+    async def act() -> EntryOut:
         entry = await fund.pay(db, proposal_id=proposal_id, by=member, now=clock.now())
-    return EntryOut(**fund.entry_json(entry))
+        return EntryOut(**fund.entry_json(entry))
+
+    return await once(request, member, db, None, act, status=201, key_required=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import (
@@ -18,10 +18,11 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.errors import service_errors
+from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, IdPath, MemberOut, Text
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
+from app.services.errors import ForbiddenError
 
 router = APIRouter(prefix="/api", tags=["sessions"], responses=ERRORS)
 
@@ -227,7 +228,7 @@ async def current(member: CurrentMember, db: SessionDep, clock: ClockDep) -> Ses
     """Today's session (running, or open for check-in), with its lobby."""
     row = await schedule.current_session(db, clock.now())
     if row is None:
-        raise HTTPException(404, "no session today")
+        raise CodedHTTPException(404, "no session today", "no_session_today")
     return await _detail(db, row)
 
 
@@ -276,13 +277,14 @@ async def withdraw_notice(session_id: IdPath, member: CurrentMember, db: Session
              status_code=status.HTTP_201_CREATED)
 async def draw_tables(session_id: IdPath, body: DrawTablesIn, member: CurrentMember,
                       db: SessionDep, clock: ClockDep, rng: RngDep) -> TablesDrawnOut:
-    """The table draw (R-T1) among the members present and not yet at a table: the server
-    prepares one suit per table with as many cards as it has seats, each member draws one; the
-    suit is the table. An admin or a member present may start it."""
+    """The table draw (R-T1) among the members present: the server prepares one suit per table
+    with as many cards as it has seats, each member draws one; the suit is the table. An admin
+    or a member present may start it. A session draws once: a later (or concurrent) request
+    answers 409 ``tables_already_drawn``; latecomers join as a fourth player (R-S4, R-T4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
         if member.role != Role.admin and not await schedule.is_present(db, row.id, member.id):
-            raise HTTPException(403, "only an admin or a member present may draw the tables")
+            raise ForbiddenError("only an admin or a member present may draw the tables")
         drawn = await forming.draw_session_tables(db, row, member, clock.now(), rng,
                                                   body.table_sizes)
     return TablesDrawnOut(draw=DrawOut.model_validate(drawn.draw),

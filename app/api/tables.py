@@ -6,13 +6,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
-from app.api.errors import service_errors
+from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
-from app.db.models.member import Role
+from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.store import rebuild
@@ -64,10 +65,22 @@ def _table_json(table: Table) -> dict[str, Any]:
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create(body: TableIn, member: CurrentMember, db: SessionDep,
                  clock: ClockDep) -> dict[str, Any]:
-    """Create a table. Members may create practice tables they sit at; admins any table."""
-    if member.role != Role.admin and (not body.practice or member.id not in body.seats):
-        raise HTTPException(status.HTTP_403_FORBIDDEN,
-                            "members may only create practice tables they sit at")
+    """Create a table. Members may create practice tables they sit at, with house bots (or
+    empty seats) beside them: a member is never seated without his consent. Admins any
+    table."""
+    if member.role != Role.admin:
+        if not body.practice or member.id not in body.seats:
+            raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
+                                     "members may only create practice tables they sit at",
+                                     "forbidden")
+        others = {m for m in body.seats if m is not None and m != member.id}
+        bots = set((await db.scalars(select(Member.id).where(
+            Member.id.in_(others), Member.is_bot.is_(True)))).all())
+        if others - bots:
+            raise CodedHTTPException(
+                status.HTTP_403_FORBIDDEN,
+                "a member seats only himself and bots: another member takes a seat with his "
+                "own consent (POST /api/tables/{id}/join or /replace)", "seat_needs_consent")
     try:
         table = await create_table(
             db, seat_member_ids=body.seats, preset=body.preset, practice=body.practice,
@@ -75,7 +88,8 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
             stake=body.stake, overrides=body.conventions,
             move_timer_seconds=body.move_timer_seconds, now=clock.now())
     except TableSetupError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
+                                 exc.code) from None
     return _table_json(table)
 
 
@@ -113,7 +127,8 @@ async def index(member: CurrentMember, db: SessionDep,
 async def _table(db: SessionDep, table_id: int) -> Table:
     table = await db.get(Table, table_id)
     if table is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
+                                 "not_found")
     return table
 
 
@@ -140,7 +155,7 @@ async def state(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict
     await _table(db, table_id)
     current = await rebuild(db, table_id)
     if current is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no events")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, "the table has no events", "not_found")
     seat = await seat_of_member(db, table_id, member.id)
     return {"type": "snapshot", "seq": current.seq, "seat": seat,
             **game.seat_view(current, seat), "table": game.table_info(current)}
@@ -152,7 +167,7 @@ async def pulka(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict
     await _table(db, table_id)
     row = await pulka_of_table(db, table_id)
     if row is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, "the table has no pulka", "not_found")
     out = pulka_summary(row)
     out["record"] = row.record
     if row.record is None:
@@ -171,11 +186,13 @@ async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: 
 
     table = await lock_table(db, table_id)
     if table is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}")
+        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
+                                 "not_found")
     seated = await seat_of_member(db, table_id, member.id) is not None
     if member.role != Role.admin and not (table.practice and seated):
-        raise HTTPException(status.HTTP_403_FORBIDDEN,
-                            "only admins (or players of a practice table) set the move timer")
+        raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
+                                 "only admins (or players of a practice table) set the move "
+                                 "timer", "forbidden")
     table.move_timer_seconds = body.move_timer_seconds
     current = await rebuild(db, table_id)
     if current is not None:
@@ -191,11 +208,13 @@ async def close(table_id: IdPath, body: CloseIn, member: CurrentMember, db: Sess
                 clock: ClockDep) -> dict[str, Any]:
     """End the pulka early (admins): ``agreement`` or ``session_end`` (R-P8, R-S3)."""
     if member.role != Role.admin:
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role")
+        raise CodedHTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role",
+                                 "forbidden")
     await _table(db, table_id)
     try:
         row = await close_pulka(db, table_id, body.reason, clock.now())
     except ValueError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+        raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
+                                 "bad_close") from None
     assert row is not None
     return pulka_summary(row)

@@ -29,6 +29,7 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
@@ -37,6 +38,7 @@ from app.db.models.member import Member, Role
 from app.db.models.table import Table, TableSeat
 from app.db.session import session_scope
 from app.security.sessions import SESSION_COOKIE, open_session
+from app.services.errors import ConflictError
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +54,26 @@ RETRY_SECONDS = 60.0
 
 
 async def bot_members(db: AsyncSession, count: int) -> list[Member]:
-    """The club's house bots ``bot-1`` … (created on first use)."""
+    """The club's house bots ``bot-1`` … (created on first use).
+
+    Created race-free: ``INSERT ... ON CONFLICT (login) DO NOTHING`` then a ``SELECT``, so
+    concurrent first practice tables (separate transactions) all find the same bots instead of
+    failing on the unique login. A human member who already owns such a login is never
+    seated as a bot."""
+    logins = [f"bot-{i}" for i in range(1, count + 1)]
+    await db.execute(
+        pg_insert(Member)
+        .values([{"login": login, "display_name": f"Бот {i}", "role": Role.member,
+                  "is_bot": True, "active": True, "must_change_password": False}
+                 for i, login in enumerate(logins, start=1)])
+        .on_conflict_do_nothing(index_elements=[Member.login]))
+    rows = {m.login: m for m in await db.scalars(select(Member).where(Member.login.in_(logins)))}
     out = []
-    for i in range(1, count + 1):
-        login = f"bot-{i}"
-        member = await db.scalar(select(Member).where(Member.login == login))
-        if member is None:
-            member = Member(login=login, display_name=f"Бот {i}", role=Role.member, is_bot=True,
-                            active=True, must_change_password=False)
-            db.add(member)
-            await db.flush()
+    for login in logins:
+        member = rows[login]
+        if not member.is_bot:
+            raise ConflictError(f"the house bot login {login} belongs to a member: rename "
+                                "that member", code="house_bot_login_taken")
         out.append(member)
     return out
 
@@ -87,6 +99,11 @@ class BotRunner:
         self._lease_lock = asyncio.Lock()
         self._adopter: asyncio.Task[None] | None = None
         self._resting: dict[int, float] = {}
+        self._held: set[int] = set()
+        """Tables whose lease this runner holds. PostgreSQL's session-level advisory locks are
+        re-entrant on one connection, so without this a second claim of ours (``spawn`` and
+        the adopter racing for a table just opened here) would also "win" and run its bots
+        twice."""
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -115,10 +132,20 @@ class BotRunner:
                 raise
 
     async def claim(self, table_id: int) -> bool:
-        """Take the table's house-bot lease unless another process holds it."""
-        return await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", table_id)
+        """Take the table's house-bot lease unless someone holds it: another process, or this
+        runner already (one holder, one set of bots per table)."""
+        if table_id in self._held:
+            return False
+        got = await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)",
+                                      table_id)
+        if got:
+            self._held.add(table_id)
+        return got
 
     async def release(self, table_id: int) -> None:
+        if table_id not in self._held:
+            return
+        self._held.discard(table_id)
         with contextlib.suppress(Exception):
             await self._lease_query("SELECT pg_advisory_unlock(%s::int4, %s::int4)", table_id)
 
@@ -236,6 +263,7 @@ class BotRunner:
         for task in self.tasks.values():
             task.cancel()
         self.tasks.clear()
+        self._held.clear()  # the lease connection is gone, and its locks with it
 
     async def stop(self) -> None:
         tasks = list(self.tasks.values())
@@ -248,7 +276,13 @@ class BotRunner:
             with contextlib.suppress(BaseException):
                 await task
         self.tasks.clear()
+        self._held.clear()
         if self._lease is not None:
+            # Let the leases go before hanging up: closing only asks the server to end the
+            # backend, whose locks go when it has exited (later, under load), so another
+            # process could find a stopped runner's table still locked.
+            with contextlib.suppress(Exception):
+                await self._lease.execute("SELECT pg_advisory_unlock_all()")
             with contextlib.suppress(Exception):
                 await self._lease.close()
             self._lease = None

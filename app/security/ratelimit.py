@@ -1,25 +1,69 @@
-"""Login rate limiting, stored in the database so it holds across server processes.
+"""Password-guessing limits by progressive delays, stored in the database so they hold across
+server processes.
 
-Failed logins are counted per login name and per client address over a sliding window; once a
-key reaches its limit, further attempts are refused (HTTP 429 with ``Retry-After``) until the
-oldest counted failure leaves the window. A successful login clears its login name's failures.
+Every password check (a login, or the current password of a password change) is recorded as a
+failure *before* the Argon2 check runs, inside a transaction that holds an advisory lock per
+login name and per client address, and that transaction is committed before the check starts.
+So concurrent guesses cannot all slip through on a count read before any of them was recorded:
+each sees the ones before it. A check that succeeds deletes its record (and the earlier failures
+of the same login from the same address).
+
+Nothing is ever locked for good. After failures, the *next* attempt must wait, growing
+exponentially and capped, counted over a sliding window of :data:`WINDOW`:
+
+- per login name and client address (one guesser): 1 s after the first failure, then 2, 4 …
+  up to 60 s;
+- per login name from every address (a distributed guesser): the first 10 failures are free,
+  then 1, 2, 4 s, capped at 5 s, so someone else's failures cost the real member at most a
+  few seconds;
+- per client address over every login (password spraying): the first 20 failures are free, then
+  1, 2, 4 … up to 30 s. Behind a reverse proxy set ``FORWARDED_ALLOW_IPS`` (see
+  :mod:`app.security.addresses`), otherwise the whole club shares the proxy's address.
+
+A refused attempt is not recorded (it does not extend the wait) and answers 429 with
+``Retry-After``. Login names and addresses are stored only as HMACs keyed by ``SECRET_KEY``: the
+table never shows who tried from where (a plain hash of an IPv4 address is reversed by trying all
+2³² of them) nor what was typed into the login field (sometimes a password).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstrumentedAttribute
 
 from app.db.models import LoginAttempt
 
 WINDOW = timedelta(minutes=15)
-PER_LOGIN = 5
-PER_IP = 20
+LOGIN_LOCK_CLASS = 0x4C474E31  # "LGN1": advisory-lock namespace of login names
+ADDRESS_LOCK_CLASS = 0x4C495031  # "LIP1": advisory-lock namespace of client addresses
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How one key slows down: ``free`` attempts may run back to back; once that many failures
+    are counted, the next attempt waits 1 s, then 2, 4 … up to ``cap`` seconds."""
+
+    free: int
+    cap: int
+    what: str
+
+    def delay(self, failures: int) -> int:
+        """Seconds the next attempt must wait after the latest of ``failures`` failures."""
+        over = failures - self.free
+        if over < 0:
+            return 0
+        return min(self.cap, int(2 ** min(over, 30)))
+
+
+PAIR = Policy(free=1, cap=60, what="this login from your address")
+LOGIN = Policy(free=10, cap=5, what="this login")
+ADDRESS = Policy(free=20, cap=30, what="your address")
 
 
 @dataclass(frozen=True)
@@ -28,45 +72,88 @@ class Limited:
 
     retry_after: int
     reason: str
+    code: str = "login_throttled"
 
 
-async def _blocked_until(
-    db: AsyncSession, column: InstrumentedAttribute[str], value: str, limit: int, now: datetime
-) -> datetime | None:
-    rows = (
-        await db.scalars(
-            select(LoginAttempt.at)
-            .where(column == value, LoginAttempt.success.is_(False),
-                   LoginAttempt.at > now - WINDOW)
-            .order_by(LoginAttempt.at.desc())
-            .limit(limit)
-        )
-    ).all()
-    if len(rows) < limit:
-        return None
-    return rows[-1] + WINDOW
+@dataclass(frozen=True)
+class Attempt:
+    """A recorded attempt (counted as a failure until :func:`succeeded` clears it)."""
+
+    id: int
+    login_key: str
+    address_key: str
 
 
-async def check(db: AsyncSession, login: str, ip: str, now: datetime) -> Limited | None:
-    """None when a login attempt may proceed; otherwise how long the caller must wait."""
-    for column, value, limit, what in (
-        (LoginAttempt.login, login, PER_LOGIN, "this login"),
-        (LoginAttempt.ip, ip, PER_IP, "your address"),
-    ):
-        until = await _blocked_until(db, column, value, limit, now)
-        if until is not None and until > now:
-            wait = max(1, math.ceil((until - now).total_seconds()))
-            return Limited(wait, f"too many failed logins for {what}; try again in {wait} s")
-    return None
+def keyed(secret: str, kind: str, value: str) -> str:
+    """The stored form of a login name or address: HMAC-SHA256 under ``secret``."""
+    return hmac.new(secret.encode(), f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
 
 
-async def record_failure(db: AsyncSession, login: str, ip: str, now: datetime) -> None:
-    """Count a failed attempt against both keys."""
-    db.add(LoginAttempt(login=login[:64], ip=ip[:64], at=now, success=False))
+async def _lock(db: AsyncSession, login_key: str, address_key: str) -> None:
+    """Serialise attempts on the same login name or address until the transaction ends.
+
+    Always the login first, then the address: every caller takes them in that order, so two
+    attempts cannot deadlock.
+    """
+    for cls, key in ((LOGIN_LOCK_CLASS, login_key), (ADDRESS_LOCK_CLASS, address_key)):
+        await db.execute(select(func.pg_advisory_xact_lock(cls, func.hashtext(key))))
+
+
+def _wait(policy: Policy, failures: int, last: datetime | None, now: datetime) -> float:
+    """Seconds still to wait (0 when free); ``now`` may be a little older than ``last`` when
+    the request waited for the lock, hence no delay means no wait at all."""
+    delay = policy.delay(failures)
+    if last is None or delay == 0:
+        return 0.0
+    return (last + timedelta(seconds=delay) - now).total_seconds()
+
+
+async def begin(db: AsyncSession, secret: str, login: str, address: str,
+                now: datetime) -> Attempt | Limited:
+    """Record a password check about to run, or refuse it (nothing recorded) while a delay runs.
+
+    The caller must commit before checking the password, so concurrent attempts see this one.
+    """
+    login_key = keyed(secret, "login", login)
+    address_key = keyed(secret, "address", address)
+    await _lock(db, login_key, address_key)
+    pair = and_(LoginAttempt.login == login_key, LoginAttempt.ip == address_key)
+    by_login = LoginAttempt.login == login_key
+    by_address = LoginAttempt.ip == address_key
+    row = (await db.execute(
+        select(
+            func.count().filter(pair), func.max(LoginAttempt.at).filter(pair),
+            func.count().filter(by_login), func.max(LoginAttempt.at).filter(by_login),
+            func.count().filter(by_address), func.max(LoginAttempt.at).filter(by_address),
+        ).where(or_(by_login, by_address), LoginAttempt.success.is_(False),
+                LoginAttempt.at > now - WINDOW)
+    )).one()
+    worst: tuple[float, Policy] = (0.0, PAIR)
+    for policy, count, last in ((PAIR, row[0], row[1]), (LOGIN, row[2], row[3]),
+                                (ADDRESS, row[4], row[5])):
+        wait = _wait(policy, int(count or 0), last, now)
+        if wait > worst[0]:
+            worst = (wait, policy)
+    if worst[0] > 0:
+        seconds = max(1, math.ceil(worst[0]))
+        return Limited(seconds, f"too many failed password attempts for {worst[1].what}; "
+                                f"try again in {seconds} s")
+    attempt = LoginAttempt(login=login_key, ip=address_key, at=now, success=False)
+    db.add(attempt)
     await db.flush()
+    return Attempt(attempt.id, login_key, address_key)
 
 
-async def record_success(db: AsyncSession, login: str, now: datetime) -> None:
-    """Forget the login name's failures (and old rows of everyone)."""
-    await db.execute(delete(LoginAttempt).where(LoginAttempt.login == login))
+async def succeeded(db: AsyncSession, attempt: Attempt, now: datetime) -> None:
+    """The password was right: forget this attempt and the earlier failures of the same login
+    from the same address (not other addresses'), and old rows of everyone."""
+    await db.execute(delete(LoginAttempt).where(
+        or_(LoginAttempt.id == attempt.id,
+            and_(LoginAttempt.login == attempt.login_key, LoginAttempt.ip == attempt.address_key))
+    ))
     await db.execute(delete(LoginAttempt).where(LoginAttempt.at < now - 2 * WINDOW))
+
+
+async def abandoned(db: AsyncSession, attempt: Attempt) -> None:
+    """The check never ran (e.g. the hashing pool was busy): the attempt does not count."""
+    await db.execute(delete(LoginAttempt).where(LoginAttempt.id == attempt.id))

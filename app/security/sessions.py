@@ -54,6 +54,24 @@ async def session_for_token(db: AsyncSession, token: str, now: datetime) -> Auth
     return row
 
 
+async def is_session_live(db: AsyncSession, session: int | str, now: datetime) -> bool:
+    """Whether a session (its id, or its cookie token) may still act: not revoked (logout,
+    deactivation, password change or reset), not expired, and its member still active.
+
+    One indexed lookup, meant to run inside the transaction of every websocket command, so a
+    socket opened before the session ended cannot keep acting after it.
+    """
+    key = (AuthSession.id == session if isinstance(session, int)
+           else AuthSession.token_hash == token_hash(session))
+    found = await db.scalar(
+        select(AuthSession.id)
+        .join(Member, Member.id == AuthSession.member_id)
+        .where(key, AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
+               Member.active.is_(True))
+    )
+    return found is not None
+
+
 async def member_for_token(db: AsyncSession, token: str, now: datetime) -> Member | None:
     """The active member logged in with ``token`` (unexpired, not revoked), or None."""
     row = await session_for_token(db, token, now)
@@ -99,6 +117,7 @@ __all__ = [
     "CSRF_HEADER",
     "SESSION_COOKIE",
     "csrf_matches",
+    "is_session_live",
     "member_for_token",
     "open_session",
     "revoke_member_sessions",

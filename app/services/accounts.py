@@ -10,7 +10,11 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Member, PasswordResetToken, Role
-from app.security.passwords import hash_password, one_time_password, verify_password
+from app.security.passwords import (
+    hash_password_async,
+    one_time_password,
+    verify_password_async,
+)
 from app.security.sessions import revoke_member_sessions, token_hash
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 
@@ -47,7 +51,7 @@ async def create_member(
         raise ConflictError(f"login {login!r} is already taken")
     password = one_time_password()
     member = Member(login=login, display_name=display_name.strip(), role=role,
-                    password_hash=hash_password(password), must_change_password=True,
+                    password_hash=await hash_password_async(password), must_change_password=True,
                     active=True, is_bot=False)
     db.add(member)
     await db.flush()
@@ -90,12 +94,12 @@ async def change_password(
     db: AsyncSession, member: Member, current: str, new: str, now: datetime, keep_session: int
 ) -> None:
     """The member changes his own password; his other sessions end."""
-    if not verify_password(current, member.password_hash):
+    if not await verify_password_async(current, member.password_hash):
         raise ForbiddenError("the current password is wrong")
     check_password_rules(new)
     if current == new:
         raise ServiceError("the new password must differ from the current one", status=422)
-    member.password_hash = hash_password(new)
+    member.password_hash = await hash_password_async(new)
     member.must_change_password = False
     await revoke_member_sessions(db, member.id, now, keep=keep_session)
     await db.flush()
@@ -135,7 +139,7 @@ async def reset_password(db: AsyncSession, token: str, new: str, now: datetime) 
         raise ServiceError("this account is deactivated", status=403)
     check_password_rules(new)
     row.used_at = now
-    member.password_hash = hash_password(new)
+    member.password_hash = await hash_password_async(new)
     member.must_change_password = False
     await revoke_member_sessions(db, member.id, now)
     await db.flush()

@@ -41,6 +41,15 @@ def table_sizes(n: int) -> list[int]:
     return [base + 1] * extra + [base] * (k - extra)
 
 
+async def _lock_session(db: AsyncSession, session_id: int) -> ClubSession:
+    """The session row, locked until the transaction ends (and re-read under the lock)."""
+    row = await db.scalar(select(ClubSession).where(ClubSession.id == session_id)
+                          .with_for_update().execution_options(populate_existing=True))
+    if row is None:
+        raise NotFoundError(f"no session {session_id}")
+    return row
+
+
 async def _names(db: AsyncSession, ids: list[int]) -> dict[int, str]:
     rows = await db.scalars(select(Member).where(Member.id.in_(ids)))
     return {m.id: m.display_name for m in rows}
@@ -79,11 +88,24 @@ class TablesDrawn:
 async def draw_session_tables(db: AsyncSession, session: ClubSession, by: Member, now: datetime,
                               rng: random.Random,
                               sizes: list[int] | None = None) -> TablesDrawn:
-    """R-T1: the members present and not yet seated draw suit cards; each suit is a table."""
+    """R-T1: the members present draw suit cards; each suit is a table.
+
+    A session draws its tables once: the session row is locked (``SELECT ... FOR UPDATE``) and
+    an earlier ``tables`` draw is looked for under the lock, so of concurrent requests one
+    draws and the others get a 409 ``tables_already_drawn``; the partial unique index
+    ``uq_draws_session_tables`` backs this up. Latecomers join a three-player table as its
+    fourth (R-S4, R-T4) rather than drawing again.
+    """
+    session = await _lock_session(db, session.id)
     if session.ended_at is not None or now >= session.ends_at:
         raise ConflictError("this session is over")
     if now < session.starts_at - CHECK_IN_OPENS:
         raise ConflictError("tables are drawn on the day of the session")
+    if await db.scalar(select(DrawRecord.id).where(
+            DrawRecord.club_session_id == session.id, DrawRecord.kind == "tables").limit(1)):
+        raise ConflictError("the tables of this session are already drawn; a latecomer joins "
+                            "a three-player table as its fourth (R-S4, R-T4)",
+                            code="tables_already_drawn")
     members = await waiting_members(db, session.id)
     if sizes is None:
         sizes = table_sizes(len(members))
@@ -150,8 +172,8 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
                                    move_timer_seconds=move_timer_seconds)
     except TableSetupError as exc:
         if practice:  # the member's own settings (preset, timer): unprocessable
-            raise ServiceError(str(exc), status=422) from None
-        raise ConflictError(str(exc)) from None
+            raise ServiceError(str(exc), status=422, code=exc.code) from None
+        raise ConflictError(str(exc), code=exc.code) from None
     dealer.table_id = table.id
     if seat_record is not None:
         seat_record.table_id = table.id
@@ -164,9 +186,16 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
                            target: int = DEFAULT_TARGET) -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
-    open the live table."""
+    open the live table.
+
+    The drawn table's row is locked and re-read first, so concurrent requests seat it once
+    (the others get a 409 ``already_seated``)."""
+    locked = await db.scalar(select(DrawnTable).where(DrawnTable.id == drawn.id)
+                             .with_for_update().execution_options(populate_existing=True))
+    assert locked is not None
+    drawn = locked
     if drawn.table_id is not None:
-        raise ConflictError("this table is already seated")
+        raise ConflictError("this table is already seated", code="already_seated")
     session = await db.get(ClubSession, drawn.club_session_id)
     assert session is not None
     if session.ended_at is not None or now >= session.ends_at:

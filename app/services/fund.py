@@ -13,13 +13,21 @@
 - R-F5: no spending beyond the balance; the ledger is append-only (this module only inserts
   into it; a correction is a new ``adjustment``), each entry says who, when and why.
 
-Approval: a proposal is approved as soon as more than half of the active human members voted
-yes, rejected as soon as more than half voted no; an admin may approve or reject it at any time
-before it is paid. Only a treasurer (or admin) records payments and pays out approved proposals.
+Approval (R-F2, "purposes the members agree on"; docs/rules-notes.md "## Fund"): the members
+decide by vote, nobody alone. The electorate of a proposal is the active human members except
+its proposer (who does not vote on his own proposal). It is approved as soon as its yes votes
+reach the quorum — a third of the electorate, at least 3 — and outnumber its no votes; rejected
+as soon as more than half of the electorate voted no. An admin may reject (never approve) a
+proposal before it is paid. A payout re-counts the votes under the proposal's row lock. Only a
+treasurer (or admin) records payments and pays out approved proposals.
+
+Every refusal is a :class:`FundError` with a stable ``code`` the page translates.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -34,13 +42,50 @@ from app.db.models import Attendance, ClubSession, Member
 from app.db.models.fund import EntryKind, FundEntry, FundProposal, FundVote, ProposalStatus
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableSeat
-from app.services.errors import ConflictError, NotFoundError, ServiceError
+from app.services.errors import ServiceError
 
 ZERO = Decimal("0.00")
 KOPECK = Decimal("0.01")
 MONEY_KINDS = (EntryKind.payment, EntryKind.spending, EntryKind.adjustment)
 COMPETING = (ProposalStatus.open, ProposalStatus.approved)
 LEDGER_LOCK = "prefclub.fund.ledger"
+MAX_AMOUNT = Decimal("1000000.00")
+"""The largest amount one entry or proposal may carry (a sanity bound, not a rule)."""
+QUORUM_MIN = 3
+"""R-F2: at least this many yes votes approve a proposal, however small the club."""
+AMOUNT_PATTERN = re.compile(r"(-?)([0-9]{1,10})(?:[.,]([0-9]{1,2}))?", re.ASCII)
+"""A plain decimal: ASCII digits, a point or a comma, at most 2 decimals; ``-`` only where a
+signed amount is allowed. No exponents, underscores, spaces, signs ``+`` or other digits."""
+
+
+class FundError(ServiceError):
+    """A fund request refused, with a stable machine ``code`` (the page shows its translation)
+    and an English message; ``status`` is the HTTP status."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(message, status=status)
+        self.code = code
+
+
+def parse_amount(text: str, *, signed: bool = False) -> Decimal:
+    """Money typed by a person: ``"40"``, ``"40.5"``, ``"40,50"`` (and ``"-10.00"`` when
+    ``signed``) as an exact :class:`Decimal`; anything else is a 422 with a code.
+
+    ``Decimal()`` alone would take ``"1_000"``, ``"1e2"``, ``"NaN"`` and non-ASCII digits
+    (``"١٢"``, full-width ``"１２"``), so the text is matched first.
+    """
+    found = AMOUNT_PATTERN.fullmatch(text)
+    if found is None or (found.group(1) and not signed):
+        raise FundError("fund_amount_invalid",
+                        "the amount must be a plain decimal: digits 0-9 with at most 2 decimals "
+                        "after a point or a comma" + (", optionally negative" if signed else ""),
+                        status=422)
+    amount = Decimal(f"{found.group(1)}{found.group(2)}.{found.group(3) or '0'}").quantize(KOPECK)
+    if amount == 0 or (amount < 0 and not signed) or abs(amount) > MAX_AMOUNT:
+        raise FundError("fund_amount_out_of_range",
+                        f"the amount must be {'non-zero' if signed else 'more than 0.00'} and "
+                        f"at most {money(MAX_AMOUNT)}", status=422)
+    return amount
 
 
 def money(value: Decimal) -> str:
@@ -51,7 +96,9 @@ def money(value: Decimal) -> str:
 def _exact(amount: Decimal, what: str = "the amount") -> Decimal:
     """``amount`` in whole kopecks, or a 400."""
     if amount != amount.quantize(KOPECK):
-        raise ServiceError(f"{what} must be in whole kopecks (at most 2 decimal places)")
+        raise FundError("fund_amount_invalid",
+                        f"{what} must be in whole kopecks (at most 2 decimal places)",
+                        status=422)
     return amount.quantize(KOPECK)
 
 
@@ -67,16 +114,19 @@ async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
     """Owe each loser's payment of a settled club pulka to the fund (R-F1); the new entries.
 
     Idempotent per pulka: a second call (or a concurrent one) adds nothing. A practice pulka, an
-    unfinished one, or a seat without a member adds nothing. The member of a seat is the one
-    sitting there when the pulka was settled.
+    unfinished one, or a seat without a member or with a house bot adds nothing (bots neither
+    owe nor pay the fund). The member of a seat is the one sitting there when the pulka was
+    settled.
     """
     if pulka_row.status != "finished" or not pulka_row.settlement:
         return []
     table = await db.get(Table, pulka_row.table_id)
     if table is None or table.practice:
         return []
-    seats = {s.seat: s.member_id for s in (await db.scalars(
-        select(TableSeat).where(TableSeat.table_id == table.id))).all()}
+    seats: dict[int, int | None] = {seat: member_id for seat, member_id in (await db.execute(
+        select(TableSeat.seat, TableSeat.member_id)
+        .join(Member, Member.id == TableSeat.member_id)
+        .where(TableSeat.table_id == table.id, Member.is_bot.is_(False)))).all()}
     added: list[FundEntry] = []
     for seat, value in enumerate(pulka_row.settlement.get("money", [])):
         loss = -Decimal(str(value))
@@ -182,26 +232,35 @@ async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Dec
     signed, with a reason); an adjustment may not take the balance below zero (R-F5)."""
     amount = _exact(amount)
     if kind not in (EntryKind.payment, EntryKind.adjustment):
-        raise ServiceError("kind must be payment or adjustment")
+        raise FundError("fund_kind_invalid", "kind must be payment or adjustment", status=422)
     if member_id is not None:
         member = await db.get(Member, member_id)
         if member is None:
-            raise NotFoundError(f"no member {member_id}")
+            raise FundError("fund_member_unknown", f"no member {member_id}", status=404)
+        if member.is_bot:
+            raise FundError("fund_member_is_bot",
+                            f"member {member_id} is a house bot: bots neither owe nor pay the "
+                            "fund", status=422)
     if kind == EntryKind.payment:
         if member_id is None:
-            raise ServiceError("a payment needs the member who paid (member_id)")
+            raise FundError("fund_member_required",
+                            "a payment needs the member who paid (member_id)")
         if amount <= 0:
-            raise ServiceError("a payment must be more than 0.00")
+            raise FundError("fund_amount_out_of_range", "a payment must be more than 0.00",
+                            status=422)
     else:
         if amount == 0:
-            raise ServiceError("an adjustment of 0.00 changes nothing")
+            raise FundError("fund_amount_out_of_range", "an adjustment of 0.00 changes nothing",
+                            status=422)
         if not (reason or "").strip():
-            raise ServiceError("an adjustment needs a reason (what it corrects)")
+            raise FundError("fund_reason_required",
+                            "an adjustment needs a reason (what it corrects)")
     await _lock_ledger(db)
     if amount < 0 and await balance(db) + amount < 0:
-        raise ConflictError(
+        raise FundError(
+            "fund_balance_exceeded",
             f"R-F5: the fund has {money(await balance(db))}; taking {money(-amount)} would "
-            "leave it below zero")
+            "leave it below zero", status=409)
     why = (reason or "").strip() or f"paid in by member {member_id}"
     entry = FundEntry(kind=kind, member_id=member_id, amount=amount, recorded_by_id=by.id,
                       recorded_at=now, reason=why[:300])
@@ -227,24 +286,35 @@ def year_ago(now: datetime) -> datetime:
 
 async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amount: Decimal,
                           now: datetime, zone: ZoneInfo) -> FundProposal:
-    """A spending proposal (R-F2); at most one per member and calendar year (R-F3)."""
+    """A spending proposal (R-F2); at most one per member and calendar year (R-F3).
+
+    The unique ``(proposer_id, year)`` constraint decides between concurrent proposals:
+    ``INSERT ... ON CONFLICT DO NOTHING`` waits for the other transaction, and the loser gets
+    a 409 ``fund_proposal_this_year`` instead of an integrity error.
+    """
     amount = _exact(amount)
-    if amount <= 0:
-        raise ServiceError("a proposal must ask for more than 0.00")
+    if amount <= 0 or amount > MAX_AMOUNT:
+        raise FundError("fund_amount_out_of_range",
+                        f"a proposal must ask for more than 0.00 and at most {money(MAX_AMOUNT)}",
+                        status=422)
     title = title.strip()
     if not title:
-        raise ServiceError("a proposal needs a title (what the money is for)")
+        raise FundError("fund_title_required", "a proposal needs a title (what the money is for)")
     year = club_year(now, zone)
-    taken = await db.scalar(select(FundProposal.id).where(
-        FundProposal.proposer_id == proposer.id, FundProposal.year == year))
-    if taken is not None:
-        raise ConflictError(
+    new_id = await db.scalar(
+        insert(FundProposal).values(proposer_id=proposer.id, year=year, title=title[:200],
+                                    amount=amount, status=ProposalStatus.open)
+        .on_conflict_do_nothing(index_elements=["proposer_id", "year"])
+        .returning(FundProposal.id))
+    if new_id is None:
+        taken = await db.scalar(select(FundProposal.id).where(
+            FundProposal.proposer_id == proposer.id, FundProposal.year == year))
+        raise FundError(
+            "fund_proposal_this_year",
             f"R-F3: you already made a spending proposal in {year} (proposal {taken}); "
-            f"the next one may be made from 1 January {year + 1}")
-    proposal = FundProposal(proposer_id=proposer.id, year=year, title=title[:200],
-                            amount=amount, status=ProposalStatus.open)
-    db.add(proposal)
-    await db.flush()
+            f"the next one may be made from 1 January {year + 1}", status=409)
+    proposal = await db.get(FundProposal, new_id)
+    assert proposal is not None
     return proposal
 
 
@@ -254,7 +324,7 @@ async def _proposal(db: AsyncSession, proposal_id: int, *, lock: bool = True) ->
         query = query.with_for_update()
     row = await db.scalar(query)
     if row is None:
-        raise NotFoundError(f"no proposal {proposal_id}")
+        raise FundError("fund_proposal_unknown", f"no proposal {proposal_id}", status=404)
     return row
 
 
@@ -264,69 +334,122 @@ async def electorate(db: AsyncSession) -> int:
         Member.active.is_(True), Member.is_bot.is_(False))) or 0)
 
 
+def proposal_electorate(members: int) -> int:
+    """R-F2: the electorate of a proposal — the active human members except its proposer."""
+    return max(members - 1, 0)
+
+
+def quorum(electorate_size: int) -> int:
+    """R-F2: the yes votes that approve a proposal (if they outnumber the no votes): a third
+    of its electorate, at least :data:`QUORUM_MIN`."""
+    return max(QUORUM_MIN, math.ceil(electorate_size / 3))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where a proposal's vote stands (R-F2)."""
+
+    yes: int
+    no: int
+    electorate: int
+    quorum: int
+
+    @property
+    def approved(self) -> bool:
+        return self.yes >= self.quorum and self.yes > self.no
+
+    @property
+    def rejected(self) -> bool:
+        return self.no * 2 > self.electorate
+
+
+async def verdict(db: AsyncSession, proposal: FundProposal) -> Verdict:
+    """Count a proposal's votes: only active human members other than the proposer count."""
+    row = (await db.execute(select(
+        func.count().filter(FundVote.yes.is_(True)), func.count().filter(FundVote.yes.is_(False)),
+    ).join(Member, Member.id == FundVote.member_id).where(
+        FundVote.proposal_id == proposal.id, FundVote.member_id != proposal.proposer_id,
+        Member.active.is_(True), Member.is_bot.is_(False)))).one()
+    size = proposal_electorate(await electorate(db))
+    return Verdict(int(row[0]), int(row[1]), size, quorum(size))
+
+
 async def vote(db: AsyncSession, *, proposal_id: int, member: Member, yes: bool,
                now: datetime) -> FundProposal:
-    """Vote yes or no on an open proposal (a second vote replaces the first); a majority of the
-    electorate decides it at once."""
+    """Vote yes or no on an open proposal (a second vote replaces the first; the unique
+    ``(proposal_id, member_id)`` constraint keeps it one vote); R-F2 decides it at once when the
+    yes votes reach the quorum and outnumber the no votes, or the no votes are a majority."""
     proposal = await _proposal(db, proposal_id)
+    if member.is_bot or not member.active:
+        raise FundError("fund_not_a_voter", "only active members vote on proposals", status=403)
+    if proposal.proposer_id == member.id:
+        raise FundError("fund_own_proposal",
+                        "R-F2: the other members decide on your proposal; you do not vote on it",
+                        status=409)
     if proposal.status != ProposalStatus.open:
-        raise ConflictError(f"proposal {proposal_id} is {proposal.status.value}; "
-                            "only open proposals take votes")
+        raise FundError("fund_proposal_closed", f"proposal {proposal_id} is "
+                        f"{proposal.status.value}; only open proposals take votes", status=409)
     await db.execute(insert(FundVote).values(
         proposal_id=proposal_id, member_id=member.id, yes=yes, at=now,
     ).on_conflict_do_update(index_elements=["proposal_id", "member_id"],
                             set_={"yes": yes, "at": now}))
-    yes_n, no_n = await _tally(db, proposal_id)
-    half = await electorate(db) / 2
-    if yes_n > half:
+    counted = await verdict(db, proposal)
+    if counted.approved:
         proposal.status, proposal.decided_at = ProposalStatus.approved, now
-    elif no_n > half:
+    elif counted.rejected:
         proposal.status, proposal.decided_at = ProposalStatus.rejected, now
     await db.flush()
     return proposal
 
 
-async def _tally(db: AsyncSession, proposal_id: int) -> tuple[int, int]:
-    row = (await db.execute(select(
-        func.count().filter(FundVote.yes.is_(True)), func.count().filter(FundVote.yes.is_(False)),
-    ).where(FundVote.proposal_id == proposal_id))).one()
-    return int(row[0]), int(row[1])
-
-
-async def decide(db: AsyncSession, *, proposal_id: int, admin: Member, approve: bool,
+async def reject(db: AsyncSession, *, proposal_id: int, admin: Member,
                  now: datetime) -> FundProposal:
-    """An admin's decision: approve an open proposal, or reject one not yet paid."""
+    """An admin's veto: reject a proposal not yet paid. There is no admin approval — spending
+    needs the members' vote (R-F2) — but refusing to spend never costs the fund anything."""
     proposal = await _proposal(db, proposal_id)
-    allowed = (ProposalStatus.open,) if approve else COMPETING
-    if proposal.status not in allowed:
-        raise ConflictError(f"proposal {proposal_id} is already {proposal.status.value}")
-    proposal.status = ProposalStatus.approved if approve else ProposalStatus.rejected
+    if proposal.status not in COMPETING:
+        raise FundError("fund_proposal_decided",
+                        f"proposal {proposal_id} is already {proposal.status.value}", status=409)
+    proposal.status = ProposalStatus.rejected
     proposal.decided_by_id, proposal.decided_at = admin.id, now
     await db.flush()
     return proposal
 
 
 async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime) -> FundEntry:
-    """Pay out an approved proposal: a ``spending`` entry, never beyond the balance (R-F5), and
-    not ahead of a better-ranked approved proposal the rest would no longer cover (R-F4)."""
+    """Pay out an approved proposal: a ``spending`` entry, only while the members' votes still
+    approve it (R-F2), never beyond the balance (R-F5), and not ahead of a better-ranked
+    approved proposal the rest would no longer cover (R-F4).
+
+    The ledger's advisory lock serialises payouts (and negative adjustments) so concurrent ones
+    cannot overdraw together; the proposal's row lock makes a proposal paid once."""
     await _lock_ledger(db)
     proposal = await _proposal(db, proposal_id)
     if proposal.status != ProposalStatus.approved:
-        raise ConflictError(f"proposal {proposal_id} is {proposal.status.value}; only an "
-                            "approved proposal is paid out")
+        raise FundError("fund_not_approved", f"proposal {proposal_id} is "
+                        f"{proposal.status.value}; only a proposal the members approved is paid "
+                        "out", status=409)
+    counted = await verdict(db, proposal)
+    if not counted.approved:
+        raise FundError(
+            "fund_not_approved",
+            f"R-F2: proposal {proposal_id} has {counted.yes} yes and {counted.no} no votes; it "
+            f"needs at least {counted.quorum} yes votes and more yes than no", status=409)
     have = await balance(db)
     if proposal.amount > have:
-        raise ConflictError(f"R-F5: the fund has {money(have)}, the proposal asks for "
-                            f"{money(proposal.amount)}; no spending beyond the balance")
+        raise FundError("fund_balance_exceeded",
+                        f"R-F5: the fund has {money(have)}, the proposal asks for "
+                        f"{money(proposal.amount)}; no spending beyond the balance", status=409)
     for item in await ranked(db, now):
         if item.proposal.id == proposal.id:
             break
         ahead = item.proposal
         if ahead.status == ProposalStatus.approved and have - proposal.amount < ahead.amount:
-            raise ConflictError(
+            raise FundError(
+                "fund_priority",
                 f"R-F4: approved proposal {ahead.id} ranks higher (its proposer attended more "
                 f"sessions) and the fund could no longer pay its {money(ahead.amount)}; pay it "
-                "first or reject it")
+                "first or reject it", status=409)
     entry = FundEntry(kind=EntryKind.spending, member_id=None, proposal_id=proposal.id,
                       amount=-proposal.amount, recorded_by_id=by.id, recorded_at=now,
                       reason=f"proposal {proposal.id}: {proposal.title}"[:300])
@@ -338,7 +461,8 @@ async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime) 
 
 @dataclass(frozen=True)
 class Ranked:
-    """A proposal with its proposer, R-F4 attendance, votes and rank (None unless competing)."""
+    """A proposal with its proposer, R-F4 attendance, counted votes, the R-F2 quorum and its
+    rank (None unless competing)."""
 
     proposal: FundProposal
     proposer_name: str
@@ -346,6 +470,7 @@ class Ranked:
     yes: int
     no: int
     rank: int | None
+    quorum: int
 
 
 async def attendance_counts(db: AsyncSession, now: datetime) -> dict[int, int]:
@@ -368,8 +493,14 @@ async def ranked(db: AsyncSession, now: datetime) -> list[Ranked]:
     tallies: dict[int, tuple[int, int]] = {}
     for pid, yes, no in (await db.execute(select(
             FundVote.proposal_id, func.count().filter(FundVote.yes.is_(True)),
-            func.count().filter(FundVote.yes.is_(False))).group_by(FundVote.proposal_id))).all():
+            func.count().filter(FundVote.yes.is_(False)))
+            .join(FundProposal, FundProposal.id == FundVote.proposal_id)
+            .join(Member, Member.id == FundVote.member_id)
+            .where(FundVote.member_id != FundProposal.proposer_id, Member.active.is_(True),
+                   Member.is_bot.is_(False))  # counted as verdict() counts (R-F2)
+            .group_by(FundVote.proposal_id))).all():
         tallies[int(pid)] = (int(yes), int(no))
+    needed = quorum(proposal_electorate(await electorate(db)))
     competing = sorted((p for p in proposals if p.status in COMPETING),
                        key=lambda p: (-counts.get(p.proposer_id, 0), p.created_at, p.id))
     rest = sorted((p for p in proposals if p.status not in COMPETING),
@@ -378,7 +509,7 @@ async def ranked(db: AsyncSession, now: datetime) -> list[Ranked]:
     for i, p in enumerate([*competing, *rest]):
         yes, no = tallies.get(p.id, (0, 0))
         result.append(Ranked(p, names.get(p.proposer_id, "?"), counts.get(p.proposer_id, 0),
-                             yes, no, i + 1 if i < len(competing) else None))
+                             yes, no, i + 1 if i < len(competing) else None, needed))
     return result
 
 

@@ -90,11 +90,26 @@ async def _check_newcomer(db: AsyncSession, table: Any, newcomer: Member,
             Attendance.member_id == newcomer.id))
         if present is None:
             raise ConflictError("he has not checked in to this session")
+        from app.services.tables import TableSetupError, check_free_in_session
+
+        try:  # one club table per member per session
+            await check_free_in_session(db, table.club_session_id, [newcomer.id],
+                                        except_table=table.id)
+        except TableSetupError as exc:
+            raise ConflictError(str(exc), code=exc.code) from None
+
+
+def _consenting(humans: set[int], by: Member) -> list[int]:
+    """Whose consent a seat change still needs: every human it concerns (the players at the
+    table, the one who leaves, the one who comes in) but the one who asked, since asking is
+    consenting. House bots are never in ``humans``: a bot does not consent for a human."""
+    return sorted(humans - {by.id})
 
 
 async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Member,
                        now: datetime) -> SeatChange:
-    """A member asks to join a three-player pulka as the fourth (R-T4, R-S4)."""
+    """A member asks to join a three-player pulka as the fourth (R-T4, R-S4). Every player
+    must agree, and so must the newcomer when an admin asked for him."""
     table = await _table(db, table_id)
     if by.id != newcomer.id and by.role != Role.admin:
         raise ForbiddenError("a member asks to join for himself (or an admin for him)")
@@ -105,7 +120,7 @@ async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Me
     if await _pending(db, table_id) is not None:
         raise ConflictError("another seat change at this table awaits consent")
     preview = join_preview(await _pulka(db, table_id), newcomer.display_name)
-    required = sorted(m for m in seated.values() if m is not None)
+    required = _consenting({m for m in seated.values() if m is not None} | {newcomer.id}, by)
     row = SeatChange(table_id=table_id, kind="join", member_id=newcomer.id, seat=None,
                      requested_by_id=by.id, required=required, consents=[],
                      status="pending", record=preview)
@@ -116,7 +131,9 @@ async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Me
 
 async def request_replace(db: AsyncSession, table_id: int, seat: int, newcomer: Member,
                           by: Member, now: datetime) -> SeatChange:
-    """A member takes over ``seat`` and its sheet, with the other players' consent (R-T5)."""
+    """A member takes over ``seat`` and its sheet (R-T5): the other players, the human who
+    leaves and the newcomer must all agree (the one who asked already has). So nobody takes
+    over another member's (practice) table and nobody is seated without being asked."""
     table = await _table(db, table_id)
     seated = await _seated(db, table_id)
     if seat not in seated:
@@ -127,7 +144,8 @@ async def request_replace(db: AsyncSession, table_id: int, seat: int, newcomer: 
     await _check_newcomer(db, table, newcomer, seated)
     if await _pending(db, table_id) is not None:
         raise ConflictError("another seat change at this table awaits consent")
-    required = sorted(m for s, m in seated.items() if m is not None and s != seat)
+    # The players who stay, the one who leaves (a human) and the one who comes in.
+    required = _consenting({m for m in seated.values() if m is not None} | {newcomer.id}, by)
     row = SeatChange(table_id=table_id, kind="replace", member_id=newcomer.id, seat=seat,
                      requested_by_id=by.id, required=required, consents=[],
                      status="pending",
@@ -190,7 +208,8 @@ async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
     if change is None:
         return False
     try:
-        change = await _apply_if_agreed(db, change, now)
+        async with db.begin_nested():  # a refusal leaves nothing half-written in the deal's
+            change = await _apply_if_agreed(db, change, now)  # transaction
     except ConflictError as exc:
         change.record = {**(change.record or {}), "waiting": str(exc)}
         await db.flush()
@@ -219,7 +238,7 @@ async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) 
                                           now=now)
     except SeatMoveError as exc:
         if exc.code != "deal_in_progress":
-            raise ConflictError(str(exc)) from None
+            raise ConflictError(str(exc), code=exc.code) from None
         change.status = "agreed"
         change.record = {**(change.record or {}), "waiting": str(exc)}
         await db.flush()

@@ -62,11 +62,31 @@ async def _newcomer(db: AsyncSession, state: TableState, member_id: int) -> Memb
     return member
 
 
+async def _free_in_session(db: AsyncSession, table: Table, member_id: int) -> None:
+    """A member plays at one club table per session: refuse a newcomer who holds a seat at
+    another table of this table's session (before anything is written)."""
+    from app.services.tables import TableSetupError, check_free_in_session
+
+    try:
+        await check_free_in_session(db, table.club_session_id, [member_id],
+                                    except_table=table.id)
+    except TableSetupError as exc:
+        raise SeatMoveError(exc.code, str(exc)) from None
+
+
 async def _write_seats(db: AsyncSession, table: Table, member_ids: tuple[int | None, ...]) -> None:
+    """Rewrite the table's seat rows (a replaced member's row goes, so he holds no seat of the
+    session any more). A newcomer who holds a seat at another club table of the session is
+    refused (``seated_elsewhere``, checked first by :func:`_free_in_session`; a concurrent clash
+    is caught by the unique index ``uq_table_seats_session_member``)."""
+    from app.services.tables import TableSetupError, write_seats
+
     await db.execute(delete(TableSeat).where(TableSeat.table_id == table.id))
     await db.flush()
-    for seat, mid in enumerate(member_ids):
-        db.add(TableSeat(table_id=table.id, seat=seat, member_id=mid))
+    try:
+        await write_seats(db, table, member_ids)
+    except TableSetupError as exc:
+        raise SeatMoveError(exc.code, str(exc)) from None
     table.players = len(member_ids)
     await db.flush()
 
@@ -94,6 +114,7 @@ async def join_fourth(db: AsyncSession, table_id: int, member_id: int, *,
     if state.players != 3:
         raise SeatMoveError("not_three", "only a three-player pulka takes a fourth player (R-T4)")
     member = await _newcomer(db, state, member_id)
+    await _free_in_session(db, table, member_id)
     just_dealt = (state.pulka.next_dealer - 1) % 3
     try:
         pulka, entries = state.pulka.join_fourth(just_dealt, member.display_name)
@@ -135,6 +156,7 @@ async def replace_player(db: AsyncSession, table_id: int, seat: int, member_id: 
     if not 0 <= seat < state.players:
         raise SeatMoveError("bad_seat", f"seat {seat} is not at this table")
     member = await _newcomer(db, state, member_id)
+    await _free_in_session(db, table, member_id)
     try:
         pulka = state.pulka.replace_player(seat, member.display_name)
     except InvalidRecordError as exc:

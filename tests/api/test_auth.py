@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import httpx
+import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import Role
-from app.security import ratelimit
 from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, member_for_token
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
 
@@ -91,29 +92,6 @@ async def test_csrf_token_is_bound_to_the_session(logged_in: LoggedIn) -> None:
     assert response.status_code == 403
 
 
-async def test_login_is_rate_limited_per_login(client: httpx.AsyncClient, make_member,
-                                               clock: FrozenClock) -> None:
-    await make_member(login="target")
-    for _ in range(ratelimit.PER_LOGIN):
-        assert (await log_in(client, "target", "bad")).status_code == 401
-    blocked = await log_in(client, "target")  # even the right password waits
-    assert blocked.status_code == 429
-    assert int(blocked.headers["Retry-After"]) > 0
-    assert "too many" in blocked.json()["detail"]
-    clock.advance(ratelimit.WINDOW + timedelta(seconds=1))
-    assert (await log_in(client, "target")).status_code == 200
-
-
-async def test_login_is_rate_limited_per_address(client: httpx.AsyncClient, make_member,
-                                                 clock: FrozenClock, monkeypatch) -> None:
-    monkeypatch.setattr(ratelimit, "PER_IP", 4)  # the same rule, fewer slow Argon2 checks
-    member = await make_member()
-    for i in range(ratelimit.PER_IP):
-        assert (await log_in(client, f"guess{i}", "bad")).status_code == 401
-    response = await log_in(client, member.login)
-    assert response.status_code == 429 and "address" in response.json()["detail"]
-
-
 async def test_first_login_may_only_change_password(logged_in: LoggedIn) -> None:
     client, _ = await logged_in(must_change_password=True)
     assert (await client.get("/api/auth/me")).json()["must_change_password"] is True
@@ -180,3 +158,28 @@ async def test_every_state_changing_endpoint_checks_csrf(app, logged_in: LoggedI
             assert "CSRF" in response.json()["detail"]
             checked += 1
     assert checked >= 20
+
+
+# Lone surrogates are refused by pydantic already; the 422 answer echoing them is the platform's
+# error handler (issue 9, platform part).
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/auth/login", {"login": "a\x00b", "password": "x"}),
+    ("/api/auth/login", {"login": "a\x07", "password": "x"}),
+    ("/api/auth/password-reset", {"token": "t\x00", "new_password": "long enough 1"}),
+])
+async def test_unstorable_text_is_a_422(client: httpx.AsyncClient, clock: FrozenClock,
+                                        path: str, body: dict[str, str]) -> None:
+    response = await client.post(path, content=json.dumps(body),
+                                 headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+
+
+async def test_unstorable_names_and_passwords_of_a_member_are_a_422(logged_in: LoggedIn) -> None:
+    client, _ = await logged_in()
+    for method, path, body in (
+            ("PATCH", "/api/auth/me", {"display_name": "x\x00"}),
+            ("POST", "/api/auth/password", {"current_password": PASSWORD,
+                                            "new_password": "long enough \x00"})):
+        response = await client.request(method, path, content=json.dumps(body),
+                                        headers={"Content-Type": "application/json"})
+        assert response.status_code == 422, (path, response.text)

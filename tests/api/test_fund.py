@@ -23,6 +23,7 @@ from app.services import fund
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table
 from tests.api.conftest import MONDAY_NOON, LoggedIn
+from tests.api.test_fund_security import key
 
 MONEY = ["8.50", "-3.25", "-5.25"]
 
@@ -55,19 +56,20 @@ async def test_roles_member_cannot_record_pay_or_decide(logged_in: LoggedIn) -> 
     member, m = await logged_in()
     treasurer, _ = await logged_in(Role.treasurer)
     admin, _ = await logged_in(Role.admin)
-    r = await member.post("/api/fund/payments", json={"member_id": m.id, "amount": "10.00"})
+    r = await member.post("/api/fund/payments", headers=key(),
+                          json={"member_id": m.id, "amount": "10.00"})
     assert r.status_code == 403 and "treasurer" in r.json()["detail"]
     r = await member.post("/api/fund/proposals", json={"title": "Карты", "amount": "5.00"})
     assert r.status_code == 201
     pid = r.json()["id"]
-    for path in (f"/api/fund/proposals/{pid}/approve", f"/api/fund/proposals/{pid}/reject"):
-        assert (await member.post(path)).status_code == 403
-        assert (await treasurer.post(path)).status_code == 403
-    assert (await admin.post(f"/api/fund/proposals/{pid}/approve")).status_code == 200
-    assert (await member.post(f"/api/fund/proposals/{pid}/pay")).status_code == 403
+    path = f"/api/fund/proposals/{pid}/reject"
+    assert (await member.post(path)).status_code == 403
+    assert (await treasurer.post(path)).status_code == 403
+    assert (await member.post(f"/api/fund/proposals/{pid}/pay", headers=key())).status_code == 403
     # CSRF: a state-changing request without the header is refused.
     del treasurer.headers["X-CSRF-Token"]
-    r = await treasurer.post("/api/fund/payments", json={"member_id": m.id, "amount": "10.00"})
+    r = await treasurer.post("/api/fund/payments", headers=key(),
+                             json={"member_id": m.id, "amount": "10.00"})
     assert r.status_code == 403 and "CSRF" in r.json()["detail"]
     fund_view = (await member.get("/api/fund")).json()
     assert fund_view["balance"] == "0.00" and fund_view["entries"] == []
@@ -137,27 +139,32 @@ async def test_payments_sum_exactly_and_bad_input_changes_nothing(
     await _closed_pulka(db_session, players, practice=False, now=clock.now())
     loser = players[1].id
     for _ in range(3):  # 0.1 + 0.1 + 0.1 must be exactly 0.30, not a float's 0.30000000000000004
-        r = await treasurer.post("/api/fund/payments", json={"member_id": loser, "amount": "0.10"})
+        r = await treasurer.post("/api/fund/payments", headers=key(),
+                                 json={"member_id": loser, "amount": "0.10"})
         assert r.status_code == 201, r.text
         assert r.json()["kind"] == "payment" and r.json()["recorded_by_id"] == t.id
     before = await _entries(db_session)
-    bad: list[tuple[dict[str, object], int]] = [
-        ({"member_id": loser, "amount": "1.005"}, 422),
-        ({"member_id": loser, "amount": "abc"}, 422),
-        ({"member_id": loser, "amount": "-1.00"}, 400),
-        ({"member_id": loser, "amount": "0"}, 400),
-        ({"amount": "1.00"}, 400),
-        ({"member_id": 999_999, "amount": "1.00"}, 404),
-        ({"kind": "adjustment", "member_id": loser, "amount": "-0.10"}, 400),  # no reason
-        ({"kind": "adjustment", "amount": "-0.31", "reason": "too much"}, 409),  # R-F5
-        ({"kind": "spending", "amount": "1.00"}, 422),
+    bad: list[tuple[dict[str, object], int, str | None]] = [
+        ({"member_id": loser, "amount": "1.005"}, 422, "fund_amount_invalid"),
+        ({"member_id": loser, "amount": "abc"}, 422, "fund_amount_invalid"),
+        ({"member_id": loser, "amount": "-1.00"}, 422, "fund_amount_invalid"),
+        ({"member_id": loser, "amount": "0"}, 422, "fund_amount_out_of_range"),
+        ({"amount": "1.00"}, 400, "fund_member_required"),
+        ({"member_id": 999_999, "amount": "1.00"}, 404, "fund_member_unknown"),
+        ({"kind": "adjustment", "member_id": loser, "amount": "-0.10"}, 400,
+         "fund_reason_required"),
+        ({"kind": "adjustment", "amount": "-0.31", "reason": "too much"}, 409,
+         "fund_balance_exceeded"),  # R-F5
+        ({"kind": "spending", "amount": "1.00"}, 422, None),  # the framework's validation
     ]
-    for payload, code in bad:
-        r = await treasurer.post("/api/fund/payments", json=payload)
-        assert r.status_code == code, (payload, r.text)
+    for payload, status, code in bad:
+        r = await treasurer.post("/api/fund/payments", headers=key(), json=payload)
+        assert r.status_code == status, (payload, r.text)
         assert r.json()["detail"]
+        if code is not None:
+            assert r.json()["code"] == code, r.text
     assert await _entries(db_session) == before
-    r = await treasurer.post("/api/fund/payments", json={
+    r = await treasurer.post("/api/fund/payments", headers=key(), json={
         "kind": "adjustment", "member_id": loser, "amount": "-0.05",
         "reason": "the third payment was 0.05"})
     assert r.status_code == 201 and r.json()["amount"] == "-0.05"
@@ -190,6 +197,7 @@ async def test_rf3_one_proposal_per_calendar_year_in_club_time(
     await _relog(member, db_session, m, clock.now())
     r = await member.post("/api/fund/proposals", json={"title": "Ещё", "amount": "1.00"})
     assert r.status_code == 409 and "R-F3" in r.json()["detail"]
+    assert r.json()["code"] == "fund_proposal_this_year"
     # Midnight in Moscow (21:00 UTC) starts 2027.
     clock.set(datetime(2026, 12, 31, 21, 0, tzinfo=UTC))
     assert (await member.get("/api/fund/proposals")).json()["may_propose"] is True
@@ -248,22 +256,29 @@ async def test_rf5_no_spending_beyond_balance_and_ledger_is_append_only(
     member, m = await logged_in()
     treasurer, _ = await logged_in(Role.treasurer)
     admin, _ = await logged_in(Role.admin)
-    await treasurer.post("/api/fund/payments", json={"member_id": m.id, "amount": "10.00"})
+    other, _ = await logged_in()
+    await treasurer.post("/api/fund/payments", headers=key(),
+                         json={"member_id": m.id, "amount": "10.00"})
     pid = (await member.post("/api/fund/proposals",
                              json={"title": "Колоды", "amount": "15.00"})).json()["id"]
-    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay")
+    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay", headers=key())
     assert r.status_code == 409 and "approved" in r.json()["detail"]  # still open
-    assert (await admin.post(f"/api/fund/proposals/{pid}/approve")).status_code == 200
+    assert r.json()["code"] == "fund_not_approved"
+    for voter in (treasurer, admin, other):  # R-F2: 3 yes of an electorate of 3
+        await voter.post(f"/api/fund/proposals/{pid}/vote", json={"yes": True})
     before = await _entries(db_session)
-    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay")
+    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay", headers=key())
     assert r.status_code == 409 and "R-F5" in r.json()["detail"]
+    assert r.json()["code"] == "fund_balance_exceeded"
     assert await _entries(db_session) == before
-    await treasurer.post("/api/fund/payments", json={"member_id": m.id, "amount": "5.00"})
-    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay")
+    await treasurer.post("/api/fund/payments", headers=key(),
+                         json={"member_id": m.id, "amount": "5.00"})
+    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay", headers=key())
     assert r.status_code == 201, r.text
     assert r.json()["kind"] == "spending" and r.json()["amount"] == "-15.00"
     assert "Колоды" in r.json()["reason"]
-    assert (await treasurer.post(f"/api/fund/proposals/{pid}/pay")).status_code == 409
+    r = await treasurer.post(f"/api/fund/proposals/{pid}/pay", headers=key())
+    assert r.status_code == 409 and r.json()["code"] == "fund_not_approved"  # paid already
     body = (await member.get("/api/fund")).json()
     assert body["balance"] == "0.00"
     after = await _entries(db_session)
@@ -277,40 +292,46 @@ async def test_rf5_no_spending_beyond_balance_and_ledger_is_append_only(
     assert await db_session.scalar(select(func.count()).select_from(FundEntry)) == 3
 
 
-async def test_votes_majority_approves_and_priority_order_of_payouts(
+async def test_votes_quorum_approves_and_priority_order_of_payouts(
     logged_in: LoggedIn, db_session: AsyncSession,
 ) -> None:
     voters = [await logged_in() for _ in range(3)]
     treasurer, _ = await logged_in(Role.treasurer)
     (a_client, a), (b_client, b), (c_client, _c) = voters
     await _attend(db_session, b, [MONDAY_NOON - timedelta(weeks=1)])
-    await treasurer.post("/api/fund/payments", json={"member_id": a.id, "amount": "12.00"})
+    await treasurer.post("/api/fund/payments", headers=key(),
+                         json={"member_id": a.id, "amount": "12.00"})
     pa = (await a_client.post("/api/fund/proposals",
                               json={"title": "a", "amount": "5.00"})).json()["id"]
     pb = (await b_client.post("/api/fund/proposals",
                               json={"title": "b", "amount": "10.00"})).json()["id"]
     listing = (await a_client.get("/api/fund/proposals")).json()
-    assert listing["electorate"] == 4 and listing["majority"] == 3
+    # R-F2: each proposal's electorate is the 3 others; the quorum is 3 yes votes.
+    assert listing["electorate"] == 4 and listing["quorum"] == 3
     r = await c_client.post(f"/api/fund/proposals/{pa}/vote", json={"yes": False})
     assert r.status_code == 200 and r.json()["my_vote"] is False
     r = await c_client.post(f"/api/fund/proposals/{pa}/vote", json={"yes": True})
     assert (r.json()["yes"], r.json()["no"]) == (1, 0)  # the vote was replaced
-    assert (await c_client.post("/api/fund/proposals/999999/vote",
-                                json={"yes": True})).status_code == 404
+    r = await c_client.post("/api/fund/proposals/999999/vote", json={"yes": True})
+    assert r.status_code == 404 and r.json()["code"] == "fund_proposal_unknown"
     r = await a_client.post(f"/api/fund/proposals/{pa}/vote", json={"yes": True})
-    assert (r.json()["yes"], r.json()["status"]) == (2, "open")
+    assert r.status_code == 409 and r.json()["code"] == "fund_own_proposal"
     r = await b_client.post(f"/api/fund/proposals/{pa}/vote", json={"yes": True})
-    assert (r.json()["yes"], r.json()["status"]) == (3, "approved")  # 3 of 4: a majority
-    r = await treasurer.post(f"/api/fund/proposals/{pa}/vote", json={"yes": False})
-    assert r.status_code == 409  # decided: no more votes
+    assert (r.json()["yes"], r.json()["status"]) == (2, "open")
+    r = await treasurer.post(f"/api/fund/proposals/{pa}/vote", json={"yes": True})
+    assert (r.json()["yes"], r.json()["status"]) == (3, "approved")  # the quorum, no "no"
+    r = await c_client.post(f"/api/fund/proposals/{pa}/vote", json={"yes": False})
+    assert r.status_code == 409 and r.json()["code"] == "fund_proposal_closed"
     by_id = {p["id"]: p for p in (await a_client.get("/api/fund/proposals")).json()["proposals"]}
     # b (more attendance) outranks a; once b is approved too, paying a first would leave
     # too little for b (R-F4), so a waits.
     assert by_id[pb]["rank"] == 1 and by_id[pa]["rank"] == 2
-    for client in (a_client, b_client, c_client):
+    for client in (a_client, c_client, treasurer):
         await client.post(f"/api/fund/proposals/{pb}/vote", json={"yes": True})
-    r = await treasurer.post(f"/api/fund/proposals/{pa}/pay")
+    r = await treasurer.post(f"/api/fund/proposals/{pa}/pay", headers=key())
     assert r.status_code == 409 and "R-F4" in r.json()["detail"]
-    assert (await treasurer.post(f"/api/fund/proposals/{pb}/pay")).status_code == 201
-    r = await treasurer.post(f"/api/fund/proposals/{pa}/pay")
+    assert r.json()["code"] == "fund_priority"
+    r = await treasurer.post(f"/api/fund/proposals/{pb}/pay", headers=key())
+    assert r.status_code == 201
+    r = await treasurer.post(f"/api/fund/proposals/{pa}/pay", headers=key())
     assert r.status_code == 409 and "R-F5" in r.json()["detail"]  # 2.00 left

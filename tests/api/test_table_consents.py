@@ -190,7 +190,8 @@ async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock
                                       json={"seat": 1, "member_id": substitute.id})
     assert asked.status_code == 201, asked.text
     change = asked.json()
-    assert sorted(change["required"]) == sorted(m.id for _, m in others)
+    # The others and the newcomer; the leaving player asked, so he has agreed.
+    assert sorted(change["required"]) == sorted([substitute.id, *(m.id for _, m in others)])
     assert change["record"]["leaving_member_id"] == leaving.id
     duplicate = await ev.admin.post(f"/api/tables/{table_id}/replace",
                                     json={"seat": 0, "member_id": substitute.id})
@@ -200,15 +201,28 @@ async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock
     for client, _ in others:
         r = await client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
         assert r.status_code == 200
+    assert r.json()["status"] == "pending"  # the newcomer has not agreed yet
+    substitute_client = next(c for c, m in ev.players if m.id == substitute.id)
+    r = await substitute_client.post(f"/api/seat-changes/{change['id']}/consent",
+                                     json={"agree": True})
     assert r.json()["status"] == "applied"
     assert r.json()["record"]["applied"]["leaving_member_id"] == leaving.id
-    substitute_client = next(c for c, m in ev.players if m.id == substitute.id)
     theirs = (await substitute_client.get(f"/api/tables/{table_id}/state")).json()
     assert theirs["seat"] == 1 and theirs["table"]["names"][1] == substitute.display_name
     assert (await leaving_client.get(f"/api/tables/{table_id}/state")).json()["seat"] is None
     bad_seat = await ev.admin.post(f"/api/tables/{table_id}/replace",
                                    json={"seat": 4, "member_id": substitute.id})
     assert bad_seat.status_code in (409, 422)
+    # One club seat per member per session: the substitute's own drawn table cannot seat him
+    # now, and he cannot take a seat at another table either.
+    lobby = (await ev.admin.get(f"/api/sessions/{ev.session_id}")).json()
+    his = next(t for t in lobby["drawn_tables"] if substitute.id in t["member_ids"])
+    refused = await ev.admin.post(f"/api/drawn-tables/{his['id']}/seat", json={"mode": "draw"})
+    assert refused.status_code == 409 and refused.json()["code"] == "seated_elsewhere"
+    # The leaving player's seat row went with him (R-T5): he may be asked back.
+    again = await ev.admin.post(f"/api/tables/{table_id}/replace",
+                                json={"seat": 0, "member_id": leaving.id})
+    assert again.status_code == 201, again.text
 
 
 async def test_deal_start_refusal_for_a_drawn_club_table(evening, clock: FrozenClock,

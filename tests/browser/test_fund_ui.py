@@ -1,10 +1,12 @@
-"""The fund page in a real browser: the admin records a payment, proposes a spending, approves
-and pays it out; balance, ledger, debts and proposals update, in Russian and English."""
+"""The fund page in a real browser: the admin records a payment (a refusal first, shown from its
+code), proposes a spending, three members approve it by vote (R-F2; one of them on the page) and
+the admin pays it out; balance, ledger, debts and proposals update, in Russian and English."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.browser.conftest import first_admin_password, screenshot
@@ -14,16 +16,43 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.browser
 
 
-def test_fund_page_payment_proposal_approve_and_pay(server: ServerProcess,
-                                                    browser: Any) -> None:
+def _voter(base: str, admin: httpx.Client, login_name: str) -> httpx.Client:
+    """A new member, logged in over HTTP with his own password (first-login change done)."""
+    created = admin.post("/api/members", json={"login": login_name, "display_name": login_name})
+    created.raise_for_status()
+    once = created.json()["one_time_password"]
+    client = httpx.Client(base_url=base)
+    client.post("/api/auth/login", json={"login": login_name, "password": once}
+                ).raise_for_status()
+    wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
+    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
+    client.post("/api/auth/password", json={"current_password": once,
+                                            "new_password": "a long voter password"}
+                ).raise_for_status()
+    return client
+
+
+def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser: Any) -> None:
     base = server.base_url
     page = new_page(browser)
     login(page, base, "admin", first_admin_password(server))
     change_password(page, first_admin_password(server), "a long admin password")
     page.wait_for_selector("#session-title")
+    admin = httpx.Client(base_url=base)
+    admin.post("/api/auth/login", json={"login": "admin", "password": "a long admin password"}
+               ).raise_for_status()
+    wait_for(lambda: admin.get("/api/auth/me").status_code == 200, what="the login session")
+    admin.headers["X-CSRF-Token"] = admin.cookies["prefclub_csrf"]
+    voters = [_voter(base, admin, f"voter{i}") for i in range(3)]
+
     page.click("nav >> text=Кубышка")
     page.wait_for_selector("#fund-payment")
     assert text_of(page, ".balance") == "0.00 ₽"
+    # A refusal is shown from its code, in Russian, and records nothing.
+    page.fill("#fp-amount", "5")
+    page.click("#fund-payment button[type=submit]")
+    page.wait_for_selector("text=Укажите, кто внёс деньги.")
+    assert page.locator("tr[data-kind=payment]").count() == 0
     page.select_option("#fp-member", index=1)
     page.fill("#fp-amount", "40,50")
     page.fill("#fp-reason", "взнос после сессии")
@@ -36,8 +65,21 @@ def test_fund_page_payment_proposal_approve_and_pay(server: ServerProcess,
     page.click("#fund-proposal button[type=submit]")
     page.wait_for_selector("tr[data-status=open]")
     assert page.locator("#fund-proposal").count() == 0  # R-F3: once a year
-    page.click("tr[data-status=open] >> text=Одобрить")
-    page.wait_for_selector("tr[data-status=approved]")
+    row = page.locator("tr[data-status=open]")
+    assert row.locator("button", has_text="За").count() == 0  # R-F2: not on his own
+    assert row.locator("button", has_text="Одобрить").count() == 0  # no admin approval
+    assert row.locator("button", has_text="Выплатить").count() == 0
+    pid = admin.get("/api/fund/proposals").json()["proposals"][0]["id"]
+    for client in voters[:2]:
+        client.post(f"/api/fund/proposals/{pid}/vote", json={"yes": True}).raise_for_status()
+    voter_page = new_page(browser)
+    login(voter_page, base, "voter2", "a long voter password")
+    voter_page.wait_for_selector("#session-title")
+    voter_page.click("nav >> text=Кубышка")
+    voter_page.click("tr[data-status=open] >> button:has-text('За')")
+    voter_page.wait_for_selector("tr[data-status=approved]")  # 3 yes: the quorum (R-F2)
+
+    page.reload()
     page.click("tr[data-status=approved] >> text=Выплатить")
     page.wait_for_selector("tr[data-status=paid]")
     wait_for(lambda: text_of(page, ".balance") == "10.25 ₽", what="the balance after paying")
@@ -46,4 +88,6 @@ def test_fund_page_payment_proposal_approve_and_pay(server: ServerProcess,
     page.click("#lang")
     page.wait_for_selector("h1:has-text('The club fund')")
     page.click("#lang")
-    assert page.js_errors == []
+    assert page.js_errors == [] and voter_page.js_errors == []
+    for client in (admin, *voters):
+        client.close()

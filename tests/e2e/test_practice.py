@@ -161,10 +161,16 @@ async def test_house_bots_play_on_after_a_restart(live_db: str, data_dir: Path, 
 async def test_one_process_holds_a_practice_tables_bots(live_db: str) -> None:
     # The house-bot lease is a per-table advisory lock: a second runner cannot take it while the
     # first holds it, and can once the first has stopped (its connection is gone).
+    # It is also taken once within a process: PostgreSQL's advisory locks are re-entrant on one
+    # connection, so a second claim (the adopter racing ``spawn`` for a table just opened here)
+    # must not "win" again and start a second set of bots.
     a, b = BotRunner(0, live_db), BotRunner(0, live_db)
     try:
         assert await a.claim(987654)
+        assert not await a.claim(987654)
         assert not await b.claim(987654)
+        # A graceful stop lets its leases go before it hangs up (closing the connection alone
+        # frees them only once the server's backend has exited: later, under load).
         await a.stop()
         assert await b.claim(987654)
         # A runner whose lease connection is cut loses its locks (and drops its bots).
@@ -172,7 +178,11 @@ async def test_one_process_holds_a_practice_tables_bots(live_db: str) -> None:
         try:
             assert await c.claim(987655)
             assert c._lease is not None and b._lease is not None
-            await b._lease.execute("SELECT pg_terminate_backend(%s)", (c._lease.info.backend_pid,))
+            # With a timeout, pg_terminate_backend waits until the backend has exited, and so
+            # has released its locks; without one it only sends the signal.
+            cur = await b._lease.execute("SELECT pg_terminate_backend(%s, 10000)",
+                                         (c._lease.info.backend_pid,))
+            assert (await cur.fetchone()) == (True,)
             with pytest.raises(psycopg.Error):
                 await c._lease_query("SELECT true", None)
             assert await b.claim(987655)

@@ -15,9 +15,11 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -73,9 +75,17 @@ class LateNotice(Base):
 
 
 class DrawRecord(TimestampMixin, Base):
-    """The full record of a draw the server made: tables, seats, first dealer (R-T1..R-T3)."""
+    """The full record of a draw the server made: tables, seats, first dealer (R-T1..R-T3).
+
+    A session's tables are drawn once: the partial unique index ``uq_draws_session_tables``
+    allows one ``tables`` draw per session (the draw also locks the session row).
+    """
 
     __tablename__ = "draws"
+    __table_args__ = (
+        Index("uq_draws_session_tables", "club_session_id", unique=True,
+              postgresql_where=text("kind = 'tables'")),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(16), nullable=False)

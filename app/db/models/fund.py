@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import (
     DateTime,
@@ -31,6 +32,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.base import Base, TimestampMixin
@@ -125,3 +127,27 @@ class FundVote(Base):
     member_id: Mapped[int] = mapped_column(ForeignKey("members.id"), nullable=False)
     yes: Mapped[bool] = mapped_column(nullable=False)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class FundRequestKey(TimestampMixin, Base):
+    """An ``Idempotency-Key`` a member sent with a state-changing fund request.
+
+    The unique ``(member_id, key)`` pair makes each keyed request act at most once: the first
+    request inserts the row, acts and stores its answer in the same transaction; a concurrent
+    or later request with the same key waits for that transaction and replays the stored answer
+    (or is refused when its ``fingerprint`` — method, path and body — differs).
+    """
+
+    __tablename__ = "fund_request_keys"
+    __table_args__ = (UniqueConstraint("member_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int] = mapped_column(
+        ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    )
+    key: Mapped[str] = mapped_column(String(100), nullable=False)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    """SHA-256 (hex) of the request's method, path and JSON body."""
+    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response: Mapped[Any | None] = mapped_column(JSONB, nullable=True)
+    """The JSON answer the first request got (replayed as is)."""

@@ -16,10 +16,12 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     Numeric,
     String,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -57,9 +59,19 @@ class Table(TimestampMixin, Base):
 
 
 class TableSeat(Base):
-    """Who sits in each seat (``member_id`` is ``None`` for an empty seat)."""
+    """Who sits in each seat (``member_id`` is ``None`` for an empty seat).
+
+    ``club_session_id`` copies the table's session so that PostgreSQL itself enforces "a member
+    holds at most one seat at the club tables of a session" (the partial unique index
+    ``uq_table_seats_session_member``); practice tables have no session and are not limited.
+    A replacement (R-T5) rewrites the seat rows, so the leaving member no longer holds one.
+    """
 
     __tablename__ = "table_seats"
+    __table_args__ = (
+        Index("uq_table_seats_session_member", "club_session_id", "member_id", unique=True,
+              postgresql_where=text("club_session_id IS NOT NULL AND member_id IS NOT NULL")),
+    )
 
     table_id: Mapped[int] = mapped_column(
         ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
@@ -68,6 +80,10 @@ class TableSeat(Base):
     member_id: Mapped[int | None] = mapped_column(
         ForeignKey("members.id"), nullable=True, index=True
     )
+    club_session_id: Mapped[int | None] = mapped_column(
+        ForeignKey("club_sessions.id", ondelete="SET NULL"), nullable=True
+    )
+    """The table's club session (``None`` at practice and admin-made tables)."""
 
 
 class TableEvent(Base):

@@ -1,12 +1,62 @@
 // The club fund — кубышка (RULES.md §9): balance, outstanding debts, the ledger (newest first),
-// spending proposals ranked by the proposer's attendance (R-F4) with votes; the treasurer's form
-// for payments, admin decisions and payouts. Money stays a decimal string end to end.
-import { get, post } from "../api.js";
+// spending proposals ranked by the proposer's attendance (R-F4) with the members' votes (R-F2);
+// the treasurer's form for payments, the admin's veto and payouts. Money stays a decimal string
+// end to end. Every state-changing request carries an Idempotency-Key made when its form or
+// button is shown and reused when the same action is retried, so a retry never acts twice;
+// refusals are shown from their `code` in the reader's language.
+import { ApiError, cookie, get } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 
-const MONEY = "-?\\d{1,10}([.,]\\d{1,2})?";
+const MONEY = "-?[0-9]{1,10}([.,][0-9]{1,2})?";
+
+/** A fresh idempotency key (a UUID v4; crypto.getRandomValues works on plain http too). */
+export function newKey() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The message of a refusal: the translation of its code, else the server's English detail. */
+function refusalText(data, fallback) {
+  if (data && data.code) {
+    const text = t(`err.${data.code}`);
+    if (text !== `err.${data.code}`) return text;
+  }
+  if (data && typeof data.detail === "string") return data.detail;
+  if (data && Array.isArray(data.detail)) {
+    return data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+  }
+  return fallback;
+}
+
+/** POST `body` with the CSRF header and `key` as Idempotency-Key; reject with ApiError whose
+ * `code` is the server's and whose message is translated. */
+async function send(path, body, key) {
+  const headers = { Accept: "application/json", "Content-Type": "application/json",
+    "Idempotency-Key": key };
+  const csrf = cookie("prefclub_csrf");
+  if (csrf) headers["X-CSRF-Token"] = csrf;
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", headers, credentials: "same-origin",
+      body: JSON.stringify(body ?? {}) });
+  } catch {
+    throw new ApiError(0, t("err.network"));
+  }
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
+  if (!response.ok) {
+    const err = new ApiError(response.status, refusalText(data, response.statusText));
+    err.code = data && data.code;
+    throw err;
+  }
+  return data;
+}
 
 function money(value) {
   return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: `${value} ₽` });
@@ -24,6 +74,18 @@ export async function renderFund(root, { me }) {
 
   root.append(h("h1", { text: t("fund.title") }), h("p", { class: "muted small", text: t("fund.rules") }),
     summary, proposals, debts, ledger);
+
+  /** After a "key already used for another request" refusal the form was sent before with
+   * other values: take a new key and show the fund as it now is. */
+  function forgetKey(renew) {
+    return (err) => {
+      if (err && err.code === "fund_idempotency_key_reused") {
+        renew();
+        load();
+      }
+      throw err;
+    };
+  }
 
   async function load() {
     const [fund, list, people] = await Promise.all([
@@ -49,6 +111,7 @@ export async function renderFund(root, { me }) {
   }
 
   function paymentForm() {
+    let key = newKey();
     const form = h("form", { id: "fund-payment", "aria-labelledby": "fp-title" },
       h("h3", { id: "fp-title", text: t("fund.record") }),
       h("div", { class: "row" },
@@ -70,10 +133,10 @@ export async function renderFund(root, { me }) {
       event.preventDefault();
       const data = new FormData(form);
       const memberId = data.get("member_id");
-      const out = await attempt(() => post("/api/fund/payments", {
+      const out = await attempt(() => send("/api/fund/payments", {
         kind: data.get("kind"), member_id: memberId ? Number(memberId) : null,
-        amount: String(data.get("amount")).replace(",", "."), reason: data.get("reason") || null,
-      }));
+        amount: String(data.get("amount")).trim(), reason: data.get("reason") || null,
+      }, key).catch(forgetKey(() => { key = newKey(); })));
       if (!out) return;
       notify(t("fund.saved"), "info");
       await load();
@@ -97,7 +160,7 @@ export async function renderFund(root, { me }) {
 
   function renderProposals(list) {
     clear(proposals).append(h("h2", { id: "fund-proposals-title", text: t("fund.proposals") }),
-      h("p", { class: "muted small", text: t("fund.ranking", { n: list.majority, of: list.electorate }) }));
+      h("p", { class: "muted small", text: t("fund.ranking", { q: list.quorum }) }));
     if (list.may_propose) proposals.append(proposalForm());
     else proposals.append(h("p", { class: "muted small", text: t("fund.proposedThisYear") }));
     if (!list.proposals.length) {
@@ -110,26 +173,37 @@ export async function renderFund(root, { me }) {
       h("tbody", {}, list.proposals.map(proposalRow))));
   }
 
+  /** A button that POSTs once per key: the key is made now and kept while retries fail. */
+  function action(path, label, body, extra = {}) {
+    let key = newKey();
+    return h("button", { type: "button", text: label, ...extra,
+      onclick: async () => {
+        const out = await attempt(() => send(`/api/fund/proposals/${path}`, body, key)
+          .catch(forgetKey(() => { key = newKey(); })));
+        if (out) await load();
+      } });
+  }
+
   function proposalRow(p) {
-    const act = (path, label) => h("button", { type: "button", text: label,
-      "aria-label": `${label}: ${p.title}`,
-      onclick: async () => { if (await attempt(() => post(`/api/fund/proposals/${p.id}/${path}`))) await load(); } });
-    const vote = (yes) => h("button", { type: "button", "aria-pressed": p.my_vote === yes ? "true" : "false",
-      text: t(yes ? "fund.voteYes" : "fund.voteNo"), "aria-label": `${t(yes ? "fund.voteYes" : "fund.voteNo")}: ${p.title}`,
-      onclick: async () => { if (await attempt(() => post(`/api/fund/proposals/${p.id}/vote`, { yes }))) await load(); } });
+    const act = (path, label) => action(`${p.id}/${path}`, label, undefined,
+      { "aria-label": `${label}: ${p.title}` });
+    const vote = (yes) => action(`${p.id}/vote`, t(yes ? "fund.voteYes" : "fund.voteNo"), { yes },
+      { "aria-pressed": p.my_vote === yes ? "true" : "false",
+        "aria-label": `${t(yes ? "fund.voteYes" : "fund.voteNo")}: ${p.title}` });
     const actions = [];
-    if (p.status === "open") actions.push(vote(true), vote(false));
-    if (isAdmin && p.status === "open") actions.push(act("approve", t("fund.approve")));
+    if (p.status === "open" && p.proposer_id !== me.id) actions.push(vote(true), vote(false));
     if (isAdmin && (p.status === "open" || p.status === "approved")) actions.push(act("reject", t("fund.reject")));
     if (canRecord && p.status === "approved") actions.push(act("pay", t("fund.pay")));
     return h("tr", { dataset: { status: p.status } },
       h("td", { text: p.rank ?? "" }), h("td", { text: p.title }),
       h("td", { text: `${p.proposer_name} (${p.year})` }), h("td", { text: String(p.attendance) }),
       h("td", {}, money(p.amount)), h("td", { text: t(`fund.status.${p.status}`) }),
-      h("td", { text: `${p.yes} / ${p.no}` }), h("td", { class: "row" }, actions));
+      h("td", { text: `${p.yes} / ${p.no}`, title: t("fund.quorum", { q: p.quorum }) }),
+      h("td", { class: "row" }, actions));
   }
 
   function proposalForm() {
+    let key = newKey();
     const form = h("form", { id: "fund-proposal", "aria-labelledby": "fprop-title" },
       h("h3", { id: "fprop-title", text: t("fund.propose") }),
       h("div", { class: "row" },
@@ -143,9 +217,9 @@ export async function renderFund(root, { me }) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const data = new FormData(form);
-      const out = await attempt(() => post("/api/fund/proposals", {
-        title: data.get("title"), amount: String(data.get("amount")).replace(",", "."),
-      }));
+      const out = await attempt(() => send("/api/fund/proposals", {
+        title: data.get("title"), amount: String(data.get("amount")).trim(),
+      }, key).catch(forgetKey(() => { key = newKey(); })));
       if (out) await load();
     });
     return form;

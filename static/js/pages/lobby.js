@@ -115,8 +115,9 @@ export async function renderLobby(root, { me }) {
               if (out) go(`#/table/${out.table_id}`);
             } })))));
     }
+    // A session draws its tables once (latecomers join a three-player table as its fourth).
     const mayDraw = (present || me.role === "admin") && today && !s.ended_at
-      && detail.waiting.length >= 3;
+      && !detail.drawn_tables.length && detail.waiting.length >= 3;
     if (mayDraw) {
       sessionBox.append(h("button", { type: "button", text: t("lobby.drawTables"), onclick: async () => {
         if (await attempt(() => post(`/api/sessions/${s.id}/draw-tables`, {}))) await loadSession();

@@ -1,32 +1,62 @@
 // The table page: one socket per docs/protocol.md; the own hand sorted by suit, the opponents,
 // the bidding box with only legal calls enabled, talon, discard, contract, whist/pass, the
-// current trick, the last trick on request, who is connected, chat between deals, and the
-// paper pulka. The page keeps its last state per table so a reload resumes from the last seq.
+// current trick (a completed trick stays on the cloth for a moment, its winner marked), the last
+// trick one tap away, the auction and the contract always on screen, move and cut countdowns
+// when the server keeps a deadline, who is disconnected and for how long, a turn alert, keyboard
+// shortcuts, chat between deals, the paper pulka with a running balance, and a «verify the deal»
+// panel where the browser re-checks the revealed deck itself (R-D4). Every word comes from the
+// i18n catalogue: server errors are shown by their code, sheet entries by the rule's name.
+// The page keeps its last state per table so a reload resumes from the last seq.
 import { get } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
-import { t } from "../i18n.js";
-import { callClass, callText, cardBack, cardFace, sortHand } from "../table/cards.js";
+import { lang, t } from "../i18n.js";
+import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
+import { beep, setSound, soundOn, tick } from "../table/extras.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
+import { verifyDeal } from "../table/verify.js";
+import { endedText, entryWords, errorText, kindText, settlementLines, signed, whistBalance } from "../table/words.js";
 
 const LEVELS = [6, 7, 8, 9, 10];
 const STRAINS = ["S", "C", "D", "H", "NT"];
+/** How long a completed trick stays on the cloth (unless a player leads the next one first). */
+const HOLD_MS = 1500;
+const KEY_LEVELS = { Digit6: 6, Digit7: 7, Digit8: 8, Digit9: 9, Digit0: 10, Numpad6: 6, Numpad7: 7,
+  Numpad8: 8, Numpad9: 9, Numpad0: 10 };
+const KEY_STRAINS = { KeyS: "S", KeyC: "C", KeyD: "D", KeyH: "H", KeyN: "NT" };
 
 export async function renderTable(root, { args, me }) {
   const tableId = Number(args[0]);
   const storeKey = `prefclub.table.${tableId}.${me.id}`;
   let st = loadStored() || { seq: null, seat: null, deal: null, legal: [], info: {} };
+  st.seen = st.seen || {};
   let presence = { connected: [], spectators: 0 };
   let conn = "connecting";
   let lines = null;
   let lastTrick = null;
   let selected = new Set();
   let chatDraft = "";
+  let held = null; // the completed trick kept on the cloth: {cards, winner, until}
+  let heldKey = null;
+  let meta = { move_timer_seconds: null, deadline_at: null }; // GET /api/tables/{id}
+  const away = {}; // seat -> {since: epoch ms, lower: true when the page only knows "at least"}
+  let firstPresence = true;
+  let tab = "table";
+  let helpOpen = false;
+  let verifyOpen = false;
+  const verified = {}; // deal_no -> verifyDeal() result
+  const fetchedReveal = new Set(); // deal numbers whose reveal was asked of the archive
+  let pendingLevel = null;
+  let wasMyMove = false;
+  let metaTimer = null;
 
   const felt = h("section", { class: "felt", "aria-label": `${t("table.t")} ${tableId}` });
   const side = h("aside", { class: "side" });
-  root.append(h("div", { class: "table-page" }, felt, side));
+  const tabs = h("nav", { class: "table-tabs", "aria-label": t("tp.tabs") });
+  const page = h("div", { class: "table-page", "data-tab": tab }, tabs, felt, side);
+  root.append(page);
+  const ticker = setInterval(() => tick(page), 1000);
 
   function loadStored() {
     try {
@@ -51,6 +81,18 @@ export async function renderTable(root, { args, me }) {
     }
   }
 
+  /** The move deadline: the event's `table.deadline_at` when the server sends it, else asked for. */
+  function loadMeta() {
+    clearTimeout(metaTimer);
+    metaTimer = setTimeout(async () => {
+      const out = await get(`/api/tables/${tableId}`).catch(() => null);
+      if (out) {
+        meta = { move_timer_seconds: out.move_timer_seconds ?? null, deadline_at: out.deadline_at ?? null };
+        render();
+      }
+    }, 150);
+  }
+
   const socket = new TableSocket(tableId, {
     status(state) {
       conn = state;
@@ -65,20 +107,22 @@ export async function renderTable(root, { args, me }) {
         st.seat = msg.seat;
         return;
       case "snapshot":
-        st = { seq: msg.seq, seat: msg.seat, deal: msg.deal, legal: msg.legal || [], info: { ...msg.table } };
+        st = { seq: msg.seq, seat: msg.seat, deal: msg.deal, legal: msg.legal || [],
+          info: { finished_deal: st.info.finished_deal, ...msg.table }, seen: st.seen || {} };
         selected = new Set();
-        save();
+        afterUpdate(false, msg.table);
         loadLines();
+        loadMeta();
         render();
         return;
       case "presence":
-        presence = msg;
+        notePresence(msg);
         render();
         return;
       case "ack":
         return;
       case "error":
-        if (msg.code !== "stale_seq") notify(msg.message);
+        if (msg.code !== "stale_seq") notify(errorText(msg));
         return;
       case "last_trick":
         lastTrick = { trick: msg.trick, winner: msg.winner };
@@ -101,9 +145,12 @@ export async function renderTable(root, { args, me }) {
     if (msg.type === "deal_ended") {
       info.chat = [];
       info.last_deal = data;
+      verifyOpen = false;
     }
     if (msg.type === "deal_started") lastTrick = null;
-    if (msg.type === "pulka_ended") info.settlement = data.settlement;
+    // the server moved for a player whose move timer ran out
+    if (msg.type === "action" && data.auto) notify(`${nameOf(data.seat)}: ${t("table.auto")}`, "info");
+    if (msg.type === "pulka_ended") Object.assign(info, { settlement: data.settlement, ended: data.ended });
     let seat = st.seat;
     if (msg.type === "player_joined" || msg.type === "player_replaced") {
       // R-T4 / R-T5: the seating changed; this connection's seat comes with the event.
@@ -113,9 +160,62 @@ export async function renderTable(root, { args, me }) {
     }
     st = { ...st, seq: msg.seq, seat, deal: msg.deal, legal: msg.legal || [], info };
     if (msg.type !== "action" || !st.legal.some((a) => a.type === "discard")) selected = new Set();
-    save();
+    afterUpdate(true, msg.table);
     if (["deal_ended", "pulka_ended"].includes(msg.type)) loadLines();
+    if (meta.move_timer_seconds && !(msg.table && "deadline_at" in msg.table)) loadMeta();
     render();
+  }
+
+  /**
+   * Remember what this browser saw of the deal (the commitment before the cut, the cut, its own
+   * hand as dealt) for the deal check, keep a finished deal's reveal, and hold a trick that has
+   * just been completed on the cloth.
+   */
+  function afterUpdate(live, table) {
+    const d = st.deal;
+    const no = st.info.deal_no;
+    if (table && "deadline_at" in table) meta = { ...meta, deadline_at: table.deadline_at };
+    if (d && no) {
+      const seen = st.seen[no] || {};
+      if (d.phase === "cut" && d.commitment && !seen.commitment) seen.commitment = d.commitment;
+      if (d.cut !== null && d.cut !== undefined && seen.cut === undefined) seen.cut = d.cut;
+      if (d.phase === "auction" && !seen.hand && d.hand?.length === 10) {
+        seen.hand = [...d.hand];
+        seen.seat = st.seat;
+      }
+      st.seen[no] = seen;
+      const keep = Object.keys(st.seen).map(Number).sort((a, b) => b - a).slice(0, 3);
+      for (const key of Object.keys(st.seen)) if (!keep.includes(Number(key))) delete st.seen[key];
+      if (d.finished && d.reveal) {
+        st.info.finished_deal = { deal_no: no, reveal: d.reveal, seen: { ...seen } };
+      }
+    }
+    if (d?.last_trick?.length) {
+      const key = `${no}:${d.tricks_played}`;
+      if (key !== heldKey) {
+        heldKey = key;
+        if (live) {
+          held = { cards: d.last_trick, winner: d.last_trick_winner, until: Date.now() + HOLD_MS };
+          setTimeout(render, HOLD_MS + 30);
+        }
+      }
+    }
+    save();
+  }
+
+  function notePresence(msg) {
+    presence = msg;
+    const n = st.info.players || st.deal?.players || 3;
+    const since = msg.since || msg.away || {};
+    for (let seat = 0; seat < n; seat += 1) {
+      if (msg.connected.includes(seat) || seat === st.seat) delete away[seat];
+      else if (!away[seat]) {
+        const stamp = since[String(seat)] ? Date.parse(since[String(seat)]) : NaN;
+        away[seat] = Number.isFinite(stamp) ? { since: stamp, lower: false }
+          : { since: Date.now(), lower: firstPresence };
+      }
+    }
+    firstPresence = false;
   }
 
   // -- rendering -----------------------------------------------------------------------------
@@ -126,6 +226,8 @@ export async function renderTable(root, { args, me }) {
   const send = (command) => {
     if (!socket.send(command)) notify(t("table.reconnecting"));
   };
+  const myMove = () => st.seat !== null && st.info.status === "playing" && st.legal.length > 0
+    && st.deal && st.deal.to_move === st.seat;
 
   function renderHead() {
     const head = felt.querySelector(".table-head .conn");
@@ -142,7 +244,7 @@ export async function renderTable(root, { args, me }) {
       if (d.forehand === seat) roles.push(t("table.forehand"));
       if (d.declarer === seat) roles.push(t("table.declarer"));
     }
-    const online = presence.connected.includes(seat);
+    const online = presence.connected.includes(seat) || seat === st.seat;
     const calls = d ? d.auction.filter((a) => a.seat === seat).map((a) => callText(a.call)) : [];
     const defence = d ? d.defence.filter((a) => a.seat === seat).map((a) => callText(a.call)) : [];
     const size = d?.hand_sizes?.[String(seat)];
@@ -163,25 +265,113 @@ export async function renderTable(root, { args, me }) {
   function statusLine() {
     const d = st.deal;
     const info = st.info;
-    if (info.status === "finished") return h("p", { class: "status-line" }, h("strong", { text: t("table.finished") }));
-    if (info.status === "waiting") return h("p", { class: "status-line", text: info.notice || t("table.status.waiting") });
+    if (info.status === "finished") {
+      return h("p", { class: "status-line" }, h("strong", { text: t("table.finished") }), h("br"),
+        endedText(info.ended, info.notice));
+    }
+    if (info.status === "waiting") {
+      return h("p", { class: "status-line", text: lang() === "en" && info.notice ? info.notice : t("tp.waiting") });
+    }
     if (!d) return h("p", { class: "status-line", text: t("common.loading") });
     const phase = t(`table.phase.${d.phase}`);
     let who = "";
     if (d.to_move !== null && d.to_move !== undefined) {
       who = d.to_move === st.seat ? t("table.yourMove") : `${t("table.toMove")}: ${nameOf(d.to_move)}`;
     }
-    const contract = d.contract ? ` · ${t("table.contract")}: ${callText(d.contract)} (${nameOf(d.declarer)})`
-      : d.kind === "pass_out" ? ` · ${t("table.passOut")}` : d.bid ? ` · ${callText(d.bid)}` : "";
-    document.title = `${d.to_move === st.seat && st.seat !== null ? "● " : ""}${t("table.t")} ${tableId} · ${t("brand")}`;
-    return h("p", { class: "status-line", role: "status" }, `${t("table.deal")} ${info.deal_no || ""} · ${phase}${contract}`,
-      who ? h("br") : null, who ? h("strong", { text: who }) : null);
+    return h("p", { class: "status-line", role: "status" }, `${t("table.deal")} ${info.deal_no || ""} · ${phase}`,
+      who ? " · " : null, who ? h("strong", { text: who }) : null);
   }
 
-  function trickView(cards, label) {
-    return h("div", { class: "trick", "aria-label": label, role: "group" },
-      (cards || []).map((c) => h("div", { class: "trick-card" },
-        cardFace(c.card), h("span", { text: c.seat < 0 ? t("table.talon") : nameOf(c.seat) }))));
+  /** The contract, the whist calls and the tricks per seat; the auction as a compact history. */
+  function contractBar() {
+    const d = st.deal;
+    if (!d || st.info.status !== "playing") return null;
+    const parts = [];
+    if (d.contract) parts.push(h("span", { class: "cb-contract" }, `${t("table.contract")}: `,
+      h("strong", { class: callClass(d.contract), text: callText(d.contract) }), ` — ${nameOf(d.declarer)}`));
+    else if (d.kind === "pass_out") parts.push(h("strong", { text: t("table.passOut") }));
+    if (d.defence.length) {
+      parts.push(h("span", {}, `${t("tp.defence")}: `,
+        d.defence.map((a) => `${nameOf(a.seat)} — ${callText(a.call)}`).join(", ")));
+    }
+    if (["play", "done"].includes(d.phase) && d.tricks) {
+      parts.push(h("span", { "data-testid": "tricks" }, `${t("tp.tricksBy")}: `,
+        Object.entries(d.tricks).map(([s, n]) => `${nameOf(Number(s))} ${n}`).join(", ")));
+    }
+    const auction = d.auction.length ? h("div", { class: `auction-log${["auction"].includes(d.phase) ? "" : " compact"}`,
+      "aria-label": t("table.bidding"), "data-testid": "auction" },
+    h("span", { class: "lbl", text: `${t("tp.auction")}:` }),
+    d.auction.map((a) => h("span", { class: callClass(a.call) }, `${nameOf(a.seat)}: ${callText(a.call)}`))) : null;
+    if (!parts.length && !auction) return null;
+    return h("div", { class: "contract-bar", "data-testid": "contract-bar" },
+      parts.length ? h("div", { class: "cb-line" }, parts.map((p, i) => [i ? " · " : null, p])) : null, auction);
+  }
+
+  /** Countdown of the move timer (or the cut) when the server keeps a deadline for this table. */
+  function timerView() {
+    const d = st.deal;
+    const deadline = meta.deadline_at || d?.deadline_at || null;
+    if (!d || !deadline || st.info.status !== "playing" || d.to_move === null || d.to_move === undefined) return null;
+    const at = Date.parse(deadline);
+    if (!Number.isFinite(at)) return null;
+    const mine = d.to_move === st.seat;
+    const key = d.phase === "cut" ? "tp.cutTimer" : mine ? "tp.moveTimerMe" : "tp.moveTimer";
+    const line = h("span", { class: "countdown", "data-deadline": at, "data-key": key });
+    tick(h("div", {}, line));
+    return h("div", { class: `move-timer${mine ? " mine" : ""}`, role: "timer", "data-testid": "move-timer" },
+      line, h("span", { class: "small", text: ` ${t("tp.timeoutRule")}` }));
+  }
+
+  function awayBanner() {
+    const seats = Object.keys(away).map(Number).filter((s) => s < names().length && s !== st.seat);
+    if (!seats.length || st.info.status === "finished") return null;
+    return h("div", { class: "away-banner", role: "status", "data-testid": "away" }, seats.map((seat) => {
+      const el = h("div", { "data-since": away[seat].since, "data-key": away[seat].lower ? "tp.awayLong" : "tp.away",
+        "data-name": nameOf(seat) });
+      tick(h("div", {}, el));
+      return el;
+    }));
+  }
+
+  function trickView(cards, label, winner = null) {
+    return h("div", { class: `trick${winner !== null ? " completed" : ""}`, "aria-label": label, role: "group",
+      "data-testid": winner !== null ? "trick-done" : "trick" },
+    (cards || []).map((c) => h("div", { class: `trick-card${winner !== null && c.seat === winner ? " winner" : ""}` },
+      cardFace(c.card), h("span", { text: c.seat < 0 ? t("table.talon") : nameOf(c.seat) }))),
+    winner !== null && winner >= 0 ? h("div", { class: "trick-winner", text: `${t("tp.trickDone")}: ${nameOf(winner)} ${t("tp.won")}` }) : null);
+  }
+
+  /** The current trick, or the one just completed while it stays on the cloth. */
+  function trickArea() {
+    const d = st.deal;
+    const current = d?.trick || [];
+    const playerLed = current.some((c) => c.seat >= 0);
+    if (held && Date.now() < held.until && !playerLed) {
+      return trickView(held.cards, t("table.lastTrick"), held.winner ?? -1);
+    }
+    held = null;
+    if (current.length) return trickView(current, t("table.trick"));
+    // nothing on the cloth yet: during the bidding the talon lies there face down
+    return h("div", { class: "trick empty" }, d && d.phase === "auction" && d.talon === null
+      ? h("div", { class: "cards", title: t("table.talon") }, cardBack(true), cardBack(true)) : null);
+  }
+
+  function lastTrickBox() {
+    const d = st.deal;
+    if (!d || !["play", "done"].includes(d.phase)) return null;
+    const box = h("div", { class: "last-box" },
+      h("h2", { id: "last-title", class: "sr-only", text: t("table.lastTrick") }),
+      h("button", { type: "button", class: "small-btn", text: t("table.showLast"), "aria-controls": "last-trick",
+        onclick: () => { if (lastTrick) { lastTrick = null; render(); } else send({ type: "last_trick" }); } }));
+    if (lastTrick) {
+      box.append(lastTrick.trick && lastTrick.trick.length
+        ? h("div", { id: "last-trick", class: "last-trick" },
+          h("div", { class: "cards" }, lastTrick.trick.map((c) => h("span", { class: "trick-card" },
+            cardFace(c.card, { small: true }), h("span", { class: "small", text: c.seat < 0 ? t("table.talon") : nameOf(c.seat) })))),
+          lastTrick.winner !== null ? h("p", { class: "small", text: `${t("tp.won")}: ${nameOf(lastTrick.winner)}` }) : null)
+        : h("p", { class: "small", text: t("table.noLast") }));
+    }
+    return box;
   }
 
   function handView(cards, { mine, seat }) {
@@ -244,10 +434,18 @@ export async function renderTable(root, { args, me }) {
         value: positions[Math.floor(positions.length / 2)], id: "cut-pos", "aria-label": t("table.cut") });
       const out = h("output", { for: "cut-pos", text: range.value });
       range.addEventListener("input", () => { out.textContent = range.value; });
+      // the default: a random position from the browser's crypto source (the server's move
+      // timer, when the table has one, cuts by itself when the countdown runs out)
+      const random = () => {
+        const pick = new Uint32Array(1);
+        crypto.getRandomValues(pick);
+        send({ type: "cut", position: positions[pick[0] % positions.length] });
+      };
       panel.append(h("h2", { text: t("table.cut") }), h("p", { class: "small", text: t("table.cutHint") }),
         h("div", { class: "actions" }, range, out,
           h("button", { type: "button", class: "primary", text: t("table.cut"),
-            onclick: () => send({ type: "cut", position: Number(range.value) }) })));
+            onclick: () => send({ type: "cut", position: Number(range.value) }) }),
+          h("button", { type: "button", id: "cut-random", text: t("tp.cutRandom"), onclick: random })));
     }
     if (d.phase === "auction") {
       handled.add("bid");
@@ -326,10 +524,29 @@ export async function renderTable(root, { args, me }) {
     // anything the protocol allows that this page has no special control for
     const rest = st.legal.filter((a) => !handled.has(a.type) && a.type !== "propose_result");
     if (rest.length) {
-      panel.append(h("div", { class: "actions" }, rest.slice(0, 12).map((a) => h("button", { type: "button",
-        text: JSON.stringify(a), onclick: () => send({ ...a }) }))));
+      panel.append(h("div", { class: "actions" }, rest.slice(0, 12).map((a, i) => h("button", { type: "button",
+        text: `${t("tp.action")} ${i + 1}`, onclick: () => send({ ...a }) }))));
     }
     return panel.childNodes.length ? panel : null;
+  }
+
+  function renderTabs() {
+    clear(tabs).append(...[["table", "tp.tab.table"], ["sheet", "tp.tab.sheet"], ["chat", "tp.tab.chat"]].map(([key, label]) =>
+      h("button", { type: "button", class: `tab${tab === key ? " active" : ""}`, "aria-pressed": tab === key ? "true" : "false",
+        "data-tab": key, text: t(label), onclick: () => { tab = key; page.dataset.tab = key; renderTabs(); } })));
+  }
+
+  function helpPopover() {
+    const button = h("button", { type: "button", class: "link keys-btn", "aria-expanded": helpOpen ? "true" : "false",
+      "aria-controls": "keys-help", text: `⌨ ${t("tp.keys")}`, onclick: () => { helpOpen = !helpOpen; render(); } });
+    const sound = h("button", { type: "button", class: "link sound-btn", "aria-pressed": soundOn() ? "true" : "false",
+      title: t("tp.sound"), text: soundOn() ? t("tp.soundOn") : t("tp.soundOff"),
+      onclick: () => { setSound(!soundOn()); if (soundOn()) beep(); render(); } });
+    const help = helpOpen ? h("div", { class: "keys-help", id: "keys-help", role: "dialog", "aria-label": t("tp.keysTitle") },
+      h("strong", { text: t("tp.keysTitle") }),
+      h("ul", {}, ["tp.keysBid", "tp.keysPass", "tp.keysDefend", "tp.keysCards", "tp.keysHelp"].map((k) =>
+        h("li", { text: t(k) })))) : null;
+    return [sound, button, help];
   }
 
   function renderFelt() {
@@ -347,19 +564,18 @@ export async function renderTable(root, { args, me }) {
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),
         h("span", { class: "conn" }),
+        h("span", { class: "head-tools" }, helpPopover()),
         h("a", { href: "#/lobby", text: t("table.back") })),
+      awayBanner(),
       h("div", { class: "opponents" }, others.map((seat) => seatBox(seat))),
       h("div", { class: "center" },
         statusLine(),
-        d && d.auction.length && ["auction", "talon", "discard", "contract"].includes(d.phase)
-          ? h("div", { class: "auction-log", "aria-label": t("table.bidding") },
-            d.auction.map((a) => h("span", { class: callClass(a.call) }, `${nameOf(a.seat)}: ${callText(a.call)}`)))
-          : null,
+        contractBar(),
+        timerView(),
         talon ? h("div", { "aria-label": t("table.talon") }, h("div", { class: "small", text: t("table.talon") }),
           h("div", { class: "cards", "data-testid": "talon" }, talon.map((c) => cardFace(c, { small: true })))) : null,
-        d && d.phase === "auction" && d.talon === null ? h("div", { class: "cards", title: t("table.talon") },
-          cardBack(true), cardBack(true)) : null,
-        d && d.trick && d.trick.length ? trickView(d.trick, t("table.trick")) : null,
+        trickArea(),
+        lastTrickBox(),
         d && d.discard && st.seat === d.declarer ? h("div", { class: "small" }, `${t("table.discard")}: `,
           h("span", { class: "cards" }, d.discard.map((c) => cardFace(c, { small: true })))) : null),
       openHands.length ? h("div", { class: "open-hands" }, openHands.map(([seat, cards]) =>
@@ -369,69 +585,154 @@ export async function renderTable(root, { args, me }) {
         seatBox(mySeat),
         st.seat === null ? h("p", { class: "muted small", text: t("table.spectator") }) : null,
         d && d.hand && d.hand.length ? handView(d.hand, { mine: true, seat: st.seat }) : null),
-      actionPanel()].filter(Boolean));
+      actionPanel(),
+      currentCheck()].filter(Boolean));
     renderHead();
+  }
+
+  /** The commitment of the running deal, announced before the cut, behind «verify the deal». */
+  function currentCheck() {
+    const d = st.deal;
+    if (!d?.commitment || d.finished) return null;
+    return h("details", { class: "verify small", "data-testid": "verify-current" },
+      h("summary", { text: t("tp.verify") }),
+      h("p", { text: t("tp.verifyPending") }), h("code", { class: "commit", text: d.commitment }));
   }
 
   function renderSide() {
     const info = st.info;
     const n = info.players || st.deal?.players || 3;
-    const sheetCard = h("section", { class: "card sheet-card", "aria-labelledby": "sheet-title", "data-testid": "sheet" },
+    const sheetCard = h("section", { class: "card sheet-card side-sheet", "aria-labelledby": "sheet-title", "data-testid": "sheet" },
       h("h2", { id: "sheet-title", text: t("table.sheet") }),
-      drawPulka({ players: n, names: names(), seat: st.seat, target: info.target ?? "", sheet: info.sheet, lines }));
-    if (info.settlement) sheetCard.append(settlementTable(info.settlement));
-    const lastBox = h("section", { class: "card", "aria-labelledby": "last-title" },
-      h("h2", { id: "last-title", text: t("table.lastTrick") }),
-      h("button", { type: "button", text: t("table.showLast"), onclick: () => send({ type: "last_trick" }) }));
-    if (lastTrick) {
-      lastBox.append(lastTrick.trick && lastTrick.trick.length
-        ? h("div", {}, h("div", { class: "cards" }, lastTrick.trick.map((c) => h("span", { class: "trick-card" },
-          cardFace(c.card, { small: true }), h("span", { class: "small", text: c.seat < 0 ? t("table.talon") : nameOf(c.seat) })))),
-        lastTrick.winner !== null ? h("p", { class: "small", text: `→ ${nameOf(lastTrick.winner)}` }) : null)
-        : h("p", { class: "muted small", text: t("table.noLast") }));
-    }
-    const side2 = [sheetCard, lastBox];
+      h("div", { class: "sheet-scroll" },
+        drawPulka({ players: n, names: names(), seat: st.seat, target: info.target ?? "", sheet: info.sheet, lines })),
+      balanceView(n));
+    if (info.settlement) sheetCard.append(settlementView(info.settlement));
+    const side2 = [sheetCard];
     if (info.last_deal) side2.push(lastDealBox(info.last_deal));
     side2.push(chatBox());
-    side2.push(h("p", { class: "small muted" }, `${t("table.connected")}: `,
+    side2.push(h("p", { class: "small muted side-presence" }, `${t("table.connected")}: `,
       presence.connected.map((s) => nameOf(s)).join(", ") || "—",
       presence.spectators ? ` · ${t("table.spectators")}: ${presence.spectators}` : ""));
-    if (st.deal?.commitment) {
-      side2.push(h("p", { class: "commit", title: t("table.commitment") }, `${t("table.commitment")}: ${st.deal.commitment}`));
-    }
     clear(side).append(...side2);
+  }
+
+  /** The running whist balance of every player if the pulka were closed now (R-P4). */
+  function balanceView(n) {
+    const sheet = st.info.sheet;
+    if (!sheet?.pool?.length || st.info.settlement) return null;
+    const balance = whistBalance(sheet, st.info.target);
+    return h("div", { class: "balance-box", "data-testid": "balance" },
+      h("h3", { text: t("tp.balance") }),
+      h("ul", { class: "balance-list" }, balance.slice(0, n).map((b, i) => h("li", { class: b < 0 ? "neg" : "" },
+        h("span", { text: nameOf(i) }), h("strong", { text: signed(b) })))),
+      h("p", { class: "small muted", text: t("tp.balanceHint") }));
   }
 
   function lastDealBox(last) {
     const o = last.outcome || {};
     let text = `${t("table.deal")} ${last.deal_no}: `;
     if (o.type === "pass_out") text += t("table.passOut");
-    else if (o.contract) text += `${callText(o.contract)} — ${nameOf(o.declarer)}`;
-    else text += o.type || "";
+    else if (o.contract) text += `${callText(o.contract)} — ${nameOf(o.declarer)} (${kindText(o)})`;
+    else text += kindText(o);
     const defence = o.defence ? Object.entries(o.defence).map(([s, c]) => `${nameOf(Number(s))}: ${callText(c)}`).join(", ") : "";
-    const tricks = o.tricks ? Object.entries(o.tricks).map(([s, n]) => `${nameOf(Number(s))} ${n}`).join(", ") : "";
+    const tricks = o.tricks ? Object.entries(o.tricks).map(([s, k]) => `${nameOf(Number(s))} ${k}`).join(", ") : "";
     const columns = { pool: t("table.pool"), hill: t("table.hill"), whists: t("table.whists") };
-    const entries = (last.entries || []).map((e) => {
+    const all = last.entries || [];
+    const entries = all.map((e) => {
       const who = e.column === "whists" ? `${nameOf(e.seat)} → ${nameOf(e.on)}` : nameOf(e.seat);
       const amount = Number(e.amount) > 0 ? `+${e.amount}` : String(e.amount);
-      return h("li", {}, `${who}: ${columns[e.column] || e.column} ${amount} `, h("span", { class: "muted", text: e.rule }));
+      return h("li", {}, `${who}: ${columns[e.column] || e.column} ${amount} `,
+        h("span", { class: "rule-word", text: `— ${entryWords(e, all)}` }));
     });
-    return h("section", { class: "card deal-result", "data-testid": "last-deal" },
+    return h("section", { class: "card deal-result side-sheet", "data-testid": "last-deal" },
       h("h2", { text: t("table.dealEnded") }), h("p", { text }),
       defence ? h("p", { class: "small", text: defence }) : null,
       tricks ? h("p", { class: "small", text: `${t("table.tricks")}: ${tricks}` }) : null,
-      entries.length ? h("ul", { class: "small entries" }, entries) : null);
+      entries.length ? h("ul", { class: "small entries" }, entries) : null,
+      verifyBox(last.deal_no));
   }
 
-  function settlementTable(settlement) {
+  /** Run the browser's own check of the finished deal `no` (optionally with changed reveal fields). */
+  async function verifyFinished(overrides = null) {
+    const fin = st.info.finished_deal;
+    if (!fin?.reveal) return null;
+    return verifyDeal({ ...fin.reveal, ...(overrides || {}) }, fin.seen || {});
+  }
+
+  /**
+   * A page opened after the deal ended has not seen its reveal: fetch it from the archive
+   * (GET /api/tables/{id}/pulka for the pulka id, then /api/pulkas/{id}/deals/{no}). The check
+   * then compares with the commitment this browser remembered before the cut, if it did.
+   */
+  async function fetchReveal(dealNo) {
+    fetchedReveal.add(dealNo);
+    const pulka = await get(`/api/tables/${tableId}/pulka`).catch(() => null);
+    const deal = pulka?.id ? await get(`/api/pulkas/${pulka.id}/deals/${dealNo}`).catch(() => null) : null;
+    if (!deal?.reveal) return;
+    st.info.finished_deal = { deal_no: dealNo, reveal: deal.reveal, seen: { ...(st.seen[dealNo] || {}) } };
+    save();
+    verifyFinished().then((result) => {
+      verified[dealNo] = result;
+      render();
+    });
+  }
+
+  function verifyBox(dealNo) {
+    const fin = st.info.finished_deal;
+    const usable = fin && fin.deal_no === dealNo && fin.reveal;
+    const details = h("details", { class: "verify", "data-testid": "verify-deal", open: verifyOpen },
+      h("summary", { text: t("tp.verify") }));
+    details.addEventListener("toggle", () => {
+      verifyOpen = details.open;
+      if (details.open && !usable && !fetchedReveal.has(dealNo)) fetchReveal(dealNo);
+      if (details.open && usable && !verified[dealNo]) {
+        verifyFinished().then((result) => {
+          verified[dealNo] = result;
+          render();
+        });
+      }
+    });
+    if (!usable) {
+      details.append(h("p", { class: "small", text: t("tp.verifyNoData") }));
+      return details;
+    }
+    const result = verified[dealNo];
+    const r = fin.reveal;
+    details.append(h("p", { class: "small", text: t("tp.verifyIntro") }));
+    if (result) {
+      details.append(h("p", { class: `verdict ${result.ok ? "good" : "bad"}`, "data-testid": "verdict",
+        text: result.ok ? `✓ ${t("tp.verifyOk")}` : `✗ ${t("tp.verifyBad")}` }),
+      h("ul", { class: "checks" }, result.checks.map((c) => h("li", { class: c.ok ? "good" : "bad", "data-check": c.key },
+        `${c.ok ? "✓" : "✗"} ${t(`tp.check.${c.key}`)}`))));
+    } else {
+      details.append(h("p", { class: "small", text: t("common.loading") }));
+    }
+    details.append(h("button", { type: "button", class: "small-btn", text: t("tp.verifyRun"), onclick: () => {
+      delete verified[dealNo];
+      verifyFinished().then((out) => { verified[dealNo] = out; render(); });
+    } }),
+    h("div", { class: "reveal-data small" },
+      h("p", {}, `${t("tp.hash")}: `, h("code", { text: fin.seen?.commitment || r.commitment })),
+      h("p", {}, `${t("tp.salt")}: `, h("code", { text: r.salt })),
+      h("p", {}, `${t("tp.cutAt")}: ${r.cut}`),
+      h("p", {}, `${t("tp.deck")}: `, h("span", { class: "deck-text", title: (r.deck || []).join(" "),
+        text: (r.deck || []).map(cardLabel).join(" ") }))));
+    return details;
+  }
+
+  function settlementView(settlement) {
     const rows = (settlement.whists || []).map((w, i) => h("tr", {},
       h("td", { text: nameOf(i) }), h("td", { text: String(w) }),
       h("td", { text: String(settlement.rounded?.[i] ?? "") }),
       h("td", { text: String(settlement.money?.[i] ?? "") })));
-    return h("table", { class: "settlement", "aria-label": t("table.settlement") },
-      h("thead", {}, h("tr", {}, h("th", { text: t("table.settlement") }), h("th", { text: t("table.whists") }),
-        h("th", { text: "≈" }), h("th", { text: t("table.money") }))),
-      h("tbody", {}, rows));
+    return h("div", { class: "settle-box", "data-testid": "settlement" },
+      h("p", { class: "ended", text: endedText(st.info.ended, st.info.notice) }),
+      h("ul", { class: "settle-words" }, settlementLines(settlement, nameOf).map((line) => h("li", { text: line }))),
+      h("table", { class: "settlement", "aria-label": t("table.settlement") },
+        h("thead", {}, h("tr", {}, h("th", { text: t("table.settlement") }), h("th", { text: t("table.whists") }),
+          h("th", { text: "≈" }), h("th", { text: t("table.money") }))),
+        h("tbody", {}, rows)));
   }
 
   function chatBox() {
@@ -447,26 +748,109 @@ export async function renderTable(root, { args, me }) {
       chatDraft = "";
       input.value = "";
     } }, input, h("button", { type: "submit", disabled: !open || st.seat === null, text: t("table.send") }));
-    return h("section", { class: "card", "aria-labelledby": "chat-title" },
+    return h("section", { class: "card side-chat", "aria-labelledby": "chat-title" },
       h("h2", { id: "chat-title", text: t("table.chat") }),
       h("div", { class: "chat-log", "aria-live": "polite" },
         (info.chat || []).map((line) => h("p", {}, h("strong", { text: `${line.name}: ` }), line.text))),
-      open ? null : h("p", { class: "muted small", text: t("table.chatClosed") }),
+      open ? null : h("p", { class: "muted small", text: t("tp.chatClosed") }),
       form);
   }
+
+  // -- keyboard ------------------------------------------------------------------------------
+
+  function clickIf(selector) {
+    const el = felt.querySelector(selector);
+    if (el && !el.disabled) {
+      el.click();
+      return true;
+    }
+    return false;
+  }
+
+  /** Calls, whist/pass and cards from the keyboard (the help popover lists the keys). */
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) return;
+    if (event.key === "?") {
+      helpOpen = !helpOpen;
+      render();
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Escape") {
+      helpOpen = false;
+      pendingLevel = null;
+      render();
+      return;
+    }
+    const code = event.code;
+    const d = st.deal;
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      const cards = [...felt.querySelectorAll("[data-testid=my-hand] button.card-face:not(:disabled), [data-testid^=open-hand-] button.card-face:not(:disabled)")];
+      if (!cards.length) return;
+      const at = cards.indexOf(document.activeElement);
+      const step = event.key === "ArrowRight" ? 1 : -1;
+      const next = at < 0 ? (step > 0 ? 0 : cards.length - 1) : (at + step + cards.length) % cards.length;
+      cards[next].focus();
+      event.preventDefault();
+      return;
+    }
+    if (!d) return;
+    if (d.phase === "auction" || legalOf("name_contract").length) {
+      const prefix = d.phase === "auction" ? "bid" : "contract";
+      if (code in KEY_LEVELS) {
+        pendingLevel = KEY_LEVELS[code];
+        event.preventDefault();
+        return;
+      }
+      if (pendingLevel && code in KEY_STRAINS) {
+        clickIf(`#${prefix}-${pendingLevel}${KEY_STRAINS[code]}`);
+        pendingLevel = null;
+        event.preventDefault();
+        return;
+      }
+      pendingLevel = null;
+      if (code === "KeyP" && clickIf("#bid-pass")) event.preventDefault();
+      else if (code === "KeyM" && (clickIf(`#${prefix}-misere`) || clickIf("[data-testid=actions] button[data-call=misere]"))) event.preventDefault();
+      else if (code === "KeyE" && clickIf("#bid-here")) event.preventDefault();
+      return;
+    }
+    const calls = { KeyW: "whist", KeyP: "pass", KeyH: "half" };
+    if (code in calls && clickIf(`[data-testid=actions] button[data-call=${calls[code]}]`)) event.preventDefault();
+  }
+  document.addEventListener("keydown", onKey);
 
   function render() {
     const focused = document.activeElement?.id;
     renderFelt();
     renderSide();
     if (focused) document.getElementById(focused)?.focus();
+    const mine = myMove();
+    document.title = `${mine ? `${t("tp.yourMoveTitle")} · ` : ""}${t("table.t")} ${tableId} · ${t("brand")}`;
+    if (mine && !wasMyMove && soundOn()) beep();
+    wasMyMove = mine;
   }
 
+  // For a person at the console (and the browser tests): the page's own check of the last
+  // finished deal (with reveal fields replaced, to see a tampered deal fail), its reveal, and a
+  // raw command through this page's socket.
+  window.prefclubTable = {
+    verifyLast: (overrides) => verifyFinished(overrides),
+    lastReveal: () => st.info.finished_deal?.reveal ?? null,
+    send: (command) => socket.send(command),
+  };
+  renderTabs();
   render();
   await attempt(loadLines);
+  loadMeta();
   socket.connect();
   return () => {
     socket.close();
+    clearInterval(ticker);
+    clearTimeout(metaTimer);
+    document.removeEventListener("keydown", onKey);
+    delete window.prefclubTable;
     document.title = t("brand");
   };
 }

@@ -6,7 +6,8 @@
 // its diagonals. Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
 // the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
 // field for the whists written on that neighbour. Every column shows its running totals as the
-// club writes them (2.4.6), the last one in bold (R-P6).
+// club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13 units high and
+// dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -35,6 +36,12 @@ function along(poly, u) {
     rest -= lengths[i];
   }
   return poly[poly.length - 1];
+}
+
+function polyLength(poly) {
+  let total = 0;
+  for (let i = 1; i < poly.length; i += 1) total += Math.hypot(poly[i].x - poly[i - 1].x, poly[i].y - poly[i - 1].y);
+  return total;
 }
 
 function scaled(c, poly, f) {
@@ -106,12 +113,12 @@ export function drawPulka(data) {
     .paper { fill: #fbf8ef; stroke: #2b3a67; stroke-width: 2; }
     .rule { fill: none; stroke: #2b3a67; stroke-width: 1.2; }
     .thin { fill: none; stroke: #2b3a67; stroke-width: .8; stroke-dasharray: 3 3; }
-    .sheet-num { font: 16px "DejaVu Sans", sans-serif; fill: #1b2a5a; }
-    .sheet-num .old { fill: #6a7390; font-size: 13px; }
-    .sheet-num .sep { fill: #6a7390; }
+    .sheet-num { font: 17px "DejaVu Sans", sans-serif; fill: #1b2a5a; }
+    .sheet-num .old { fill: #4a5470; font-size: 14px; }
+    .sheet-num .sep { fill: #4a5470; }
     .sheet-num .last { font-weight: 700; }
-    .cap { font: italic 9.5px "DejaVu Sans", sans-serif; fill: #9aa1b5; }
-    .pname { font: 600 13px "DejaVu Sans", sans-serif; fill: #1d2430; }
+    .cap { font: italic 13px "DejaVu Sans", sans-serif; fill: #4a5470; }
+    .pname { font: 600 14.5px "DejaVu Sans", sans-serif; fill: #1d2430; }
     .target { font: 700 19px "DejaVu Sans", sans-serif; fill: #8a1c2b; }
     .closed { fill: #1d7a3e; }
   ` }));
@@ -139,11 +146,14 @@ export function drawPulka(data) {
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
         const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
         const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
-        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: 16 };
+        // one whist part is a (n-1)-th of the field's edge, scaled down to the band's inner line
+        const part = (polyLength(poly) * r0) / (n - 1);
+        return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: Math.max(4, Math.floor(part / 7.5) - 1) };
       }
-      const mid = lerp(C, p, (r0 + r1) / 2);
-      return { cap: { x: mid.x, y: mid.y - 10 }, num: { x: mid.x, y: mid.y + 4 },
-        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 6) - 2) };
+      // the outermost band leans inwards a little so a caption never runs over the paper's edge
+      const mid = lerp(C, p, r0 + (r1 >= 1 ? 0.44 : 0.5) * (r1 - r0));
+      return { cap: { x: mid.x, y: mid.y - 11 }, num: { x: mid.x, y: mid.y + 6 },
+        room: Math.max(4, Math.floor((Math.abs(p.x - C.x) * (r1 - r0)) / 7.5)) };
     };
     const caption = (at, text) => s("text", { x: at.x, y: at.y, "text-anchor": "middle",
       "dominant-baseline": "middle", class: "cap", text });
@@ -159,7 +169,10 @@ export function drawPulka(data) {
       const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
       const whom = data.names[on] || `${t("table.seat")} ${on + 1}`;
-      svg.append(caption(at.cap, `→ ${whom.length > at.room ? `${whom.slice(0, at.room - 1)}…` : whom}`));
+      // "→ name" when it fits the part, else the name alone (the part's place says whose), cut
+      const label = whom.length + 2 <= at.room ? `→ ${whom}`
+        : whom.length <= at.room ? whom : `${whom.slice(0, at.room - 1)}…`;
+      svg.append(caption(at.cap, label));
       svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });

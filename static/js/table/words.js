@@ -1,0 +1,92 @@
+// What the server says in codes, said in the player's words: error codes, the rule behind a
+// sheet entry (never its rule ID), the kind of a deal, why a pulka ended, its settlement, and a
+// running whist balance. The server's English `message`/`detail` is shown in English mode only.
+import { lang, t } from "../i18n.js";
+
+const ERROR_CODES = new Set(["bad_json", "bad_command", "unknown_command", "not_seated", "not_your_turn",
+  "illegal", "chat_closed", "chat_rate", "not_now", "no_table", "stale_seq"]);
+
+/** A refused command (`{code, message}`) in the player's language; never raw English in ru. */
+export function errorText(error) {
+  const code = error?.code;
+  const known = ERROR_CODES.has(code) ? t(`tp.err.${code}`) : t("tp.err.generic");
+  if (lang() === "en" && error?.message) return `${known} (${error.message})`;
+  return known;
+}
+
+/**
+ * The words for one sheet entry (column, rule, amount) given the other entries of its deal
+ * (a declarer's remiz makes his opponents' whists "whist and consolation", R-P1).
+ */
+export function entryWords(entry, entries = []) {
+  const { column, rule } = entry;
+  const remiz = entries.some((e) => e.rule === "R-P1" && e.column === "hill" && Number(e.amount) > 0);
+  const byRule = {
+    "R-P1": column === "pool" ? "game" : column === "hill" ? "remiz" : remiz ? "consolation" : "whist",
+    "R-C4": column === "whists" ? "concededWhist" : "conceded",
+    "R-C5": "talonBonus", "R-C6": "talonReturn", "R-W10": "misere",
+    "R-W9": column === "hill" ? "remiz" : "ten", "R-P2": "responsible", "R-P3": "gentleman",
+    "R-W4": "half", "R-R4": "raspasy", "R-R5": "raspasy", "R-T4": "join", "R-T5": "replace",
+  };
+  return t(`tp.rule.${byRule[rule] || "other"}`);
+}
+
+/** The kind of a finished deal from its outcome: game, misère, down three, pass-out. */
+export function kindText(outcome) {
+  const type = outcome?.type || outcome?.kind;
+  return ["game", "misere", "conceded", "pass_out"].includes(type) ? t(`tp.kind.${type}`) : t("tp.kind.other");
+}
+
+/** Why a pulka ended, from `pulka_ended.data.ended` or the snapshot's notice "pulka ended (x)". */
+export function endedText(ended, notice) {
+  let why = ended;
+  if (!why && typeof notice === "string") why = /\((\w+)\)/.exec(notice)?.[1];
+  return ["target", "agreement", "session_end"].includes(why) ? t(`tp.ended.${why}`) : t("tp.ended.other");
+}
+
+const num = (v) => {
+  const n = Number(v);
+  return Number.isFinite(n) ? n : 0;
+};
+
+/**
+ * The whist balance if the pulka were closed now (R-P4, club correction R-P9): each hill is
+ * corrected for the pool (hill + 2·(target − pool)), then
+ * result_i = 10·(mean(hill) − hill_i) + Σ_j (whists_i→j − whists_j→i).
+ */
+export function whistBalance(sheet, target) {
+  const n = sheet?.pool?.length || 0;
+  if (!n) return [];
+  const goal = num(target);
+  const hills = sheet.pool.map((p, i) => num(sheet.hill[i]) + 2 * (goal - num(p)));
+  const mean = hills.reduce((a, b) => a + b, 0) / n;
+  return hills.map((hill, i) => {
+    let whists = 0;
+    for (let j = 0; j < n; j += 1) whists += num(sheet.whists?.[i]?.[j]) - num(sheet.whists?.[j]?.[i]);
+    return 10 * (mean - hill) + whists;
+  });
+}
+
+const fmt = (n, digits = 2) => {
+  const abs = Math.abs(n);
+  const text = Number.isInteger(abs) ? String(abs) : abs.toFixed(digits).replace(/0+$/, "").replace(/\.$/, "");
+  return lang() === "ru" ? text.replace(".", ",") : text;
+};
+
+/** The settlement (`{whists, rounded, money}`) as one sentence per player. */
+export function settlementLines(settlement, nameOf) {
+  return (settlement?.whists || []).map((w, i) => {
+    const whists = num(settlement.rounded?.[i] ?? w);
+    const money = num(settlement.money?.[i]);
+    const vars = { name: nameOf(i), w: fmt(whists), m: Math.abs(money).toFixed(2).replace(".", lang() === "ru" ? "," : ".") };
+    if (whists === 0 && money === 0) return t("tp.settle.zero", vars);
+    return t(whists > 0 || money > 0 ? "tp.settle.plus" : "tp.settle.minus", vars);
+  });
+}
+
+/** A balance number with its sign, for the running balance line. */
+export function signed(n) {
+  const rounded = Math.round(n * 10) / 10;
+  if (rounded === 0) return "0";
+  return `${rounded > 0 ? "+" : "−"}${fmt(rounded, 1)}`;
+}
