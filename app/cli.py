@@ -7,6 +7,7 @@ Commands: ``serve`` (migrate, bootstrap, run uvicorn), ``migrate``, ``create-adm
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from typing import Annotated
 
@@ -58,7 +59,30 @@ def serve(
     host: Annotated[str | None, typer.Option(help="address to bind (env HOST)")] = None,
     port: Annotated[int | None, typer.Option(help="port to bind (env PORT)")] = None,
 ) -> None:
-    """Migrate, create the first admin on an empty club, and serve the club."""
+    """Migrate, create the first admin on an empty club, and serve the club.
+
+    However it stops (SIGTERM, Ctrl+C, a failed start), the embedded PostgreSQL it started is
+    stopped with it unless another process still uses it.
+    """
+    from app.db.embedded import stop_embedded
+
+    # uvicorn re-raises SIGTERM after its graceful shutdown; with Python's default handler that
+    # kills the process before any cleanup, leaving the embedded PostgreSQL running.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        _serve(host, port)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    finally:
+        stop_embedded()
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM as a normal exit, so ``finally`` blocks and exit hooks run."""
+    raise SystemExit(128 + signum)
+
+
+def _serve(host: str | None, port: int | None) -> None:
     import uvicorn
 
     from app.db.migrate import upgrade

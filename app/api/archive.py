@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 
 from app.api.deps import CurrentMember, SessionDep
-from app.api.schemas import ERRORS
+from app.api.schemas import ERRORS, IdPath
 from app.services import archive
 
 router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS)
@@ -34,7 +34,7 @@ async def pulkas(member: CurrentMember, db: SessionDep,
 
 
 @router.get("/pulkas/{pulka_id}")
-async def pulka(pulka_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+async def pulka(pulka_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
     """A finished pulka: players, settlement, sheet with running totals, ``pulka/1`` record and
     its deals (outcome and sheet entries of each)."""
     try:
@@ -44,7 +44,7 @@ async def pulka(pulka_id: int, member: CurrentMember, db: SessionDep) -> dict[st
 
 
 @router.get("/pulkas/{pulka_id}/deals/{deal_no}")
-async def deal(pulka_id: int, deal_no: int, member: CurrentMember,
+async def deal(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
                db: SessionDep) -> dict[str, Any]:
     """A finished deal: hands as dealt, talon, discard, auction, defence, every trick with its
     winner, outcome, entries and the deck reveal with ``verified`` (R-D4). A deal that has not
@@ -63,7 +63,7 @@ async def stats(member: CurrentMember, db: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/members/{member_id}/stats")
-async def member_stats(member_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+async def member_stats(member_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
     """One member's statistics and his result per club pulka over time (for the chart)."""
     rows = await archive.club_stats(db, member_id)
     return rows[0].to_json(with_series=True)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
-from app.api.schemas import ERRORS
+from app.api.schemas import ERRORS, Id, IdPath
 from app.api.sessions import DrawOut
 from app.db.models import SeatChange
 from app.services import accounts, forming, schedule, seat_changes
@@ -29,7 +29,7 @@ class SeatIn(BaseModel):
         {"mode": "draw", "target": 20}, {"mode": "choice", "seats": [9, 7, 12], "target": 20}]})
 
     mode: Literal["draw", "choice"] = "draw"
-    seats: list[int] | None = Field(default=None, min_length=3, max_length=5)
+    seats: list[Id] | None = Field(default=None, min_length=3, max_length=5)
     target: int = Field(default=forming.DEFAULT_TARGET, ge=1, le=200)
 
     @model_validator(mode="after")
@@ -99,7 +99,7 @@ class JoinIn(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{}, {"member_id": 15}]})
 
-    member_id: int | None = None
+    member_id: Id | None = None
 
 
 class ReplaceIn(BaseModel):
@@ -108,7 +108,7 @@ class ReplaceIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{"seat": 1, "member_id": 15}]})
 
     seat: int = Field(ge=0, le=4)
-    member_id: int
+    member_id: Id
 
 
 class ConsentIn(BaseModel):
@@ -153,7 +153,7 @@ def _seated(result: Seated) -> SeatedOut:
 
 @router.post("/drawn-tables/{drawn_id}/seat", response_model=SeatedOut,
              status_code=status.HTTP_201_CREATED)
-async def seat_drawn_table(drawn_id: int, body: SeatIn, member: CurrentMember, db: SessionDep,
+async def seat_drawn_table(drawn_id: IdPath, body: SeatIn, member: CurrentMember, db: SessionDep,
                            clock: ClockDep, rng: RngDep) -> SeatedOut:
     """Seat a drawn table by choice or by the seat draw (R-T2); the server then draws the first
     dealer (R-T3) and opens the table. A player of that table or an admin may do it."""
@@ -182,13 +182,13 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
 
 
 @router.get("/tables/{table_id}/draws", response_model=list[DrawOut])
-async def table_draws(table_id: int, member: CurrentMember, db: SessionDep) -> list[Any]:
+async def table_draws(table_id: IdPath, member: CurrentMember, db: SessionDep) -> list[Any]:
     """The seat draw and the first-dealer lot of a table, step by step."""
     return await forming.draws_of_table(db, table_id)
 
 
 @router.get("/tables/{table_id}/extension", response_model=ExtensionOut)
-async def get_extension(table_id: int, member: CurrentMember, db: SessionDep,
+async def get_extension(table_id: IdPath, member: CurrentMember, db: SessionDep,
                         clock: ClockDep) -> Any:
     """Whether the table may start a deal now and where its extension stands (R-S2)."""
     with service_errors():
@@ -196,7 +196,7 @@ async def get_extension(table_id: int, member: CurrentMember, db: SessionDep,
 
 
 @router.post("/tables/{table_id}/extension", response_model=ExtensionOut)
-async def set_extension(table_id: int, body: ExtensionIn, member: CurrentMember, db: SessionDep,
+async def set_extension(table_id: IdPath, body: ExtensionIn, member: CurrentMember, db: SessionDep,
                         clock: ClockDep) -> Any:
     """A player at the table agrees to play one more round after 22:15 (each player deals once
     more, counted from the first deal after 22:15); every player must agree (R-S2)."""
@@ -207,7 +207,7 @@ async def set_extension(table_id: int, body: ExtensionIn, member: CurrentMember,
 
 @router.post("/tables/{table_id}/join", response_model=SeatChangeOut,
              status_code=status.HTTP_201_CREATED)
-async def join(table_id: int, body: JoinIn, member: CurrentMember, db: SessionDep,
+async def join(table_id: IdPath, body: JoinIn, member: CurrentMember, db: SessionDep,
                clock: ClockDep) -> SeatChange:
     """Ask to join a three-player pulka as the fourth player (R-T4, R-S4). Every player must
     agree; the newcomer writes the mean pool (rounded down) and hill (rounded up)."""
@@ -219,7 +219,7 @@ async def join(table_id: int, body: JoinIn, member: CurrentMember, db: SessionDe
 
 @router.post("/tables/{table_id}/replace", response_model=SeatChangeOut,
              status_code=status.HTTP_201_CREATED)
-async def replace(table_id: int, body: ReplaceIn, member: CurrentMember, db: SessionDep,
+async def replace(table_id: IdPath, body: ReplaceIn, member: CurrentMember, db: SessionDep,
                   clock: ClockDep) -> SeatChange:
     """Ask for a member to take over a seat and its sheet; the other players must agree
     (R-T5)."""
@@ -230,7 +230,7 @@ async def replace(table_id: int, body: ReplaceIn, member: CurrentMember, db: Ses
 
 
 @router.post("/seat-changes/{change_id}/consent", response_model=SeatChangeOut)
-async def consent(change_id: int, body: ConsentIn, member: CurrentMember, db: SessionDep,
+async def consent(change_id: IdPath, body: ConsentIn, member: CurrentMember, db: SessionDep,
                   clock: ClockDep) -> SeatChange:
     """A player agrees to (or refuses) a seat change; it applies when everyone agreed."""
     with service_errors():
@@ -239,7 +239,7 @@ async def consent(change_id: int, body: ConsentIn, member: CurrentMember, db: Se
 
 
 @router.post("/seat-changes/{change_id}/apply", response_model=SeatChangeOut)
-async def apply_change(change_id: int, member: CurrentMember, db: SessionDep,
+async def apply_change(change_id: IdPath, member: CurrentMember, db: SessionDep,
                        clock: ClockDep) -> SeatChange:
     """Apply an ``agreed`` seat change that waited for the deal being played to end (seats
     change only between deals). A player, the newcomer, the requester or an admin may ask."""

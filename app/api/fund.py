@@ -27,7 +27,7 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.schemas import ERRORS
+from app.api.schemas import ERRORS, INT4_MAX, Id, IdPath, Text
 from app.db.models import Member
 from app.db.models.fund import EntryKind, FundProposal
 from app.services import fund, fund_keys
@@ -151,11 +151,11 @@ class PaymentIn(BaseModel):
          "reason": "entry 12 was 10.00 too much"}]})
 
     kind: Literal["payment", "adjustment"] = "payment"
-    member_id: int | None = None
+    member_id: Id | None = None
     amount: str = Field(max_length=32, examples=["40.00", "40,5"])
     """A plain decimal with ASCII digits, a point or a comma and at most 2 decimals (negative
     only for an adjustment); anything else is a 422 ``fund_amount_invalid``."""
-    reason: str | None = Field(default=None, max_length=300)
+    reason: Text | None = Field(default=None, max_length=300)
 
 
 class ProposalIn(BaseModel):
@@ -164,7 +164,7 @@ class ProposalIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"title": "Две колоды карт", "amount": "1200.00"}]})
 
-    title: str = Field(min_length=1, max_length=200)
+    title: Text = Field(min_length=1, max_length=200)
     amount: str = Field(max_length=32, examples=["1200.00"])
     """A plain positive decimal, as for a payment."""
 
@@ -231,7 +231,7 @@ def _can_record(member: Member) -> bool:
 @router.get("", response_model=FundOut)
 async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
                    limit: int = Query(50, ge=1, le=200),
-                   before_id: int | None = Query(None, ge=1)) -> FundOut:
+                   before_id: int | None = Query(None, ge=1, le=INT4_MAX)) -> FundOut:
     """Balance, a ledger page (newest first) and outstanding debts (R-F1, R-F5)."""
     await fund.record_missing_debts(db, clock.now())
     entries = await fund.ledger(db, limit=limit + 1, before_id=before_id)
@@ -314,7 +314,7 @@ async def post_proposal(request: Request, body: ProposalIn, member: CurrentMembe
 
 
 @router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
-async def post_vote(request: Request, proposal_id: int, body: VoteIn, member: CurrentMember,
+async def post_vote(request: Request, proposal_id: IdPath, body: VoteIn, member: CurrentMember,
                     db: SessionDep, clock: ClockDep) -> Response:
     """Vote on an open proposal of another member; R-F2 decides it when the yes votes reach
     the quorum and outnumber the no votes, or more than half of the electorate votes no."""
@@ -328,7 +328,7 @@ async def post_vote(request: Request, proposal_id: int, body: VoteIn, member: Cu
 
 
 @router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
-async def post_reject(request: Request, proposal_id: int, member: AdminMember, db: SessionDep,
+async def post_reject(request: Request, proposal_id: IdPath, member: AdminMember, db: SessionDep,
                       clock: ClockDep) -> Response:
     """Reject a proposal not yet paid (admin). There is no admin approval: the members vote
     (R-F2)."""
@@ -341,7 +341,7 @@ async def post_reject(request: Request, proposal_id: int, member: AdminMember, d
 
 
 @router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
-async def post_pay(request: Request, proposal_id: int, member: TreasurerMember,
+async def post_pay(request: Request, proposal_id: IdPath, member: TreasurerMember,
                    db: SessionDep, clock: ClockDep) -> Response:
     """Pay out a proposal the members approved (treasurer or admin); requires an
     ``Idempotency-Key``. 409 ``fund_not_approved`` unless the votes approve it (R-F2),

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.api.deps import AdminMember, ClockDep, CurrentMember, SessionDep
 from app.api.errors import service_errors
-from app.api.schemas import ERRORS, MemberOut
+from app.api.schemas import ERRORS, IdPath, Line, MemberOut
 from app.db.models import Member, Role
 from app.services import accounts
 
@@ -26,7 +26,7 @@ class MemberIn(BaseModel):
         {"login": "petrov", "display_name": "Пётр Петров", "role": "member"}]})
 
     login: str = Field(min_length=1, max_length=64, pattern=r"^\s*[A-Za-z0-9_.-]+\s*$")
-    display_name: str = Field(min_length=1, max_length=100)
+    display_name: Line = Field(min_length=1, max_length=100)
     role: Role = Role.member
 
 
@@ -46,7 +46,7 @@ class MemberPatch(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"role": "treasurer"}]})
 
-    display_name: str | None = Field(default=None, min_length=1, max_length=100)
+    display_name: Line | None = Field(default=None, min_length=1, max_length=100)
     role: Role | None = None
 
 
@@ -79,14 +79,14 @@ async def create_member(body: MemberIn, admin: AdminMember, db: SessionDep) -> M
 
 
 @router.get("/{member_id}", response_model=MemberOut)
-async def get_member(member_id: int, member: CurrentMember, db: SessionDep) -> Member:
+async def get_member(member_id: IdPath, member: CurrentMember, db: SessionDep) -> Member:
     """One member."""
     with service_errors():
         return await accounts.get_member(db, member_id)
 
 
 @router.patch("/{member_id}", response_model=MemberOut)
-async def update_member(member_id: int, body: MemberPatch, admin: AdminMember,
+async def update_member(member_id: IdPath, body: MemberPatch, admin: AdminMember,
                         db: SessionDep) -> Member:
     """Admin: rename a member or change his role."""
     with service_errors():
@@ -96,7 +96,7 @@ async def update_member(member_id: int, body: MemberPatch, admin: AdminMember,
 
 
 @router.post("/{member_id}/deactivate", response_model=MemberOut)
-async def deactivate(member_id: int, admin: AdminMember, db: SessionDep,
+async def deactivate(member_id: IdPath, admin: AdminMember, db: SessionDep,
                      clock: ClockDep) -> Member:
     """Admin: deactivate a member: he can no longer log in and his sessions end; his history
     stays."""
@@ -106,7 +106,8 @@ async def deactivate(member_id: int, admin: AdminMember, db: SessionDep,
 
 
 @router.post("/{member_id}/activate", response_model=MemberOut)
-async def activate(member_id: int, admin: AdminMember, db: SessionDep, clock: ClockDep) -> Member:
+async def activate(member_id: IdPath, admin: AdminMember, db: SessionDep,
+                   clock: ClockDep) -> Member:
     """Admin: reactivate a member."""
     with service_errors():
         target = await accounts.get_member(db, member_id)
@@ -115,7 +116,7 @@ async def activate(member_id: int, admin: AdminMember, db: SessionDep, clock: Cl
 
 @router.post("/{member_id}/password-reset", response_model=ResetLink,
              status_code=status.HTTP_201_CREATED)
-async def password_reset_link(member_id: int, admin: AdminMember, db: SessionDep,
+async def password_reset_link(member_id: IdPath, admin: AdminMember, db: SessionDep,
                               clock: ClockDep) -> ResetLink:
     """Admin: a one-time, expiring password reset link for the member (earlier links stop
     working). The member sets a new password with ``POST /api/auth/password-reset``."""

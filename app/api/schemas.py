@@ -1,10 +1,60 @@
-"""Pydantic models shared by the club's routers (members, auth)."""
+"""Pydantic models shared by the club's routers (members, auth), and the input types every
+router uses for ids and free text.
+
+``Id`` / ``IdPath`` bound an id to the ``integer`` (int4) columns the ids live in, so an id the
+database could never hold is a 422 before any query runs (not a ``NumericValueOutOfRange`` 500).
+``Text`` and ``Line`` refuse what PostgreSQL or a screen cannot take: NUL bytes, unpaired
+surrogates and control characters (``Text`` keeps tab and newline for multi-line reasons).
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import unicodedata
+from typing import Annotated
+
+from fastapi import Path
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.db.models import Role
+
+INT4_MAX = 2**31 - 1
+"""The largest value of a PostgreSQL ``integer``: every id column is one."""
+
+Id = Annotated[int, Field(ge=1, le=INT4_MAX)]
+"""An id in a JSON body or a query."""
+
+IdPath = Annotated[int, Path(ge=1, le=INT4_MAX)]
+"""An id in a path (``/api/tables/{table_id}``)."""
+
+_MULTILINE_OK = frozenset("\t\n\r")
+
+
+def _refuse_bad_characters(value: str, allowed: frozenset[str]) -> str:
+    for ch in value:
+        category = unicodedata.category(ch)
+        if ch == "\x00":
+            raise ValueError("must not contain NUL bytes")
+        if category == "Cs":
+            raise ValueError("must not contain unpaired surrogates (invalid Unicode)")
+        if category == "Cc" and ch not in allowed:
+            raise ValueError(f"must not contain control characters (found U+{ord(ch):04X})")
+    return value
+
+
+def _clean_text(value: str) -> str:
+    return _refuse_bad_characters(value, _MULTILINE_OK)
+
+
+def _clean_line(value: str) -> str:
+    return _refuse_bad_characters(value, frozenset())
+
+
+Text = Annotated[str, AfterValidator(_clean_text)]
+"""Free text that may span lines (titles, reasons, notes): no NUL, surrogates or other
+control characters."""
+
+Line = Annotated[str, AfterValidator(_clean_line)]
+"""One line of text (names, presets): no control characters at all."""
 
 
 class MemberOut(BaseModel):
@@ -36,13 +86,36 @@ class Message(BaseModel):
 
 
 class ErrorOut(BaseModel):
-    """Every 4xx answer: a reason a person can read."""
+    """Every error answer: a reason a person can read and, from the error handlers, a stable
+    machine ``code`` (``not_found``, ``invalid_input``, ``database_unavailable``...)."""
 
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"detail": "this needs the admin role"}]}
+        json_schema_extra={"examples": [{"detail": "this needs the admin role",
+                                         "code": "forbidden"}]}
     )
 
     detail: str
+    code: str | None = None
+
+
+class ValidationIssue(BaseModel):
+    """One field the request got wrong."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ValidationErrorOut(BaseModel):
+    """A 422: what was wrong with the request (``detail`` is a list for field errors, a string
+    when the database refused a value), ``code`` ``invalid_input``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "detail": [{"loc": ["path", "table_id"], "msg": "Input should be less than or equal "
+                    "to 2147483647", "type": "less_than_equal"}], "code": "invalid_input"}]})
+
+    detail: list[ValidationIssue] | str
+    code: str
 
 
 ERRORS: dict[int | str, dict[str, object]] = {
@@ -52,4 +125,6 @@ ERRORS: dict[int | str, dict[str, object]] = {
                                             "required"},
     404: {"model": ErrorOut, "description": "not found"},
     409: {"model": ErrorOut, "description": "conflicts with the current state"},
+    422: {"model": ValidationErrorOut, "description": "invalid input"},
+    503: {"model": ErrorOut, "description": "the database is unreachable; see Retry-After"},
 }

@@ -19,7 +19,7 @@ from app.api.deps import (
     TreasurerMember,
 )
 from app.api.errors import CodedHTTPException, service_errors
-from app.api.schemas import ERRORS, MemberOut
+from app.api.schemas import ERRORS, IdPath, MemberOut, Text
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
 from app.services.errors import ForbiddenError
@@ -78,7 +78,7 @@ class LateNoticeIn(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"note": "буду к 20:00"}]})
 
-    note: str | None = Field(default=None, max_length=200)
+    note: Text | None = Field(default=None, max_length=200)
 
 
 class LateNoticeOut(BaseModel):
@@ -233,7 +233,7 @@ async def current(member: CurrentMember, db: SessionDep, clock: ClockDep) -> Ses
 
 
 @router.get("/sessions/{session_id}", response_model=SessionDetail)
-async def detail(session_id: int, member: CurrentMember, db: SessionDep) -> SessionDetail:
+async def detail(session_id: IdPath, member: CurrentMember, db: SessionDep) -> SessionDetail:
     """A session's lobby: attendance, late notices, drawn tables, who waits for a table."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
@@ -241,7 +241,7 @@ async def detail(session_id: int, member: CurrentMember, db: SessionDep) -> Sess
 
 
 @router.post("/sessions/{session_id}/check-in", response_model=AttendanceOut)
-async def check_in(session_id: int, member: CurrentMember, db: SessionDep,
+async def check_in(session_id: IdPath, member: CurrentMember, db: SessionDep,
                    clock: ClockDep) -> AttendanceOut:
     """Check in to the session (attendance). After 19:00 only with a notice of being late given
     before 19:00 (R-S4)."""
@@ -254,7 +254,7 @@ async def check_in(session_id: int, member: CurrentMember, db: SessionDep,
 
 @router.post("/sessions/{session_id}/late-notice", response_model=LateNoticeOut,
              status_code=status.HTTP_201_CREATED)
-async def late_notice(session_id: int, body: LateNoticeIn, member: CurrentMember,
+async def late_notice(session_id: IdPath, body: LateNoticeIn, member: CurrentMember,
                       db: SessionDep, clock: ClockDep) -> LateNoticeOut:
     """Give notice of being late; only before 19:00 of that session (R-S4)."""
     with service_errors():
@@ -265,7 +265,7 @@ async def late_notice(session_id: int, body: LateNoticeIn, member: CurrentMember
 
 
 @router.delete("/sessions/{session_id}/late-notice", status_code=status.HTTP_204_NO_CONTENT)
-async def withdraw_notice(session_id: int, member: CurrentMember, db: SessionDep,
+async def withdraw_notice(session_id: IdPath, member: CurrentMember, db: SessionDep,
                           clock: ClockDep) -> None:
     """Withdraw one's notice of being late (before 19:00)."""
     with service_errors():
@@ -275,7 +275,7 @@ async def withdraw_notice(session_id: int, member: CurrentMember, db: SessionDep
 
 @router.post("/sessions/{session_id}/draw-tables", response_model=TablesDrawnOut,
              status_code=status.HTTP_201_CREATED)
-async def draw_tables(session_id: int, body: DrawTablesIn, member: CurrentMember,
+async def draw_tables(session_id: IdPath, body: DrawTablesIn, member: CurrentMember,
                       db: SessionDep, clock: ClockDep, rng: RngDep) -> TablesDrawnOut:
     """The table draw (R-T1) among the members present: the server prepares one suit per table
     with as many cards as it has seats, each member draws one; the suit is the table. An admin
@@ -292,7 +292,7 @@ async def draw_tables(session_id: int, body: DrawTablesIn, member: CurrentMember
 
 
 @router.get("/sessions/{session_id}/draws", response_model=list[DrawOut])
-async def session_draws(session_id: int, member: CurrentMember, db: SessionDep) -> list[Any]:
+async def session_draws(session_id: IdPath, member: CurrentMember, db: SessionDep) -> list[Any]:
     """Every draw of the session with its full record."""
     with service_errors():
         await schedule.get_session(db, session_id)
@@ -300,7 +300,7 @@ async def session_draws(session_id: int, member: CurrentMember, db: SessionDep) 
 
 
 @router.post("/sessions/{session_id}/end", response_model=EndOut)
-async def end(session_id: int, admin: AdminMember, db: SessionDep, clock: ClockDep) -> EndOut:
+async def end(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep) -> EndOut:
     """Admin, after 22:15: end the session; every unfinished pulka is closed and settled as
     ended by agreement (R-S3, R-P9)."""
     with service_errors():

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import CodedHTTPException, service_errors
+from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
@@ -20,23 +21,24 @@ from app.rules.record import export_document
 from app.services.pulkas import close_pulka, pulka_of_table, pulka_summary
 from app.services.tables import TableSetupError, create_table, list_tables, seat_of_member, seats_of
 
-router = APIRouter(prefix="/api/tables", tags=["tables"])
+router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
 
 class TableIn(BaseModel):
-    seats: list[int | None] = Field(min_length=3, max_length=4)
-    preset: str = "club"
+    seats: list[Id | None] = Field(min_length=3, max_length=4)
+    preset: Line = Field(default="club", max_length=40)
     practice: bool = True
     target: int = Field(default=20, ge=1, le=1000)
     first_dealer: int = Field(default=0, ge=0, le=3)
-    stake: Decimal = Decimal("0.50")
+    stake: Decimal = Field(default=Decimal("0.50"), ge=0, max_digits=12,
+                           decimal_places=2)
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
     conventions: dict[str, Any] = Field(default_factory=dict)
 
 
 class PracticeIn(BaseModel):
     players: int = Field(default=3, ge=3, le=4)
-    preset: str = "club"
+    preset: Line = Field(default="club", max_length=40)
     target: int = Field(default=20, ge=1, le=1000)
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
 
@@ -46,7 +48,7 @@ class TimerIn(BaseModel):
 
 
 class CloseIn(BaseModel):
-    reason: str = "agreement"
+    reason: Line = Field(default="agreement", max_length=40)
 
 
 def _table_json(table: Table) -> dict[str, Any]:
@@ -131,7 +133,7 @@ async def _table(db: SessionDep, table_id: int) -> Table:
 
 
 @router.get("/{table_id}")
-async def detail(table_id: int, member: CurrentMember, db: SessionDep,
+async def detail(table_id: IdPath, member: CurrentMember, db: SessionDep,
                  request: Request) -> dict[str, Any]:
     """The table, its seats, pulka summary and who is connected."""
     table = await _table(db, table_id)
@@ -148,7 +150,7 @@ async def detail(table_id: int, member: CurrentMember, db: SessionDep,
 
 
 @router.get("/{table_id}/state")
-async def state(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+async def state(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
     """The same snapshot the socket sends: the caller's seat's view (spectator if not seated)."""
     await _table(db, table_id)
     current = await rebuild(db, table_id)
@@ -160,7 +162,7 @@ async def state(table_id: int, member: CurrentMember, db: SessionDep) -> dict[st
 
 
 @router.get("/{table_id}/pulka")
-async def pulka(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+async def pulka(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
     """The pulka: its sheet and, once finished, its settlement and ``pulka/1`` record."""
     await _table(db, table_id)
     row = await pulka_of_table(db, table_id)
@@ -176,7 +178,7 @@ async def pulka(table_id: int, member: CurrentMember, db: SessionDep) -> dict[st
 
 
 @router.patch("/{table_id}/timer")
-async def set_timer(table_id: int, body: TimerIn, member: CurrentMember, db: SessionDep,
+async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: SessionDep,
                     clock: ClockDep) -> dict[str, Any]:
     """Turn the move timer on (seconds per move) or off (``null``): admins, or a seated player
     of a practice table. The next move's deadline follows the new setting."""
@@ -202,7 +204,7 @@ async def set_timer(table_id: int, body: TimerIn, member: CurrentMember, db: Ses
 
 
 @router.post("/{table_id}/close")
-async def close(table_id: int, body: CloseIn, member: CurrentMember, db: SessionDep,
+async def close(table_id: IdPath, body: CloseIn, member: CurrentMember, db: SessionDep,
                 clock: ClockDep) -> dict[str, Any]:
     """End the pulka early (admins): ``agreement`` or ``session_end`` (R-P8, R-S3)."""
     if member.role != Role.admin:

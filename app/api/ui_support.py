@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, status
 
 from app.api.deps import CurrentMember, SessionDep, SettingsDep
-from app.api.schemas import ERRORS
+from app.api.schemas import ERRORS, IdPath
 from app.rules.pulka import Pulka
 from app.rules.record import deal_to_json
 from app.rules.sheet import json_number, running_totals
@@ -32,7 +32,7 @@ async def config(settings: SettingsDep) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}/sheet-lines")
-async def sheet_lines(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+async def sheet_lines(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
     """The running totals of every column after each deal (pool, hill, whists ``on`` a seat)."""
     row = await pulka_of_table(db, table_id)
     if row is None:

@@ -96,8 +96,11 @@ class BotClient:
                         await self._on_message(json.loads(raw))
                         if self._stop or self.finished.is_set():
                             break
-            except InvalidStatus:
-                raise
+            except InvalidStatus as exc:
+                # 5xx (the server's database is down, a proxy without its backend): try again
+                # with backoff; a 4xx (not logged in, no such table) will not get better.
+                if exc.response.status_code < 500:
+                    raise
             except (OSError, ConnectionClosed, TimeoutError):
                 pass
             finally:

@@ -1,11 +1,70 @@
 // HTTP to the club server: JSON in and out, the CSRF header on every state-changing request,
-// and errors as ApiError with a message a person can read.
+// and errors as ApiError with a message a person can read and the server's stable code.
+// While the server is unavailable (503 database_unavailable, a gateway error, no network) a
+// banner says so: reads wait and retry (honouring Retry-After) until it answers again; other
+// requests fail at once, since repeating them is not always safe, and the banner stays until
+// /healthz answers.
 import { t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, code = null, retryAfter = null) {
     super(message);
     this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+const UNAVAILABLE = new Set([0, 502, 503, 504]);
+const MAX_WAIT_MS = 10000;
+let polling = false;
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** Show or hide the "server unavailable, retrying" banner. */
+function unavailable(on) {
+  let banner = document.getElementById("unavailable");
+  if (!on) {
+    if (banner) {
+      banner.hidden = true;
+      banner.style.display = "none"; // .notice sets display, which beats [hidden]
+    }
+    return;
+  }
+  if (!banner) {
+    banner = document.createElement("div");
+    banner.id = "unavailable";
+    banner.className = "notice notice-error";
+    banner.setAttribute("role", "status");
+    banner.setAttribute("aria-live", "polite");
+    document.body.prepend(banner);
+  }
+  banner.textContent = t("err.unavailable");
+  banner.hidden = false;
+  banner.style.display = "";
+}
+
+function waitFor(err, attempt) {
+  const asked = err.retryAfter ? err.retryAfter * 1000 : 0;
+  return Math.min(Math.max(asked, 500 * 2 ** attempt), MAX_WAIT_MS);
+}
+
+/** Poll /healthz until the server answers again, then hide the banner. */
+async function pollUntilBack() {
+  if (polling) return;
+  polling = true;
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      await sleep(Math.min(1000 * 2 ** attempt, MAX_WAIT_MS));
+      try {
+        if ((await fetch("/healthz", { cache: "no-store" })).ok) break;
+      } catch {
+        // still down
+      }
+    }
+    unavailable(false);
+  } finally {
+    polling = false;
   }
 }
 
@@ -28,6 +87,24 @@ function describe(detail) {
 
 /** Send a request; resolve with the parsed JSON body (or null), reject with ApiError. */
 export async function api(method, path, body) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const data = await sendOnce(method, path, body);
+      if (attempt > 0) unavailable(false);
+      return data;
+    } catch (err) {
+      if (!(err instanceof ApiError) || !UNAVAILABLE.has(err.status)) throw err;
+      unavailable(true);
+      if (method !== "GET") {
+        pollUntilBack();
+        throw err;
+      }
+      await sleep(waitFor(err, attempt));
+    }
+  }
+}
+
+async function sendOnce(method, path, body) {
   try {
     return await send(method, path, body);
   } catch (err) {
@@ -74,7 +151,9 @@ async function send(method, path, body) {
       const wait = response.headers.get("Retry-After");
       if (wait) message += ` (${t("err.retry", { s: wait })})`;
     }
-    throw new ApiError(response.status, message);
+    if (response.status === 503 && !(data && data.detail)) message = t("err.unavailable");
+    const retry = Number(response.headers.get("Retry-After")) || null;
+    throw new ApiError(response.status, message, data && data.code ? data.code : null, retry);
   }
   return data;
 }

@@ -14,8 +14,8 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.e2e
 
 
-def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Path) -> None:
-    data_dir = tmp_path / "data"
+def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Path,
+                                                                   data_dir: Path) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     with ServerProcess(env) as server:
         assert httpx.get(f"{server.base_url}/healthz").json()["database"] == "ok"
