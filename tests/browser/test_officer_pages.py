@@ -67,6 +67,31 @@ def notice(page: Any) -> str:
     return str(page.locator("#notice span").inner_text()).strip()
 
 
+WIDE_ELEMENTS = """() => {
+  const scrolls = (p) => ['auto', 'hidden', 'scroll'].includes(getComputedStyle(p).overflowX);
+  const clipped = (e) => {
+    for (let p = e.parentElement; p; p = p.parentElement) if (scrolls(p)) return true;
+    return false;
+  };
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > width + 1 && !clipped(e))
+    .slice(0, 8)
+    .map((e) => `${e.tagName}.${e.className}#${e.id}: ${e.getBoundingClientRect().right}`);
+}"""
+"""The elements (outside any scroller) that stick out past the right edge of the window."""
+
+
+def shoot_both_sizes(page: Any, name: str) -> None:
+    """Screenshots at 1366×768 and 390×844; on a phone the page must not scroll sideways."""
+    for size, (width, height) in SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        screenshot(page, f"{name}-{size}")
+        overflow = page.evaluate("() => document.documentElement.scrollWidth") - width
+        assert overflow <= 1, page.evaluate(WIDE_ELEMENTS)
+
+
 def a_free_weekday(days_ahead: int) -> date:
     """A club-local date at least ``days_ahead`` away that is not a Monday (no club night)."""
     day = datetime.now(CLUB_TZ).date() + timedelta(days=days_ahead)
@@ -124,9 +149,7 @@ def test_admin_adds_an_extra_session_and_sees_its_own_times(server: ServerProces
     row.first.wait_for()
     assert "18:30–21:45" in row.first.inner_text()
     assert "19:00" not in row.first.inner_text()
-    for size in SIZES:
-        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
-        screenshot(page, f"admin-{size}")
+    shoot_both_sizes(page, "admin")
     assert page.js_errors == []
     page.context.close()
 
@@ -186,9 +209,7 @@ def test_admin_resets_a_member_copies_the_link_and_deactivates_him(server: Serve
     row.locator("button.copy-button").click()
     assert notice(page) == "Ссылка скопирована."
     assert page.evaluate("() => navigator.clipboard.readText()") == link
-    for size in SIZES:
-        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
-        screenshot(page, f"members-{size}")
+    shoot_both_sizes(page, "members")
     body = page.locator("main").inner_text()
     assert not RULE_ID.search(body) and not HEX_HASH.search(body)
     page.on("dialog", lambda dialog: dialog.accept())
@@ -233,9 +254,7 @@ def test_lobby_check_in_says_why_it_is_closed(server: ServerProcess, browser: An
         assert button.is_enabled()
     body = page.locator("main").inner_text()
     assert not RULE_ID.search(body) and not HEX_HASH.search(body)
-    for size in SIZES:
-        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
-        screenshot(page, f"lobby-member-{size}")
+    shoot_both_sizes(page, "lobby-member")
     assert page.js_errors == []
     page.context.close()
 
@@ -262,7 +281,9 @@ def test_closed_pulka_leaves_the_lobby_and_a_replacement_waits_for_consent(
     request.wait_for()
     assert "ждёт согласия" in request.inner_text()
     assert "Ждём: Пётр Петров" in request.inner_text()
-    screenshot(page, "admin-seat-request")
+    assert "#" not in item.locator("p.small").first.inner_text()  # bots by name
+    shoot_both_sizes(page, "admin-seat-request")
+    page.set_viewport_size({"width": 1366, "height": 768})
 
     # the admin closes the pulka; the table is gone from the lobby's open list
     page.on("dialog", lambda dialog: dialog.accept())

@@ -36,6 +36,10 @@ export async function renderAdmin(root, { me }) {
   const byId = new Map(members.map((m) => [m.id, m]));
   const nameOf = (id) => byId.get(id)?.display_name ?? `#${id}`;
   const requests = new Map(); // table id → the seat change asked from this page
+  const seatName = (tb, st) => {
+    if (!st.member_id) return t("table.emptySeat");
+    return byId.has(st.member_id) ? nameOf(st.member_id) : (tb.names?.[st.seat] ?? nameOf(st.member_id));
+  };
 
   async function loadSessions() {
     clear(sessionsBox).append(h("h2", { id: "adm-sessions", text: t("admin.sessions") }));
@@ -48,7 +52,7 @@ export async function renderAdmin(root, { me }) {
     } else {
       sessionsBox.append(h("div", { class: "scroll-x" }, h("table", { class: "list", "data-testid": "sessions" },
         h("thead", {}, h("tr", {}, ["admin.when", "admin.kind", "admin.state"].map((k) =>
-          h("th", { scope: "col", text: t(k) })), h("th", { scope: "col" }, h("span", { class: "sr-only", text: t("admin.actions") })))),
+          h("th", { scope: "col", text: t(k) })), h("th", { scope: "col", class: "th-actions" }, h("span", { class: "sr-only", text: t("admin.actions") })))),
         h("tbody", {}, shown.map((s) => h("tr", { dataset: { session: s.id } },
           h("td", { class: "when" }, `${fmtDate(s.starts_at, { weekday: true })} `,
             h("strong", { text: `${fmtTime(s.starts_at)}–${fmtTime(s.ends_at)}` })),
@@ -113,12 +117,12 @@ export async function renderAdmin(root, { me }) {
       tb.seats.length === 3 ? h("option", { value: "join", text: t("admin.join") }) : null,
       h("option", { value: "replace", text: t("admin.replace") }));
     const seat = h("select", { id: `${id}-seat`, name: "seat" },
-      tb.seats.map((st) => h("option", { value: st.seat,
-        text: `${st.seat + 1}: ${st.member_id ? nameOf(st.member_id) : t("table.emptySeat")}` })));
+      tb.seats.map((st) => h("option", { value: st.seat, text: `${st.seat + 1}: ${seatName(tb, st)}` })));
     const who = h("select", { id: `${id}-who`, name: "member", required: true },
       candidates.map((m) => h("option", { value: m.id, text: m.display_name })));
     const seatField = h("div", { class: "field" }, h("label", { for: `${id}-seat`, text: t("admin.seat") }), seat);
-    const sync = () => { seatField.hidden = kind.value === "join"; };
+    // .field sets display, so the hidden attribute alone would not hide it
+    const sync = () => { seatField.style.display = kind.value === "join" ? "none" : ""; };
     kind.addEventListener("change", sync);
     sync();
     const form = h("form", { class: "row seat-change", dataset: { table: tb.id } },
@@ -163,6 +167,11 @@ export async function renderAdmin(root, { me }) {
     }
     const details = await Promise.all(open.map(async (tb) => {
       const detail = await get(`/api/tables/${tb.id}`).catch(() => null);
+      if (detail && detail.seats.some((st) => st.member_id && !byId.has(st.member_id))) {
+        // house bots are not in the members list: the table's own names say who sits there
+        const state = await get(`/api/tables/${tb.id}/state`).catch(() => null);
+        detail.names = state?.table?.names ?? null;
+      }
       const ext = tb.practice || !tb.club_session_id ? null
         : await get(`/api/tables/${tb.id}/extension`).catch(() => null);
       return detail && { ...detail, ext };
@@ -176,7 +185,7 @@ export async function renderAdmin(root, { me }) {
         h("h3", {}, h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
           tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
         h("p", { class: "small", text: tb.seats.map((st) =>
-          `${st.seat + 1}: ${st.member_id ? nameOf(st.member_id) : t("table.emptySeat")}`).join(" · ") }),
+          `${st.seat + 1}: ${seatName(tb, st)}`).join(" · ") }),
         extensionView(tb.ext),
         request ? requestView(request) : null,
         seatChangeForm(tb),

@@ -215,10 +215,19 @@ export async function renderLobby(root, { me }) {
       await loadConsents([]);
       return;
     }
-    const details = await Promise.all(open.map((tb) => get(`/api/tables/${tb.id}`).catch(() => null)));
+    const details = await Promise.all(open.map(async (tb) => {
+      const detail = await get(`/api/tables/${tb.id}`).catch(() => null);
+      if (detail && detail.seats.some((st) => st.member_id && !byId.has(st.member_id))) {
+        // house bots are not in the members list: the table's own names say who sits there
+        const state = await get(`/api/tables/${tb.id}/state`).catch(() => null);
+        detail.names = state?.table?.names ?? null;
+      }
+      return detail;
+    }));
     await loadConsents(details.filter((tb) => tb && tb.seats.some((st) => st.member_id === me.id)));
     tablesBox.append(h("ul", { class: "tables" }, details.filter(Boolean).map((tb) => {
-      const seated = tb.seats.map((st) => (st.member_id ? (byId.get(st.member_id)?.display_name ?? `#${st.member_id}`)
+      const seated = tb.seats.map((st) => (st.member_id
+        ? (byId.get(st.member_id)?.display_name ?? tb.names?.[st.seat] ?? `#${st.member_id}`)
         : t("table.emptySeat")));
       const mine = tb.seats.some((st) => st.member_id === me.id);
       return h("li", { class: mine ? "mine" : "" },

@@ -63,10 +63,10 @@ export async function renderMembers(root, { me }) {
     await load();
   });
 
-  const table = h("table", { class: "list", "aria-label": t("members.title") },
+  const table = h("table", { class: "list members-table", "aria-label": t("members.title") },
     h("thead", {}, h("tr", {},
       ["members.login", "members.name", "members.role", "members.status", "nav.actions"].map((k) =>
-        h("th", { scope: "col", text: k === "nav.actions" ? "" : t(k) },
+        h("th", { scope: "col", text: k === "nav.actions" ? "" : t(k), class: k === "nav.actions" ? "th-actions" : null },
           k === "nav.actions" ? h("span", { class: "sr-only", text: t("admin.actions") }) : null)))),
     tbody);
 
