@@ -9,6 +9,7 @@ keeps the pages we own clean while those are fixed (issue 11).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -130,4 +131,56 @@ def test_page_has_no_serious_violations(server: ServerProcess, browser: Any,
     found = [v for v in _serious(page) if v["id"] not in KNOWN.get(name, set())]
     screenshot(page, f"axe-{name}")
     assert not found, _describe(found)
+    page.context.close()
+
+
+def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
+        server: ServerProcess, browser: Any, club: dict[str, int]) -> None:
+    """Dates are the club's (CLUB_TZ), whatever the browser's zone: history and statistics agree
+    (issue 11). The browser runs in Honolulu, ten hours behind UTC and thirteen behind Moscow."""
+    from zoneinfo import ZoneInfo
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU",
+                                  timezone_id="Pacific/Honolulu")
+    page = context.new_page()
+    login(page, server.base_url, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    with httpx.Client(base_url=server.base_url) as api:
+        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD})
+        wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
+        finished = next(p for p in api.get("/api/pulkas").json() if p["id"] == club["pulka"])
+    at = datetime.fromisoformat(finished["finished_at"] or finished["started_at"])
+    club_day = at.astimezone(ZoneInfo("Europe/Moscow")).day
+    browser_day = at.astimezone(ZoneInfo("Pacific/Honolulu")).day
+    page.goto(server.base_url + "/#/history")
+    header = page.locator(f"section[data-pulka='{club['pulka']}'] p.small").first
+    header.wait_for()
+    assert re.search(rf"\b{club_day} \w+", header.inner_text()), header.inner_text()
+    page.goto(server.base_url + "/#/stats")
+    page.wait_for_selector("[data-testid=chart]")
+    labels = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=chart] text')]"
+        ".map((e) => e.textContent)")
+    assert any(re.fullmatch(rf"{club_day} \S+", label) for label in labels), labels
+    if club_day != browser_day:
+        assert not any(re.fullmatch(rf"{browser_day} \S+", label) for label in labels), labels
+    context.close()
+
+
+@pytest.mark.parametrize("address", ["#/lobby", "#/history", "#/members"])
+def test_no_rule_ids_or_hashes_on_the_club_pages(server: ServerProcess, browser: Any,
+                                                 club: dict[str, int], address: str) -> None:
+    """Rule IDs belong in docs and logs, hashes in the replay's check: not on these pages."""
+    page = new_page(browser)
+    login(page, server.base_url, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    page.goto(server.base_url + "/" + address)
+    page.wait_for_selector("main h1")
+    page.wait_for_timeout(500)
+    if address == "#/history":
+        page.click(f"button[data-pulka='{club['pulka']}']")
+        page.wait_for_selector(".history-detail .sheet-card")
+    body = page.locator("main").inner_text()
+    assert not re.search(r"R-[A-Z]+\d", body), body
+    assert not re.search(r"\b[0-9a-f]{32,}\b", body), body
     page.context.close()
