@@ -45,6 +45,16 @@ export function errorText(status, code, params = null, detail = null) {
   return code && t(key) !== key ? t(key, vars) : t(`err.code.${statusCode(status)}`, vars);
 }
 
+/**
+ * Refusals the server answers without a precise code (or with a generic one) that mean one thing
+ * at one address: a 401 from the login is a wrong password, not an expired session.
+ */
+const CONTEXT_CODES = {
+  "POST /api/auth/login": { 401: "login_failed", 403: "account_inactive" },
+  "POST /api/auth/password": { 400: "weak_password", 403: "wrong_password", 422: "same_password" },
+  "POST /api/auth/password-reset": { 400: "reset_invalid", 403: "account_inactive" },
+};
+
 /** Codes that only say what kind of refusal it was: the English detail says more. */
 const GENERIC = new Set(["bad_request", "validation", "forbidden", "not_found", "conflict",
   "unauthorized", "server"]);
@@ -110,7 +120,8 @@ async function send(method, path, body) {
   }
   if (!response.ok) {
     const detail = data && data.detail !== undefined ? describe(data.detail) : response.statusText;
-    const code = data && typeof data.code === "string" ? data.code : null;
+    let code = data && typeof data.code === "string" ? data.code : null;
+    if (!code || GENERIC.has(code)) code = CONTEXT_CODES[`${method} ${path}`]?.[response.status] ?? code;
     const params = data && data.params && typeof data.params === "object" ? data.params : null;
     let message = errorText(response.status, code, params, detail);
     if (response.status === 429) {

@@ -29,7 +29,7 @@ export async function attempt(action) {
   try {
     return await action();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
+    if (err instanceof ApiError && err.status === 401 && err.code !== "login_failed") {
       me = null;
       go("#/login");
     }

@@ -196,6 +196,17 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
     page.context.close()
 
 
+def test_a_failed_login_reads_in_russian(server: ServerProcess, browser: Any) -> None:
+    """A 401 from the login is a wrong password (not an expired session), said in Russian."""
+    page = sized_page(browser)
+    ui.login(page, server.base_url, "admin", "not the password")
+    assert notice(page) == "Неверный логин или пароль."
+    page.wait_for_timeout(500)  # no re-route hides it
+    assert page.locator("#notice").is_visible()
+    assert page.locator("#login-title").count() == 1
+    page.context.close()
+
+
 def test_admin_resets_a_member_copies_the_link_and_deactivates_him(server: ServerProcess,
                                                                    browser: Any) -> None:
     _needs_setup()
