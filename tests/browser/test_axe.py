@@ -95,6 +95,10 @@ PAGES: list[tuple[str, str, str]] = [
 ]
 
 
+OWN_PAGES = {"lobby", "members", "history", "replay", "stats", "admin"}
+"""Pages whose layout this file's author answers for (table and fund have their own owners)."""
+
+
 def _serious(page: Any) -> list[dict[str, Any]]:
     from axe_playwright_python.sync_playwright import Axe
 
@@ -131,6 +135,12 @@ def test_page_has_no_serious_violations(server: ServerProcess, browser: Any,
     found = [v for v in _serious(page) if v["id"] not in KNOWN.get(name, set())]
     screenshot(page, f"axe-{name}")
     assert not found, _describe(found)
+    if name in OWN_PAGES:
+        # the same page on a phone: looked at by eye, and it must not scroll sideways
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(200)
+        screenshot(page, f"axe-{name}-phone")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391, name
     page.context.close()
 
 
