@@ -8,21 +8,30 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: run test lint typecheck bench selfplay clean-data chromium
 
+PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+INSTALL_LOG := $(VENV)/install.log
+# pip and setuptools talk a lot while installing: keep it in a log, show it only on failure.
+QUIET = > $(INSTALL_LOG) 2>&1 || { cat $(INSTALL_LOG); echo "install failed (log: $(INSTALL_LOG))"; exit 1; }
+
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@echo "creating $(VENV) ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --upgrade pip $(QUIET)
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
-	touch $@
+	@echo "installing prefclub into $(VENV) (details in $(INSTALL_LOG)) ..."
+	@$(PIP) install -e . $(QUIET)
+	@touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $@ $(RUN_STAMP)
+	@echo "installing prefclub and its test tools into $(VENV) (details in $(INSTALL_LOG)) ..."
+	@$(PIP) install -e '.[test]' $(QUIET)
+	@touch $@ $(RUN_STAMP)
 
 ## Serve the club on http://127.0.0.1:8000 (embedded PostgreSQL in var/ unless DATABASE_URL is set).
+## The address and, on the first start, the admin's one-time login are the last lines printed.
 run: $(RUN_STAMP)
-	$(BIN)/prefclub serve
+	@$(BIN)/prefclub serve
 
 ## Lint, type-check and run the whole test suite against a real PostgreSQL.
 test: $(TEST_STAMP) chromium lint typecheck

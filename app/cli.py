@@ -99,17 +99,14 @@ def _serve(host: str | None, port: int | None) -> None:
     upgrade(url)
     first = asyncio.run(_bootstrap(url))
     base = f"http://{settings.host}:{settings.port}"
-    if first is not None:
-        typer.echo(
-            f"\nFirst start: log in at {base}/ as '{first.login}' "  # type: ignore[attr-defined]
-            f"with the one-time password {first.password}\n"  # type: ignore[attr-defined]
-            "(you will be asked to choose your own password).\n"
-        )
-    else:
-        typer.echo(f"\nprefclub serves the club at {base}/\n")
+    from app.commands.banner import BannerServer, banner
+
+    text = (banner(base, first.login, first.password)  # type: ignore[attr-defined]
+            if first is not None else banner(base))
     app = create_app(settings)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None,
-                ws_max_size=64 * 1024, proxy_headers=False)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
+                            ws_max_size=64 * 1024, proxy_headers=False)
+    BannerServer(config, text).run()
 
 
 @cli.command("create-admin")

@@ -1,19 +1,68 @@
 // HTTP to the club server: JSON in and out, the CSRF header on every state-changing request,
-// and errors as ApiError with a message a person can read and the server's stable code.
+// and errors as ApiError with a message a person can read — in the player's language, from the
+// error's stable machine `code` (never the server's English `detail` on a Russian page).
 // While the server is unavailable (503 database_unavailable, a gateway error, no network) a
 // banner says so: reads wait and retry (honouring Retry-After) until it answers again; other
 // requests fail at once, since repeating them is not always safe, and the banner stays until
 // /healthz answers.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
+/** A refused request: `status`, the server's `code` and `params`, and the English `detail`. */
 export class ApiError extends Error {
-  constructor(status, message, code = null, retryAfter = null) {
+  constructor(status, message, { code = null, params = null, detail = null, retryAfter = null } = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.params = params;
+    this.detail = detail;
     this.retryAfter = retryAfter;
   }
 }
+
+/** The generic code of an HTTP status, for answers that carry no code of their own. */
+function statusCode(status) {
+  if (status === 0) return "network";
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not_found";
+  if (status === 409) return "conflict";
+  if (status === 422) return "validation";
+  if (status === 429) return "too_many";
+  if (status === 503) return "busy";
+  if (status >= 500) return "server";
+  return "bad_request";
+}
+
+/**
+ * The text a person reads for a server error, by its code, in the page's language: the
+ * catalogue's `err.code.<code>` (filled with the error's params), else the generic text of its
+ * HTTP status. The English `detail` is shown only on an English page, and only when the
+ * catalogue has nothing precise for the code.
+ */
+export function errorText(status, code, params = null, detail = null) {
+  const vars = params && typeof params === "object" ? params : {};
+  if (code && !GENERIC.has(code)) {
+    const key = `err.code.${code}`;
+    if (t(key) !== key) return t(key, vars);
+  }
+  if (lang() === "en" && typeof detail === "string" && detail) return detail;
+  const key = `err.code.${code}`;
+  return code && t(key) !== key ? t(key, vars) : t(`err.code.${statusCode(status)}`, vars);
+}
+
+/**
+ * Refusals the server answers without a precise code (or with a generic one) that mean one thing
+ * at one address: a 401 from the login is a wrong password, not an expired session.
+ */
+const CONTEXT_CODES = {
+  "POST /api/auth/login": { 401: "login_failed", 403: "account_inactive" },
+  "POST /api/auth/password": { 400: "weak_password", 403: "wrong_password", 422: "same_password" },
+  "POST /api/auth/password-reset": { 400: "reset_invalid", 403: "account_inactive" },
+};
+
+/** Codes that only say what kind of refusal it was: the English detail says more. */
+const GENERIC = new Set(["bad_request", "validation", "forbidden", "not_found", "conflict",
+  "unauthorized", "server"]);
 
 const UNAVAILABLE = new Set([0, 502, 503, 504]);
 const MAX_WAIT_MS = 10000;
@@ -134,7 +183,7 @@ async function send(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, t("err.network"));
+    throw new ApiError(0, t("err.network"), { code: "network" });
   }
   const text = await response.text();
   let data = null;
@@ -146,14 +195,18 @@ async function send(method, path, body) {
     }
   }
   if (!response.ok) {
-    let message = data && data.detail !== undefined ? describe(data.detail) : response.statusText;
+    const detail = data && data.detail !== undefined ? describe(data.detail) : response.statusText;
+    let code = data && typeof data.code === "string" ? data.code : null;
+    if (!code || GENERIC.has(code)) code = CONTEXT_CODES[`${method} ${path}`]?.[response.status] ?? code;
+    const params = data && data.params && typeof data.params === "object" ? data.params : null;
+    let message = errorText(response.status, code, params, detail);
     if (response.status === 429) {
       const wait = response.headers.get("Retry-After");
       if (wait) message += ` (${t("err.retry", { s: wait })})`;
     }
-    if (response.status === 503 && !(data && data.detail)) message = t("err.unavailable");
-    const retry = Number(response.headers.get("Retry-After")) || null;
-    throw new ApiError(response.status, message, data && data.code ? data.code : null, retry);
+    if (response.status === 503 && !(data && data.code)) message = t("err.unavailable");
+    const retryAfter = Number(response.headers.get("Retry-After")) || null;
+    throw new ApiError(response.status, message, { code, params, detail, retryAfter });
   }
   return data;
 }

@@ -1,12 +1,14 @@
 // The single page: a hash router (#/lobby, #/table/7, #/members, #/history, #/password), the
 // logged-in member, the top bar and the error notice every page uses.
-import { ApiError, get, post } from "./api.js";
+import { ApiError, errorText, get, post } from "./api.js";
 import { clear, h, setClubZone } from "./dom.js";
 import { lang, setLang, t } from "./i18n.js";
 
 const app = document.getElementById("app");
 let me = null;
 let cleanup = null;
+
+let noticeTimer;
 
 /** Show an error (or a plain message with kind "info") at the top of the page. */
 export function notify(message, kind = "error") {
@@ -17,7 +19,9 @@ export function notify(message, kind = "error") {
     h("button", { type: "button", class: "link", "aria-label": t("common.close"),
       onclick: () => { box.hidden = true; } }, "×"));
   box.hidden = false;
-  if (kind !== "error") setTimeout(() => { box.hidden = true; }, 4000);
+  // an earlier message's timer must not hide this one
+  clearTimeout(noticeTimer);
+  if (kind !== "error") noticeTimer = setTimeout(() => { box.hidden = true; }, 4000);
 }
 
 /** Run an async action; show its error to the user instead of throwing. */
@@ -25,13 +29,53 @@ export async function attempt(action) {
   try {
     return await action();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
+    if (err instanceof ApiError && err.status === 401 && err.code !== "login_failed") {
       me = null;
       go("#/login");
     }
-    notify(err.message || String(err));
+    notify(describeError(err));
     return undefined;
   }
+}
+
+/**
+ * What to tell the player about a failed action, in his language: a server error by its code
+ * (api.js errorText); anything else (a bug in a page) as the generic server error, never the
+ * English text of a JavaScript exception.
+ */
+export function describeError(err) {
+  if (err instanceof ApiError) return err.message;
+  console.error(err);
+  return errorText(500, null);
+}
+
+let zone;
+
+/** The club's day of `iso` in its own time zone (CLUB_TZ), e.g. "30 нояб." or with the year. */
+export function fmtDate(iso, { year = false, weekday = false } = {}) {
+  if (!iso) return "";
+  const opts = { day: "numeric", month: "short", timeZone: zone };
+  if (year) opts.year = "numeric";
+  if (weekday) opts.weekday = "short";
+  return new Date(iso).toLocaleDateString(document.documentElement.lang || "ru", opts);
+}
+
+/** Date and time of `iso` in the club's time zone. */
+export function fmtDateTime(iso) {
+  if (!iso) return "";
+  return new Date(iso).toLocaleString(document.documentElement.lang || "ru", {
+    day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
+    timeZone: zone });
+}
+
+/** The wall-clock parts of `instant` in the club's zone: {date: "2026-11-30", minutes: 1140}. */
+export function clubClock(instant) {
+  const parts = {};
+  const fmt = new Intl.DateTimeFormat("en-GB", { timeZone: zone, year: "numeric", month: "2-digit",
+    day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  for (const p of fmt.formatToParts(new Date(instant))) parts[p.type] = p.value;
+  return { date: `${parts.year}-${parts.month}-${parts.day}`,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute) };
 }
 
 export function currentMember() {
@@ -65,7 +109,7 @@ function renderTop() {
   if (!me || me.must_change_password) return;
   const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"], ["#/stats", "nav.stats"]];
   links.push(["#/fund", "nav.fund"]);
-  if (me.role === "admin") links.push(["#/members", "nav.members"]);
+  if (me.role === "admin") links.push(["#/members", "nav.members"], ["#/admin", "nav.admin"]);
   for (const [href, key] of links) {
     const current = location.hash.startsWith(href);
     nav.append(h("a", { href, "aria-current": current ? "page" : null, text: t(key) }));
@@ -94,6 +138,7 @@ const PAGES = {
   history: () => import("./pages/history.js").then((m) => m.renderHistory),
   replay: () => import("./pages/replay.js").then((m) => m.renderReplay),
   stats: () => import("./pages/stats.js").then((m) => m.renderStats),
+  admin: () => import("./pages/admin.js").then((m) => m.renderAdmin),
 };
 
 async function route() {
@@ -127,4 +172,7 @@ document.getElementById("lang").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", route);
 document.documentElement.lang = lang();
-get("/api/ui/config").then((c) => setClubZone(c.club_tz)).catch(() => {}).finally(route);
+get("/api/ui/config").then((c) => {
+  zone = c.club_tz || undefined;
+  setClubZone(c.club_tz);
+}).catch(() => {}).finally(route);

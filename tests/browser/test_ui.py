@@ -99,8 +99,8 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
     if page.locator(".session-time").count() == 0:
         page.click("text=Создать сессии на 8 недель")
     page.wait_for_selector(".session-time")
-    if page.locator("button:has-text('Отметиться')").count():
-        page.click("button:has-text('Отметиться')")
+    if page.locator("button:has-text('Отметиться'):enabled").count():
+        page.click("button:has-text('Отметиться'):enabled")
         page.wait_for_selector("text=Вы отмечены")
     screenshot(page, "lobby")
     # English is one click away

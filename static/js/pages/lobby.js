@@ -1,11 +1,29 @@
-// The lobby: today's (or the next) session with check-in, late notices, who is present and who
-// waits; the session's drawn tables; the open tables; a practice table.
+// The lobby: today's (or the next) session with check-in (disabled, with the reason, while the
+// server would refuse it), late notices, who is present and who waits; the session's drawn
+// tables; the consents asked of me (seat changes, the extension past the session's end); the
+// open tables; a practice table.
 import { ApiError, del, get, post } from "../api.js";
 import { attempt, go } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
+/** Check-in opens six hours before the start (13:00 for a 19:00 session; R-S4). */
+const CHECK_IN_OPENS_MS = 6 * 3600 * 1000;
+
+/**
+ * Why the server would refuse my check-in right now, or null when it would take it: before the
+ * check-in opens, after the start without a notice of being late, after the session.
+ */
+export function checkInRefusal(session, noticed, now = Date.now()) {
+  const starts = new Date(session.starts_at).getTime();
+  if (session.ended_at || now >= new Date(session.ends_at).getTime()) return t("lobby.checkinOver");
+  if (now < starts - CHECK_IN_OPENS_MS) {
+    return t("lobby.checkinBefore", { at: fmtTime(new Date(starts - CHECK_IN_OPENS_MS).toISOString(), true) });
+  }
+  if (now >= starts && !noticed) return t("lobby.checkinLate", { start: fmtTime(session.starts_at) });
+  return null;
+}
 
 async function sessionOf() {
   try {
@@ -36,8 +54,10 @@ export async function renderLobby(root, { me }) {
   const sessionBox = h("section", { class: "card", "aria-labelledby": "session-title" });
   const tablesBox = h("section", { class: "card", "aria-labelledby": "tables-title" });
   const practiceBox = h("section", { class: "card", "aria-labelledby": "practice-title" });
+  const consentBox = h("section", { class: "card consent-box", "aria-labelledby": "consents-title",
+    "data-testid": "consents", hidden: true });
   root.append(h("h1", { text: t("lobby.title") }),
-    h("div", { class: "lobby-grid" }, sessionBox, h("div", {}, tablesBox, practiceBox)));
+    h("div", { class: "lobby-grid" }, sessionBox, h("div", {}, consentBox, tablesBox, practiceBox)));
 
   const members = (await attempt(() => get("/api/members"))) || [];
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -69,11 +89,14 @@ export async function renderLobby(root, { me }) {
 
     const actions = h("div", { class: "actions" });
     if (present) actions.append(h("span", { class: "ok", text: `✓ ${t("lobby.checkedIn")}` }));
-    else if (today && !s.ended_at) {
-      actions.append(h("button", { type: "button", class: "primary", text: t("lobby.checkin"),
+    else if (!s.ended_at) {
+      const refusal = checkInRefusal(s, noticed);
+      actions.append(h("button", { type: "button", class: "primary", id: "check-in", text: t("lobby.checkin"),
+        disabled: Boolean(refusal), "aria-describedby": refusal ? "check-in-why" : null,
         onclick: async () => {
           if (await attempt(() => post(`/api/sessions/${s.id}/check-in`))) await loadSession();
         } }));
+      if (refusal) actions.append(h("span", { id: "check-in-why", class: "muted small why", text: refusal }));
     }
     if (!started && !present) {
       if (noticed) {
@@ -126,18 +149,85 @@ export async function renderLobby(root, { me }) {
     return s;
   }
 
+  /**
+   * What is asked of me: seat changes waiting for my consent (GET /api/seat-changes, when the
+   * server offers it) and, at my club tables past the session's end, the extension (R-S2).
+   */
+  async function loadConsents(myTables) {
+    clear(consentBox);
+    const items = [];
+    let changes = [];
+    try {
+      changes = await get("/api/seat-changes?awaiting=me");
+    } catch {
+      changes = []; // an older server has no list of seat changes: nothing to show
+    }
+    for (const c of changes || []) {
+      if (c.status !== "pending" || !c.required.includes(me.id) || c.consents.includes(me.id)) continue;
+      const name = byId.get(c.member_id)?.display_name ?? `#${c.member_id}`;
+      const text = c.kind === "join"
+        ? t("lobby.consentJoin", { name, table: c.table_id })
+        : t("lobby.consentReplace", { name, seat: Number(c.seat) + 1, table: c.table_id });
+      items.push(h("li", { "data-change": c.id }, h("span", { text }), " ",
+        answerButtons(() => `/api/seat-changes/${c.id}/consent`, (agree) => ({ agree }))));
+    }
+    for (const tb of myTables) {
+      if (tb.practice || !tb.club_session_id) continue;
+      let ext = null;
+      try { ext = await get(`/api/tables/${tb.id}/extension`); } catch { ext = null; }
+      if (!ext || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
+        || ext.agreed.includes(me.id) || ext.deals_after_end > 0) continue;
+      items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id }) }), " ",
+        answerButtons(() => `/api/tables/${tb.id}/extension`, (agree) => ({ agree }))));
+    }
+    if (!items.length) { consentBox.hidden = true; return; }
+    consentBox.hidden = false;
+    consentBox.append(h("h2", { id: "consents-title", text: t("lobby.consents") }),
+      h("ul", { class: "consents" }, items));
+  }
+
+  function answerButtons(path, body) {
+    const answer = (agree) => async () => {
+      if (await attempt(() => post(path(), body(agree)))) await loadTables();
+    };
+    return h("span", { class: "actions" },
+      h("button", { type: "button", class: "primary", text: t("lobby.agree"), onclick: answer(true) }),
+      h("button", { type: "button", text: t("lobby.refuse"), onclick: answer(false) }));
+  }
+
   async function loadTables() {
+    tablesBox.dataset.loaded = "false";
+    try {
+      await showTables();
+    } finally {
+      tablesBox.dataset.loaded = "true";
+    }
+  }
+
+  async function showTables() {
     clear(tablesBox).append(h("h2", { id: "tables-title", text: t("lobby.tables") }));
-    const tables = await attempt(() => get("/api/tables?status_=playing"));
+    // Only tables still playing: a finished table has gone to the history.
+    const tables = await attempt(() => get("/api/tables?status=playing"));
     if (!tables) return;
-    const open = tables.filter((tb) => tb.status !== "finished").slice(-30).reverse();
+    const open = tables.filter((tb) => tb.status === "playing").slice(-30).reverse();
     if (!open.length) {
       tablesBox.append(h("p", { class: "muted", text: t("lobby.noTables") }));
+      await loadConsents([]);
       return;
     }
-    const details = await Promise.all(open.map((tb) => get(`/api/tables/${tb.id}`).catch(() => null)));
+    const details = await Promise.all(open.map(async (tb) => {
+      const detail = await get(`/api/tables/${tb.id}`).catch(() => null);
+      if (detail && detail.seats.some((st) => st.member_id && !byId.has(st.member_id))) {
+        // house bots are not in the members list: the table's own names say who sits there
+        const state = await get(`/api/tables/${tb.id}/state`).catch(() => null);
+        detail.names = state?.table?.names ?? null;
+      }
+      return detail;
+    }));
+    await loadConsents(details.filter((tb) => tb && tb.seats.some((st) => st.member_id === me.id)));
     tablesBox.append(h("ul", { class: "tables" }, details.filter(Boolean).map((tb) => {
-      const seated = tb.seats.map((st) => (st.member_id ? (byId.get(st.member_id)?.display_name ?? `#${st.member_id}`)
+      const seated = tb.seats.map((st) => (st.member_id
+        ? (byId.get(st.member_id)?.display_name ?? tb.names?.[st.seat] ?? `#${st.member_id}`)
         : t("table.emptySeat")));
       const mine = tb.seats.some((st) => st.member_id === me.id);
       return h("li", { class: mine ? "mine" : "" },

@@ -1,7 +1,7 @@
 // Members (admin): create a member with a one-time password, change role, hand out a password
-// reset link, deactivate or reactivate.
+// reset link (shown once, with a copy button), deactivate or reactivate.
 import { get, patch, post } from "../api.js";
-import { attempt } from "../app.js";
+import { attempt, fmtDateTime, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -10,6 +10,18 @@ const ROLES = ["member", "treasurer", "admin"];
 function roleSelect(id, value) {
   return h("select", { id, name: "role", "aria-label": t("members.role") },
     ROLES.map((r) => h("option", { value: r, selected: r === value, text: t(`role.${r}`) })));
+}
+
+/** Copy the field's text to the clipboard (or select it, where the clipboard is not allowed). */
+async function copyText(field) {
+  field.focus();
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+  } catch {
+    document.execCommand("copy"); // plain http pages have no async clipboard
+  }
+  notify(t("members.copied"), "info");
 }
 
 export async function renderMembers(root, { me }) {
@@ -51,10 +63,11 @@ export async function renderMembers(root, { me }) {
     await load();
   });
 
-  const table = h("table", { class: "list", "aria-label": t("members.title") },
+  const table = h("table", { class: "list members-table", "aria-label": t("members.title") },
     h("thead", {}, h("tr", {},
-      ["members.login", "members.name", "members.role", "members.active", ""].map((k) =>
-        h("th", { scope: "col", text: k ? t(k) : "" })))),
+      ["members.login", "members.name", "members.role", "members.status", "nav.actions"].map((k) =>
+        h("th", { scope: "col", text: k === "nav.actions" ? "" : t(k), class: k === "nav.actions" ? "th-actions" : null },
+          k === "nav.actions" ? h("span", { class: "sr-only", text: t("admin.actions") }) : null)))),
     tbody);
 
   async function load() {
@@ -81,11 +94,15 @@ export async function renderMembers(root, { me }) {
         const out = await attempt(() => post(`/api/members/${m.id}/password-reset`));
         if (!out) return;
         const url = new URL(out.url, location.origin).href;
+        const field = h("input", { readonly: true, value: url, class: "copy",
+          "aria-label": t("members.resetLinkLabel", { login: m.login }),
+          onfocus: (e) => e.target.select() });
         clear(linkBox).append(
-          h("span", { text: t("members.resetLink", { login: m.login,
-            until: new Date(out.expires_at).toLocaleString(document.documentElement.lang) }) }), " ",
-          h("input", { readonly: true, value: url, class: "copy", "aria-label": t("members.reset"),
-            onfocus: (e) => e.target.select() }));
+          h("span", { text: t("members.resetLink", { login: m.login, until: fmtDateTime(out.expires_at) }) }), " ",
+          h("span", { class: "copy-row" }, field,
+            h("button", { type: "button", class: "copy-button", text: t("members.copy"),
+              "aria-label": `${t("members.copy")}: ${t("members.resetLinkLabel", { login: m.login })}`,
+              onclick: () => copyText(field) })));
       } });
     const toggle = h("button", {
       type: "button", class: m.active ? "danger" : "",

@@ -2,7 +2,7 @@
 // tables never count) and, for the chosen member, a chart of his result per pulka — bars for
 // each pulka's whists, a line for the running total. Plain SVG, no libraries.
 import { get } from "../api.js";
-import { attempt, go } from "../app.js";
+import { attempt, fmtDate, go } from "../app.js";
 import { h, s } from "../dom.js";
 import { t } from "../i18n.js";
 import { archiveCss } from "./archive-common.js";
@@ -42,9 +42,9 @@ export async function renderStats(root, { args, me }) {
     h("p", { class: "small" }, `${t("stats.pulkas")}: ${one.pulkas} · ${t("stats.whists")}: ${one.whists} · ${t("stats.money")}: ${one.money} · ${t("stats.average")}: ${one.average_whists}`));
 }
 
+/** The pulka's day in the club's time zone, as the history shows it. */
 function dayOf(iso) {
-  if (!iso) return "";
-  return new Date(iso).toLocaleDateString(document.documentElement.lang || "ru", { day: "numeric", month: "short" });
+  return fmtDate(iso);
 }
 
 /** Bars: whists per pulka (green won, red lost); line: running total. */

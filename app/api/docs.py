@@ -1,0 +1,72 @@
+"""The API reference at ``/docs`` (Swagger UI) and ``/redoc`` without the internet.
+
+FastAPI's own pages load Swagger UI and ReDoc from a CDN, so a club laptop offline gets a blank
+page. The ``fastapi-offline`` package ships those assets; the app serves them itself under
+``/docs-assets`` and points the two pages at them. A deployment that turned the pages off
+(``docs_url=None``) keeps them off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import FastAPI, Request
+from fastapi.openapi.docs import (
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.routing import BaseRoute, Route
+
+ASSETS_URL = "/docs-assets"
+ASSETS_DIR = Path(fastapi_offline.__file__).resolve().parent / "static"
+"""``swagger-ui-bundle.js``, ``swagger-ui.css``, ``redoc.standalone.js`` and ``favicon.png``."""
+
+
+def _without(routes: list[BaseRoute], paths: set[str]) -> list[BaseRoute]:
+    return [r for r in routes if not (isinstance(r, Route) and r.path in paths)]
+
+
+def install_offline_docs(app: FastAPI) -> None:
+    """Replace FastAPI's CDN-backed ``/docs`` and ``/redoc`` pages with ones whose scripts and
+    styles the app serves itself. Pages switched off on ``app`` stay off."""
+    docs_url, redoc_url = app.docs_url, app.redoc_url
+    oauth_url = app.swagger_ui_oauth2_redirect_url
+    openapi_url = app.openapi_url
+    if openapi_url is None or (docs_url is None and redoc_url is None):
+        return
+    replaced = {p for p in (docs_url, redoc_url, oauth_url) if p}
+    app.router.routes[:] = _without(app.router.routes, replaced)
+    app.mount(ASSETS_URL, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
+
+    if docs_url is not None:
+        async def swagger(request: Request) -> HTMLResponse:
+            root = request.scope.get("root_path", "")
+            return get_swagger_ui_html(
+                openapi_url=f"{root}{openapi_url}", title=f"{app.title} — API",
+                oauth2_redirect_url=oauth_url,
+                swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
+                swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
+                swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+                swagger_ui_parameters=app.swagger_ui_parameters)
+
+        app.add_api_route(docs_url, swagger, methods=["GET"], include_in_schema=False)
+        if oauth_url is not None:
+            async def oauth_redirect() -> HTMLResponse:
+                return get_swagger_ui_oauth2_redirect_html()
+
+            app.add_api_route(oauth_url, oauth_redirect, methods=["GET"],
+                              include_in_schema=False)
+
+    if redoc_url is not None:
+        async def redoc(request: Request) -> HTMLResponse:
+            root = request.scope.get("root_path", "")
+            return get_redoc_html(
+                openapi_url=f"{root}{openapi_url}", title=f"{app.title} — API",
+                redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
+                redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png", with_google_fonts=False)
+
+        app.add_api_route(redoc_url, redoc, methods=["GET"], include_in_schema=False)

@@ -1,0 +1,196 @@
+"""Accessibility: axe-core (``axe-playwright-python`` ships ``axe.min.js``; nothing is fetched at
+run time) on every page of the club — login, password, lobby, table, members, history, replay,
+statistics, fund and the officer's sessions page — finds no serious or critical violation.
+
+Violations on pages another engineer owns are listed in ``KNOWN`` with the reason, so this test
+keeps the pages we own clean while those are fixed (issue 11).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from app.db.models import Member, Role
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.passwords import hash_password
+from app.services.pulkas import close_pulka
+from app.services.tables import create_table
+from tests.browser.conftest import screenshot
+from tests.browser.test_ui import login, new_page, wait_for
+from tests.support.archive_play import play_deal
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "an accessible password"
+SERIOUS = {"serious", "critical"}
+KNOWN: dict[str, set[str]] = {}
+"""page → axe rule ids known to fail there, on pages this test's author does not own (see the
+report of issue 11); empty means every page is clean."""
+
+
+async def _seed(url: str) -> dict[str, int]:
+    """An admin and two members with a finished club pulka of two deals."""
+    now = datetime.now(UTC)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    try:
+        async with session_scope(sessions) as db:
+            members = [Member(login=f"axe{i}", display_name=name,
+                              role=Role.admin if i == 0 else Role.member,
+                              password_hash=hash_password(PASSWORD) if i == 0 else None,
+                              must_change_password=False, active=True, is_bot=False)
+                       for i, name in enumerate(["Анна", "Борис", "Вера"])]
+            db.add_all(members)
+            await db.flush()
+            ids = [m.id for m in members]
+            table = await create_table(db, seat_member_ids=list(ids), practice=False,
+                                       target=20, first_dealer=0, now=now)
+        for _ in range(2):
+            async with session_scope(sessions) as db:
+                await play_deal(db, table.id, ids, now)
+        async with session_scope(sessions) as db:
+            row = await close_pulka(db, table.id, "agreement", now)
+            assert row is not None
+            return {"pulka": row.id}
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def club(server: ServerProcess) -> Iterator[dict[str, int]]:
+    """The seeded club plus a live practice table of the admin's."""
+    with ThreadPoolExecutor(1) as pool:
+        seeded = pool.submit(asyncio.run, _seed(server.env["DATABASE_URL"])).result()
+    with httpx.Client(base_url=server.base_url) as api:
+        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD}
+                 ).raise_for_status()
+        wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
+        api.headers["X-CSRF-Token"] = api.cookies["prefclub_csrf"]
+        opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
+        opened.raise_for_status()
+        seeded["table"] = opened.json()["table_id"]
+    yield seeded
+
+
+PAGES: list[tuple[str, str, str]] = [
+    # name, address (with {pulka}/{table}), a selector that shows the page is drawn
+    ("lobby", "#/lobby", "[aria-labelledby=tables-title][data-loaded=true]"),
+    ("table", "#/table/{table}", "#sheet-title"),
+    ("members", "#/members", "#create-member"),
+    ("history", "#/history", "button[data-pulka]"),
+    ("replay", "#/replay/{pulka}/1", "[data-testid=verify]"),
+    ("stats", "#/stats", "[data-testid=chart]"),
+    ("fund", "#/fund", "#fund-payment"),
+    ("password", "#/password", "#pw-title"),
+    ("admin", "#/admin", "#extra-session"),
+]
+
+
+OWN_PAGES = {"lobby", "members", "history", "replay", "stats", "admin"}
+"""Pages whose layout this file's author answers for (table and fund have their own owners)."""
+
+
+def _serious(page: Any) -> list[dict[str, Any]]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    violations = results.response["violations"]
+    return [v for v in violations if v.get("impact") in SERIOUS]
+
+
+def _describe(violations: list[dict[str, Any]]) -> str:
+    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} — "
+                     + "; ".join(str(n.get("target")) for n in v["nodes"][:5])
+                     for v in violations)
+
+
+def test_login_page_has_no_serious_violations(server: ServerProcess, browser: Any) -> None:
+    page = new_page(browser)
+    page.goto(server.base_url + "/")
+    page.wait_for_selector("#login-title")
+    found = _serious(page)
+    assert not found, _describe(found)
+    page.context.close()
+
+
+@pytest.mark.parametrize(("name", "address", "ready"), PAGES, ids=[p[0] for p in PAGES])
+def test_page_has_no_serious_violations(server: ServerProcess, browser: Any,
+                                        club: dict[str, int], name: str, address: str,
+                                        ready: str) -> None:
+    page = new_page(browser)
+    login(page, server.base_url, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    page.goto(server.base_url + "/" + address.format(**club))
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(300)  # the page's second round of requests (lists, names)
+    found = [v for v in _serious(page) if v["id"] not in KNOWN.get(name, set())]
+    screenshot(page, f"axe-{name}")
+    assert not found, _describe(found)
+    if name in OWN_PAGES:
+        # the same page on a phone: looked at by eye, and it must not scroll sideways
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(200)
+        screenshot(page, f"axe-{name}-phone")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 391, name
+    page.context.close()
+
+
+def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
+        server: ServerProcess, browser: Any, club: dict[str, int]) -> None:
+    """Dates are the club's (CLUB_TZ), whatever the browser's zone: history and statistics agree
+    (issue 11). The browser runs in Honolulu, ten hours behind UTC and thirteen behind Moscow."""
+    from zoneinfo import ZoneInfo
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU",
+                                  timezone_id="Pacific/Honolulu")
+    page = context.new_page()
+    login(page, server.base_url, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    with httpx.Client(base_url=server.base_url) as api:
+        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD})
+        wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
+        finished = next(p for p in api.get("/api/pulkas").json() if p["id"] == club["pulka"])
+    at = datetime.fromisoformat(finished["finished_at"] or finished["started_at"])
+    club_day = at.astimezone(ZoneInfo("Europe/Moscow")).day
+    browser_day = at.astimezone(ZoneInfo("Pacific/Honolulu")).day
+    page.goto(server.base_url + "/#/history")
+    header = page.locator(f"section[data-pulka='{club['pulka']}'] p.small").first
+    header.wait_for()
+    assert re.search(rf"\b{club_day} \w+", header.inner_text()), header.inner_text()
+    page.goto(server.base_url + "/#/stats")
+    page.wait_for_selector("[data-testid=chart]")
+    labels = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=chart] text')]"
+        ".map((e) => e.textContent)")
+    assert any(re.fullmatch(rf"{club_day} \S+", label) for label in labels), labels
+    if club_day != browser_day:
+        assert not any(re.fullmatch(rf"{browser_day} \S+", label) for label in labels), labels
+    context.close()
+
+
+@pytest.mark.parametrize("address", ["#/lobby", "#/history", "#/members"])
+def test_no_rule_ids_or_hashes_on_the_club_pages(server: ServerProcess, browser: Any,
+                                                 club: dict[str, int], address: str) -> None:
+    """Rule IDs belong in docs and logs, hashes in the replay's check: not on these pages."""
+    page = new_page(browser)
+    login(page, server.base_url, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    page.goto(server.base_url + "/" + address)
+    page.wait_for_selector("main h1")
+    page.wait_for_timeout(500)
+    if address == "#/history":
+        page.click(f"button[data-pulka='{club['pulka']}']")
+        page.wait_for_selector(".history-detail .sheet-card")
+    body = page.locator("main").inner_text()
+    assert not re.search(r"R-[A-Z]+\d", body), body
+    assert not re.search(r"\b[0-9a-f]{32,}\b", body), body
+    page.context.close()
