@@ -61,13 +61,7 @@ from app.rules.cards import (
 )
 from app.rules.claims import claim_holds
 from app.rules.conventions import Conventions
-from app.rules.deck import (
-    check_deck,
-    commitment,
-    cut_deck,
-    deal_cards,
-    playing_seats,
-)
+from app.rules.deck import check_deck, commitment, cut_deck, deal_cards
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.outcome import (
     Contract,
@@ -78,6 +72,7 @@ from app.rules.outcome import (
 )
 from app.rules.play import IllegalCardError, check_card, legal_cards, trick_winner
 from app.rules.record import deal_to_json as outcome_to_json
+from app.rules.seats import NEXT_PLAYING, NO_SEAT, playing_seats
 
 Phase: TypeAlias = Literal[
     "cut", "auction", "talon", "discard", "contract", "defence", "play_mode", "play", "done"
@@ -86,12 +81,6 @@ DefenceStage: TypeAlias = Literal["first", "second", "return", "return_dealer", 
 EndReason: TypeAlias = Literal[
     "", "played", "claim", "agreement", "conceded", "without_play", "half_whist"
 ]
-
-PRICES = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
-"""Price of a game by level (RULES.md §8); misère costs 10."""
-REQUIRED = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
-"""Defenders' required tricks by level (R-W1)."""
-NO_SEAT = -1
 
 
 class OutOfTurnError(IllegalActionError):
@@ -236,19 +225,7 @@ def _evolve(state: DealState, **changes: Any) -> DealState:
 
 
 def _next_active(state: DealState, seat: int) -> int:
-    return _NEXT[state.config.players][state.config.dealer][seat]
-
-
-def _next_table(players: int, dealer: int) -> tuple[int, ...]:
-    seats = playing_seats(players, dealer)
-    nxt = [NO_SEAT] * players
-    for i, seat in enumerate(seats):
-        nxt[seat] = seats[(i + 1) % 3]
-    return tuple(nxt)
-
-
-_NEXT = {n: tuple(_next_table(n, d) for d in range(n)) for n in (3, 4)}
-"""``_NEXT[players][dealer][seat]``: the next seat holding cards, clockwise."""
+    return NEXT_PLAYING[state.config.players][state.config.dealer][seat]
 
 
 def _set(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
@@ -803,7 +780,7 @@ def _apply_play(state: DealState, action: PlayCard) -> tuple[DealState, tuple[Ev
     size = 4 if attrs["kind"] == "pass_out" and attrs["tricks_done"] < 2 else 3
     if len(trick) < size:
         config = attrs["config"]
-        nxt = _NEXT[config.players][config.dealer][hand_seat]
+        nxt = NEXT_PLAYING[config.players][config.dealer][hand_seat]
         na["turn"] = nxt
         na["to_move"] = attrs["controllers"][nxt]
         return new, (events[0],) if len(events) == 1 else tuple(events)

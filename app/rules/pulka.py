@@ -42,6 +42,8 @@ from typing import Any, Literal, TypeAlias
 from app.rules.conventions import Conventions
 from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome
+from app.rules.prices import HALF_WHIST_TRICKS
+from app.rules.seats import defenders, playing_seats
 from app.rules.settlement import (
     END_REASONS,
     JOIN_RULE,
@@ -50,15 +52,7 @@ from app.rules.settlement import (
     effective_pools,
     settle,
 )
-from app.rules.sheet import (
-    HALF_WHIST_TRICKS,
-    Entry,
-    Sheet,
-    defenders,
-    pass_out_rate,
-    playing_seats,
-    score_deal,
-)
+from app.rules.sheet import Entry, Sheet, pass_out_rate, score_deal
 
 EventKind: TypeAlias = Literal["deal", "join", "replace", "close"]
 CARD_RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
