@@ -70,8 +70,8 @@ from app.rules.outcome import (
     DefenceCall,
     PlayMode,
 )
+from app.rules.outcome_json import deal_to_json as outcome_to_json
 from app.rules.play import IllegalCardError, check_card, legal_cards, trick_winner
-from app.rules.record import deal_to_json as outcome_to_json
 from app.rules.seats import NEXT_PLAYING, NO_SEAT, playing_seats
 
 Phase: TypeAlias = Literal[
