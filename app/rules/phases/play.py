@@ -19,6 +19,10 @@ from app.rules.play import IllegalCardError, check_card, legal_cards, trick_winn
 from app.rules.seats import NEXT_PLAYING, NO_SEAT
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
+_event = tuple.__new__
+"""``_event(Event, (type, data))`` is ``Event(type, data)`` without the named tuple's
+Python-level ``__new__``: the two events of the hot path (a card, a trick) are built this way."""
+
 
 def legal_cards_now(state: DealState) -> CardMask:
     """The mask of cards the hand due to play (``state.turn``) may play now (0 if none)."""
@@ -136,7 +140,9 @@ def apply_play(state: DealState, action: PlayCard) -> Transition:
             raise
     hands = (*hands[:hand_seat], hand & ~(1 << card), *hands[hand_seat + 1 :])
     trick = (*trick, (hand_seat, card))
-    played = Event("card_played", {"seat": hand_seat, "card": CARD_TEXTS[card], "by": action.seat})
+    played = _event(
+        Event, ("card_played", {"seat": hand_seat, "card": CARD_TEXTS[card], "by": action.seat})
+    )
     if state.proposal is not None or (state.open_pending and hand_seat == state.declarer):
         state, events = _side_effects(state, hands, hand_seat, played)
     else:
@@ -189,16 +195,8 @@ def _close_trick(
     """Close the complete ``trick`` (``hands`` already without its cards), in one copy."""
     winner = _trick_winner(state, trick)
     done = state.tricks_done + 1
-    events.append(
-        Event(
-            "trick_taken",
-            {
-                "seat": winner,
-                "trick": done,
-                "cards": [{"seat": s, "card": CARD_TEXTS[c]} for s, c in trick],
-            },
-        )
-    )
+    cards = [{"seat": s, "card": CARD_TEXTS[c]} for s, c in trick]
+    events.append(_event(Event, ("trick_taken", {"seat": winner, "trick": done, "cards": cards})))
     tricks = state.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
     history = (*state.history, trick)
