@@ -144,9 +144,9 @@ from app.rules.outcome import (
     PlayMode,
     Strain,
 )
+from app.rules.outcome_json import deal_to_json as outcome_to_json
 from app.rules.play import IllegalCardError, legal_cards
 from app.rules.pulka import Pulka
-from app.rules.record import deal_to_json as outcome_to_json
 from app.rules.record import export_document, parse_document, score_document
 from app.rules.settlement import Settlement, settle
 from app.rules.sheet import Entry, Sheet, running_totals, score_deal

@@ -241,3 +241,19 @@ _PRESETS: dict[str, Conventions] = {
     "sochi": _SOCHI,
     "rostov": _ROSTOV,
 }
+
+
+def conventions_to_json(c: Conventions) -> dict[str, Any]:
+    """``preset`` plus every convention that differs from it, as ``pulka/1`` spells them."""
+    base = Conventions.preset_named(c.preset)
+    out: dict[str, Any] = {"preset": c.preset}
+    for f in dataclasses.fields(c):
+        value = getattr(c, f.name)
+        if f.name == "preset" or value == getattr(base, f.name):
+            continue
+        if isinstance(value, Fraction):
+            value = int(value) if value.denominator == 1 else str(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out

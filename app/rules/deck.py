@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from app.rules.cards import CARD_TEXTS, Card, card_text, cards_mask, mask_text
 from app.rules.errors import IllegalActionError, RulesError
+from app.rules.seats import playing_seats as playing_seats  # re-exported
 
 DECK_SIZE = 32
 _FULL_DECK = frozenset(range(DECK_SIZE))
@@ -68,13 +69,6 @@ def cut_deck(deck: Sequence[Card], position: int, cut_min: int) -> tuple[Card, .
             f"must keep at least {cut_min} cards"
         )
     return tuple(deck[position:]) + tuple(deck[:position])
-
-
-def playing_seats(players: int, dealer: int) -> tuple[int, int, int]:
-    """The three seats that receive cards, from the dealer's left clockwise (R-D3, R-T6)."""
-    if players == 3:
-        return ((dealer + 1) % 3, (dealer + 2) % 3, dealer)
-    return ((dealer + 1) % 4, (dealer + 2) % 4, (dealer + 3) % 4)
 
 
 def _deal_plan(players: int, dealer: int) -> tuple[int, ...]:

@@ -39,9 +39,12 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
-from app.rules.conventions import Conventions
+from app.rules.conventions import Conventions, conventions_to_json
 from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome
+from app.rules.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
+from app.rules.prices import HALF_WHIST_TRICKS
+from app.rules.seats import defenders, playing_seats
 from app.rules.settlement import (
     END_REASONS,
     JOIN_RULE,
@@ -50,19 +53,9 @@ from app.rules.settlement import (
     effective_pools,
     settle,
 )
-from app.rules.sheet import (
-    HALF_WHIST_TRICKS,
-    Entry,
-    Sheet,
-    defenders,
-    pass_out_rate,
-    playing_seats,
-    score_deal,
-)
+from app.rules.sheet import Entry, Sheet, pass_out_rate, score_deal
 
 EventKind: TypeAlias = Literal["deal", "join", "replace", "close"]
-CARD_RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
-CARD_SUITS = {"S": "S", "C": "C", "D": "D", "H": "H", "♠": "S", "♣": "C", "♦": "D", "♥": "H"}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -288,8 +281,6 @@ class Pulka:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready object from which :meth:`from_json` rebuilds this pulka by replay."""
-        from app.rules.record import conventions_to_json, deal_to_json
-
         first_players = self.players - sum(1 for e in self.events if e.kind == "join")
         initial_names = None if self.initial_names is None else list(self.initial_names)
         events: list[dict[str, Any]] = []
@@ -322,8 +313,6 @@ class Pulka:
 
     @classmethod
     def _replay(cls, data: Mapping[str, Any]) -> Pulka:
-        from app.rules.record import deal_from_json
-
         try:
             conventions = Conventions.from_mapping(data["conventions"])
         except InvalidConventionError as exc:
@@ -428,7 +417,7 @@ class Pulka:
         if not isinstance(talon, tuple) or len(talon) != 2:
             raise fail("talon", "the talon is two cards")
         for card in talon:
-            if not _is_card(card):
+            if not is_card_text(card):
                 raise fail("talon", f"{card!r} is not a card")
         if _card_key(talon[0]) == _card_key(talon[1]):
             raise fail("talon", "the two talon cards are the same card")
@@ -559,11 +548,3 @@ def _is_seat(value: object, players: int) -> bool:
 def _card_key(card: str) -> tuple[str, str]:
     return card[:-1].upper(), CARD_SUITS[card[-1].upper()]
 
-
-def _is_card(card: object) -> bool:
-    return (
-        isinstance(card, str)
-        and len(card) >= 2
-        and card[-1].upper() in CARD_SUITS
-        and card[:-1].upper() in CARD_RANKS
-    )

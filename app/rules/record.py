@@ -1,10 +1,11 @@
 """``pulka/1`` records: parsing, scoring into ``pulka-score/1``, and exporting a live pulka.
 
 The format is specified in ``PULKA_FORMAT.md``. A record is checked as a whole before anything is
-scored: its shape here (unknown keys, wrong types, contracts outside 6-10, unknown conventions),
-and its sense by replaying every deal through :meth:`app.rules.pulka.Pulka.record` — the same
-method a live table uses — so an imported record and a live pulka are scored by one code path.
-Every problem raises :class:`InvalidRecordError` carrying the deal index (``None`` outside the
+scored: its shape here and, per deal, in :mod:`app.rules.outcome_json` (unknown keys, wrong
+types, contracts outside 6-10, unknown conventions), and its sense by replaying every deal
+through :meth:`app.rules.pulka.Pulka.record` — the same method a live table uses — so an
+imported record and a live pulka are scored by one code path. Every problem raises
+:class:`InvalidRecordError` carrying the deal index (``None`` outside the
 deals) and the field at fault::
 
     >>> doc = {"format": "pulka/1", "players": ["A", "B", "C"], "target": 10,
@@ -21,38 +22,34 @@ scoring the export gives the live pulka's sheet and settlement exactly.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
-from fractions import Fraction
-from typing import Any, cast, get_args
+from typing import Any
 
-from app.rules.conventions import Conventions
+from app.rules.conventions import Conventions, conventions_to_json
 from app.rules.errors import InvalidConventionError, InvalidRecordError
-from app.rules.outcome import Contract, DealKind, DealOutcome, DefenceCall, Penalty, Strain
-from app.rules.pulka import Pulka, _is_card, parse_stake
+from app.rules.outcome import DealOutcome
+from app.rules.outcome_json import deal_from_json, deal_to_json
+from app.rules.pulka import Pulka, parse_stake
 from app.rules.settlement import END_REASONS, EndReason
+
+__all__ = [
+    "FORMAT",
+    "SCORE_FORMAT",
+    "RecordMeta",
+    "conventions_to_json",
+    "deal_from_json",
+    "deal_to_json",
+    "export_document",
+    "parse_document",
+    "replay",
+    "score_document",
+    "score_pulka",
+]
 
 FORMAT = "pulka/1"
 SCORE_FORMAT = "pulka-score/1"
 _TOP_KEYS = ("format", "conventions", "players", "target", "stake", "ended", "deals")
-_DEAL_KEYS = (
-    "dealer",
-    "type",
-    "declarer",
-    "contract",
-    "defence",
-    "returned_from",
-    "play",
-    "tricks",
-    "talon",
-    "penalties",
-    "talon_returned",
-)
-_CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)$", re.IGNORECASE)
-_STRAIN_NAMES: dict[str, Strain] = {
-    "S": "S", "C": "C", "D": "D", "H": "H", "NT": "NT", "БК": "NT",
-    "♠": "S", "♣": "C", "♦": "D", "♥": "H",
-}  # fmt: skip
+
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -108,77 +105,6 @@ def parse_document(doc: object) -> tuple[RecordMeta, list[DealOutcome]]:
         raise InvalidRecordError("deals must be a list", field="deals")
     meta = RecordMeta(conventions, tuple(players), target, str(stake), ended)
     return meta, [deal_from_json(d, i) for i, d in enumerate(deals)]
-
-
-def deal_from_json(data: object, index: int) -> DealOutcome:
-    """Parse one ``pulka/1`` deal object (deal number ``index``) into a :class:`DealOutcome`."""
-
-    def fail(field: str | None, message: str) -> InvalidRecordError:
-        return InvalidRecordError(message, deal=index, field=field)
-
-    if not isinstance(data, Mapping):
-        raise fail(None, "a deal is a JSON object")
-    for key in data:
-        if key not in _DEAL_KEYS:
-            raise fail(str(key), f"unknown key {key!r}")
-    if "dealer" not in data:
-        raise fail("dealer", "dealer is required")
-    dealer = _int(data["dealer"], fail, "dealer")
-    kind = data.get("type")
-    if kind not in get_args(DealKind):
-        raise fail("type", "type must be game, misere, pass_out or conceded")
-    declarer = None
-    if data.get("declarer") is not None:
-        declarer = _int(data["declarer"], fail, "declarer")
-    elif kind != "pass_out":
-        raise fail("declarer", "declarer is required")
-    contract = None
-    if data.get("contract") is not None:
-        contract = _contract(data["contract"], fail)
-    defence: dict[int, DefenceCall] = {}
-    if data.get("defence") is not None:
-        raw = data["defence"]
-        if not isinstance(raw, Mapping):
-            raise fail("defence", "defence must be an object of seat: call")
-        for seat, call in raw.items():
-            if call not in ("whist", "pass", "half"):
-                raise fail("defence", f"call {call!r} is not whist, pass or half")
-            defence[_seat_key(seat, fail, "defence")] = cast(DefenceCall, call)
-    returned_from = None
-    if data.get("returned_from") is not None:
-        returned_from = _int(data["returned_from"], fail, "returned_from")
-    play = data.get("play")
-    if play is not None and play not in ("open", "closed"):
-        raise fail("play", "play must be open or closed")
-    tricks: dict[int, int] | None = None
-    if data.get("tricks") is not None:
-        raw = data["tricks"]
-        if not isinstance(raw, Mapping):
-            raise fail("tricks", "tricks must be an object of seat: count")
-        tricks = {_seat_key(s, fail, "tricks"): _int(t, fail, "tricks") for s, t in raw.items()}
-    talon: tuple[str, str] | None = None
-    if data.get("talon") is not None:
-        raw = data["talon"]
-        if not isinstance(raw, list) or len(raw) != 2 or not all(_is_card(c) for c in raw):
-            raise fail("talon", 'talon must be two cards such as ["AS", "10H"]')
-        talon = (raw[0], raw[1])
-    penalties = tuple(_penalty(p, fail) for p in _list(data.get("penalties", []), fail))
-    talon_returned = data.get("talon_returned", False)
-    if not isinstance(talon_returned, bool):
-        raise fail("talon_returned", "talon_returned must be true or false")
-    return DealOutcome(
-        dealer=dealer,
-        kind=cast(DealKind, kind),
-        declarer=declarer,
-        contract=contract,
-        defence=defence,
-        returned_from=returned_from,
-        play=play,
-        tricks=tricks,
-        talon=talon,
-        penalties=penalties,
-        talon_returned=talon_returned,
-    )
 
 
 def replay(meta: RecordMeta, outcomes: list[DealOutcome]) -> Pulka:
@@ -243,112 +169,9 @@ def export_document(pulka: Pulka) -> dict[str, Any]:
     }
 
 
-def deal_to_json(o: DealOutcome) -> dict[str, Any]:
-    """One :class:`DealOutcome` as a ``pulka/1`` deal object (optional fields only when set)."""
-    out: dict[str, Any] = {"dealer": o.dealer, "type": o.kind}
-    if o.declarer is not None:
-        out["declarer"] = o.declarer
-    if o.contract is not None:
-        out["contract"] = str(o.contract)
-    if o.defence:
-        out["defence"] = {str(s): call for s, call in o.defence.items()}
-    if o.returned_from is not None:
-        out["returned_from"] = o.returned_from
-    if o.play is not None:
-        out["play"] = o.play
-    if o.tricks is not None:
-        out["tricks"] = {str(s): t for s, t in o.tricks.items()}
-    if o.talon is not None:
-        out["talon"] = list(o.talon)
-    if o.penalties:
-        out["penalties"] = [_penalty_to_json(p) for p in o.penalties]
-    if o.talon_returned:
-        out["talon_returned"] = True
-    return out
-
-
-def conventions_to_json(c: Conventions) -> dict[str, Any]:
-    """``preset`` plus every convention that differs from it, as ``pulka/1`` spells them."""
-    base = Conventions.preset_named(c.preset)
-    out: dict[str, Any] = {"preset": c.preset}
-    for f in dataclasses.fields(c):
-        value = getattr(c, f.name)
-        if f.name == "preset" or value == getattr(base, f.name):
-            continue
-        if isinstance(value, Fraction):
-            value = int(value) if value.denominator == 1 else str(value)
-        elif isinstance(value, tuple):
-            value = list(value)
-        out[f.name] = value
-    return out
-
-
 def _names(pulka: Pulka) -> tuple[str, ...]:
     if pulka.names is not None:
         return pulka.names
     return tuple(f"Seat {i}" for i in range(pulka.players))
 
 
-def _penalty_to_json(p: Penalty) -> dict[str, Any]:
-    out: dict[str, Any] = {"seat": p.seat, "rule": p.rule}
-    if p.whists_on is not None:
-        out["whists_on"] = p.whists_on
-        out["amount"] = p.amount
-    if p.hill or p.whists_on is None:
-        out["hill"] = p.hill
-    return out
-
-
-def _int(value: object, fail: Any, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise fail(field, f"{field} must be an integer, got {value!r}")
-    return value
-
-
-def _seat_key(key: object, fail: Any, field: str) -> int:
-    if isinstance(key, int) and not isinstance(key, bool):
-        return key
-    if isinstance(key, str) and key.isdigit():
-        return int(key)
-    raise fail(field, f"{key!r} is not a seat number")
-
-
-def _list(value: object, fail: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise fail("penalties", "penalties must be a list")
-    return value
-
-
-def _contract(raw: object, fail: Any) -> Contract:
-    if not isinstance(raw, str):
-        raise fail("contract", 'contract must be a string such as "7H"')
-    match = _CONTRACT.match(raw.strip())
-    if match is None:
-        raise fail("contract", f"{raw!r} is not a contract such as 7H or 10NT")
-    level = int(match.group(1))
-    if not 6 <= level <= 10:
-        raise fail("contract", f"contract level {level} is not 6-10")
-    return Contract(level, _STRAIN_NAMES[match.group(2).upper()])
-
-
-def _penalty(raw: object, fail: Any) -> Penalty:
-    if not isinstance(raw, Mapping):
-        raise fail("penalties", "a penalty is an object")
-    for key in raw:
-        if key not in ("seat", "rule", "hill", "whists_on", "amount"):
-            raise fail("penalties", f"unknown penalty key {key!r}")
-    rule = raw.get("rule")
-    if not isinstance(rule, str) or not rule:
-        raise fail("penalties", "a penalty names its rule")
-    seat = _int(raw.get("seat"), fail, "penalties")
-    hill = _int(raw.get("hill", 0), fail, "penalties")
-    whists_on = None
-    amount = 0
-    if "whists_on" in raw:
-        whists_on = _int(raw["whists_on"], fail, "penalties")
-        amount = _int(raw.get("amount"), fail, "penalties")
-    elif "amount" in raw:
-        raise fail("penalties", "a whists penalty needs whists_on")
-    elif "hill" not in raw:
-        raise fail("penalties", "a penalty has hill or whists_on and amount")
-    return Penalty(seat=seat, rule=rule, hill=hill, whists_on=whists_on, amount=amount)

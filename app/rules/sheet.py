@@ -29,16 +29,13 @@ from typing import Any, Literal, TypeAlias
 
 from app.rules.conventions import Conventions
 from app.rules.outcome import DealOutcome
+from app.rules.prices import HALF_WHIST_TRICKS as HALF_WHIST_TRICKS  # re-exported
+from app.rules.prices import MISERE_PRICE, REQUIREMENT, price
+from app.rules.seats import defenders as defenders  # re-exported
+from app.rules.seats import playing_seats as playing_seats  # re-exported
 
 Column: TypeAlias = Literal["pool", "hill", "whists"]
 
-PRICES: Mapping[int, int] = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
-"""Price of a game by level (K96 2.2.2); misère costs :data:`MISERE_PRICE`."""
-MISERE_PRICE = 10
-REQUIREMENT: Mapping[int, int] = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
-"""Tricks the defenders owe together (R-W1); a checked ten owes none (R-W9)."""
-HALF_WHIST_TRICKS: Mapping[int, int] = {6: 2, 7: 1}
-"""Tricks a half-whister writes for (R-W4): half the requirement."""
 ROSTOV_WHISTS_PER_TRICK = 5
 """Rostov pass-outs: the lowest taker writes this many whists per trick of each other (K96
 3.7.2.2)."""
@@ -216,11 +213,6 @@ def running_totals(entries: Iterable[Entry]) -> list[Line]:
     return lines
 
 
-def price(level: int) -> int:
-    """Price of a trick game of ``level`` (K96 2.2.2)."""
-    return PRICES[level]
-
-
 def pass_out_rate(conventions: Conventions, streak: int) -> int:
     """Hill points per trick of a pass-out after ``streak`` earlier consecutive pass-outs (R-R5).
 
@@ -231,24 +223,6 @@ def pass_out_rate(conventions: Conventions, streak: int) -> int:
     if rates == "rostov":
         return ROSTOV_WHISTS_PER_TRICK
     return rates[min(streak, len(rates) - 1)]
-
-
-def playing_seats(players: int, dealer: int) -> tuple[int, ...]:
-    """Seats that receive cards (R-T6): all three, or all but the four-player dealer.
-
-    They are listed clockwise starting from forehand (the dealer's left).
-    """
-    order = tuple((dealer + k) % players for k in range(1, players + 1))
-    if players == 4:
-        return order[:3]
-    return order
-
-
-def defenders(players: int, dealer: int, declarer: int) -> tuple[int, int]:
-    """The two playing seats other than the declarer, clockwise from the declarer's left."""
-    seats = playing_seats(players, dealer)
-    after = [s for s in ((declarer + k) % players for k in range(1, players)) if s in seats]
-    return after[0], after[1]
 
 
 def talon_bonus_tricks(talon: tuple[str, str] | None) -> int:

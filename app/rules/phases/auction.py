@@ -1,0 +1,75 @@
+"""The auction phase of a deal (R-B1..R-B8): calls in turn until it is won or passed out.
+
+The ladder and every bidding rule live in the :class:`~app.rules.auction.Auction` value:
+:meth:`~app.rules.auction.Auction.call` (used by :func:`apply_bid`) and the ``may_*`` and
+``lowest_rank`` queries (used by :func:`bid_options`) are its one source of legality. Here the
+result is carried into the deal: a won auction shows the talon and goes to the talon phase
+(R-C1, R-C6), a passed-out one to pass-out play (R-R1).
+"""
+
+from __future__ import annotations
+
+from app.rules.actions import Action, Bid, Event
+from app.rules.auction import ALL_CONTRACTS, call_text
+from app.rules.cards import card_text
+from app.rules.phases.contract import take_talon
+from app.rules.phases.play import start_pass_out
+from app.rules.state import DealState, Transition, evolve, require_turn
+
+_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
+    (
+        Bid(seat, "pass"),
+        Bid(seat, "here"),
+        Bid(seat, "misere"),
+        *(Bid(seat, c) for c in ALL_CONTRACTS),
+    )
+    for seat in range(4)
+)
+"""Every call of each seat, built once: pass, here, misère, then the ladder (R-B2)."""
+
+
+def bid_options(state: DealState, seat: int) -> list[Action]:
+    """Every call ``seat`` (the seat to call) may make now."""
+    auction = state.auction
+    assert auction is not None
+    cached = _BIDS[seat]
+    out: list[Action] = [cached[0]]
+    if auction.may_hold(auction.turn):
+        out.append(cached[1])
+    if auction.may_misere(auction.turn):
+        out.append(cached[2])
+    out.extend(cached[3 + auction.lowest_rank() // 2 :])
+    return out
+
+
+def apply_bid(state: DealState, action: Bid) -> Transition:
+    """One call; the auction value refuses an illegal one (R-B8)."""
+    require_turn(state, action.seat, "auction")
+    assert state.auction is not None
+    auction = state.auction.call(action.call)
+    events: list[Event] = [Event("called", {"seat": action.seat, "call": call_text(action.call)})]
+    if not auction.finished:
+        return evolve(state, auction=auction, to_move=auction.seat_to_call), tuple(events)
+    if auction.passed_out:
+        events.append(Event("pass_out", {}))
+        state = evolve(state, auction=auction, kind="pass_out", phase="play")
+        return start_pass_out(state, events)
+    winner = auction.winner
+    assert winner is not None
+    declarer = auction.order[winner]
+    bid = auction.winning_call()
+    assert bid is not None
+    events.append(Event("auction_won", {"seat": declarer, "bid": call_text(bid)}))
+    events.append(Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}))
+    state = evolve(
+        state,
+        auction=auction,
+        declarer=declarer,
+        bid=bid,
+        talon_shown=2,
+        kind="misere" if bid == "misere" else "game",
+        to_move=declarer,
+    )
+    if state.config.conventions.talon_return_penalty:
+        return evolve(state, phase="talon"), tuple(events)
+    return take_talon(state, events)

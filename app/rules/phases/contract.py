@@ -1,0 +1,184 @@
+"""Talon and contract: taking or returning the talon, the discard, naming the contract, and
+conceding (R-C1..R-C6, R-W9, R-W10).
+
+After the auction the declarer takes the talon (or, with ``talon_return_penalty``, may return
+it unseen, R-C6), discards two cards (R-C3) and names a contract not below his bid (R-C2). A
+misère is named by itself and caught open (R-W10); a checked ten is laid open and played out
+(R-W9); any other game goes to the defence. Before play the declarer may concede (R-C4).
+"""
+
+from __future__ import annotations
+
+from app.rules.actions import (
+    Action,
+    Concede,
+    Discard,
+    Event,
+    NameContract,
+    ReturnTalon,
+    TakeTalon,
+)
+from app.rules.auction import ALL_CONTRACTS, ContractCall, call_rank, call_text, contract_pretty
+from app.rules.cards import card_pretty, mask_cards
+from app.rules.errors import IllegalActionError
+from app.rules.outcome import Contract
+from app.rules.phases.outcome import ended_event
+from app.rules.phases.play import start_play
+from app.rules.state import (
+    DealState,
+    IllegalContractError,
+    OutOfTurnError,
+    Transition,
+    defenders_of,
+    evolve,
+    require_turn,
+    set_at,
+)
+
+_TRUMPS = {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}
+
+
+def trump_of(contract: ContractCall) -> int | None:
+    """The trump suit of a contract (``None``: no trumps, misère)."""
+    if contract == "misere":
+        return None
+    assert isinstance(contract, Contract)
+    return _TRUMPS[contract.strain]
+
+
+def nameable(bid: Contract) -> tuple[Contract, ...]:
+    """The contracts a declarer who won with ``bid`` may name: ``bid`` or higher (R-C2)."""
+    return ALL_CONTRACTS[call_rank(bid) // 2 :]
+
+
+def talon_options(seat: int) -> list[Action]:
+    """Take the talon or return it unseen (R-C6)."""
+    return [TakeTalon(seat), ReturnTalon(seat)]
+
+
+def discard_options(state: DealState, seat: int) -> list[Action]:
+    """Every pair of cards ``seat`` may discard (R-C3)."""
+    cards = mask_cards(state.hands[seat])
+    return [Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]]
+
+
+def contract_options(state: DealState, seat: int) -> list[Action]:
+    """Every contract the declarer may name (R-C2)."""
+    bid = state.bid
+    assert isinstance(bid, Contract)
+    return [NameContract(seat, c) for c in nameable(bid)]
+
+
+def concede_refusal(state: DealState, seat: int) -> IllegalActionError | None:
+    """Why ``seat`` may not concede now, or ``None`` if he may (R-C4)."""
+    if state.phase not in ("discard", "contract", "defence", "play_mode"):
+        return OutOfTurnError("you can concede only after taking the talon and before play (R-C4)")
+    if seat != state.declarer:
+        return OutOfTurnError("only the declarer can concede (R-C4)")
+    if state.bid == "misere" or state.talon_returned:
+        return IllegalContractError(
+            "only a declarer who took the talon for a trick game can concede (R-C4)"
+        )
+    return None
+
+
+def take_talon(state: DealState, events: list[Event]) -> Transition:
+    """The declarer takes the two talon cards into his hand; he discards next (R-C1)."""
+    declarer = state.declarer
+    assert declarer is not None
+    hand = state.hands[declarer] | (1 << state.talon[0]) | (1 << state.talon[1])
+    events.append(Event("talon_taken", {"seat": declarer}))
+    state = evolve(state, hands=set_at(state.hands, declarer, hand), phase="discard")
+    return state, tuple(events)
+
+
+def apply_take_talon(state: DealState, action: TakeTalon) -> Transition:
+    """Take the talon when returning it was possible (R-C6)."""
+    require_turn(state, action.seat, "talon")
+    return take_talon(state, [])
+
+
+def apply_return_talon(state: DealState, action: ReturnTalon) -> Transition:
+    """Return the talon unseen (R-C6); the sheet charges the dealer for it."""
+    require_turn(state, action.seat, "talon")
+    events = [Event("talon_returned", {"seat": action.seat})]
+    state = evolve(state, talon_returned=True)
+    if state.bid == "misere":
+        return name_contract(state, "misere", events)
+    return evolve(state, phase="contract"), tuple(events)
+
+
+def apply_discard(state: DealState, action: Discard) -> Transition:
+    """Discard two cards of the declarer's hand, face down (R-C3)."""
+    require_turn(state, action.seat, "discard")
+    cards = action.cards
+    if len(cards) != 2 or cards[0] == cards[1]:
+        raise IllegalContractError("discard exactly two different cards")
+    hand = state.hands[action.seat]
+    for card in cards:
+        if not isinstance(card, int) or not 0 <= card < 32 or not hand >> card & 1:
+            text = card_pretty(card) if isinstance(card, int) and 0 <= card < 32 else repr(card)
+            raise IllegalContractError(f"you cannot discard {text}: it is not in your hand")
+    mask = (1 << cards[0]) | (1 << cards[1])
+    state = evolve(state, hands=set_at(state.hands, action.seat, hand & ~mask), discard=mask)
+    events = [Event("discarded", {"seat": action.seat})]
+    if state.bid == "misere":
+        return name_contract(state, "misere", events)
+    return evolve(state, phase="contract"), tuple(events)
+
+
+def apply_name(state: DealState, action: NameContract) -> Transition:
+    """Name the contract: the bid or higher, misère only by itself (R-C2)."""
+    require_turn(state, action.seat, "contract")
+    contract = action.contract
+    bid = state.bid
+    assert bid is not None
+    if contract == "misere" or bid == "misere":
+        raise IllegalContractError(
+            "misère may be named only by a player whose bid was misère (R-C2)"
+        )
+    assert isinstance(bid, Contract)
+    if contract not in nameable(bid):  # the list contract_options offers
+        if isinstance(contract, Contract) and contract in ALL_CONTRACTS:
+            raise IllegalContractError(
+                f"{contract_pretty(contract)} is below your bid {contract_pretty(bid)} (R-C2)"
+            )
+        raise IllegalContractError(f"{contract!r} is not a contract")
+    assert isinstance(contract, Contract)
+    return name_contract(state, contract, [])
+
+
+def name_contract(state: DealState, contract: ContractCall, events: list[Event]) -> Transition:
+    """Fix the contract and move on: misère and a checked ten to play, a game to defence."""
+    declarer = state.declarer
+    assert declarer is not None
+    events.append(Event("contract_named", {"seat": declarer, "contract": call_text(contract)}))
+    state = evolve(state, contract=contract, trump=trump_of(contract))
+    d1, d2 = defenders_of(state)
+    if contract == "misere":
+        # R-W10: no whist calls; both defenders catch it open, each playing his own hand.
+        return start_play(state, events, whisters=(), mode="open", open_mask=(1 << d1) | (1 << d2))
+    assert isinstance(contract, Contract)
+    if contract.level == 10 and state.config.conventions.ten_checked:
+        # R-W9: a ten is not whisted; all hands are laid open and it is played out.
+        state = evolve(state, calls=((d1, "pass"), (d2, "pass")))
+        everyone = (1 << declarer) | (1 << d1) | (1 << d2)
+        return start_play(state, events, whisters=(), mode="open", open_mask=everyone, now=True)
+    return evolve(state, phase="defence", stage="first", to_move=d1), tuple(events)
+
+
+def apply_concede(state: DealState, action: Concede) -> Transition:
+    """The declarer gives up the game before play: three tricks down (R-C4)."""
+    refusal = concede_refusal(state, action.seat)
+    if refusal is not None:
+        raise refusal
+    contract = state.contract if isinstance(state.contract, Contract) else state.bid
+    assert isinstance(contract, Contract)
+    state = evolve(
+        state, contract=contract, kind="conceded", end="conceded", phase="done", to_move=None
+    )
+    events = (
+        Event("conceded", {"seat": action.seat, "contract": str(contract)}),
+        ended_event(state),
+    )
+    return state, events

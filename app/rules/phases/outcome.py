@@ -1,0 +1,114 @@
+"""The end of a deal: finishing it, its :class:`~app.rules.outcome.DealOutcome`, the reveal.
+
+Every other phase ends a deal through :func:`finish`; the ``deal_ended`` event carries the
+outcome (as its ``pulka/1`` deal object) and the R-D4 reveal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rules.actions import Event
+from app.rules.cards import CARD_TEXTS, card_text, mask_text
+from app.rules.errors import RulesError
+from app.rules.outcome import Contract, DealOutcome
+from app.rules.outcome_json import deal_to_json
+from app.rules.state import DealState, EndReason, Transition, evolve
+
+
+def result_seats(state: DealState) -> tuple[int, ...]:
+    """The seats whose tricks make the result: the active seats, all four on a four-player
+    pass-out (the dealer takes the talon tricks, R-R3)."""
+    if state.kind == "pass_out" and state.players == 4:
+        return tuple(range(4))
+    return state.active
+
+
+def finish(state: DealState, events: list[Event], reason: EndReason) -> Transition:
+    """End the deal for ``reason``; append the ``deal_ended`` event."""
+    state = evolve(state, phase="done", end=reason, to_move=None, turn=None, stage="")
+    events.append(ended_event(state))
+    return state, tuple(events)
+
+
+def ended_event(state: DealState) -> Event:
+    """The public ``deal_ended`` event of a finished deal: reason, outcome and reveal."""
+    result = outcome(state)
+    assert result is not None
+    return Event(
+        "deal_ended",
+        {"reason": state.end, "outcome": deal_to_json(result), "reveal": deal_reveal(state)},
+    )
+
+
+def deal_reveal(state: DealState) -> dict[str, Any]:
+    """The R-D4 reveal (deck order, salt, cut, hands, talon) once the deal is over.
+
+    :func:`app.rules.deck.verify_deal` re-checks it from the published texts alone.
+    """
+    if not state.finished or state.cut is None:
+        raise RulesError("the deck is revealed only after the deal")
+    return {
+        "commitment": state.commitment,
+        "deck": list(map(CARD_TEXTS.__getitem__, state.deck)),
+        "salt": state.salt.hex(),
+        "cut": state.cut,
+        "players": state.players,
+        "dealer": state.dealer,
+        "hands": [mask_text(h) for h in state.dealt],
+        "talon": [card_text(c) for c in state.talon],
+    }
+
+
+def outcome(state: DealState) -> DealOutcome | None:
+    """What the score sheet needs of the deal, once it is over; ``None`` before."""
+    if state.phase != "done":
+        return None
+    talon = (card_text(state.talon[0]), card_text(state.talon[1]))
+    dealer = state.dealer
+    if state.kind == "pass_out":
+        return DealOutcome(
+            dealer=dealer,
+            kind="pass_out",
+            tricks={s: state.tricks[s] for s in result_seats(state)},
+            talon=talon,
+        )
+    declarer = state.declarer
+    returned = state.talon_returned  # R-C6: the sheet charges the dealer
+    calls = dict(state.calls)
+    tricks = {s: state.tricks[s] for s in state.active}
+    if state.kind == "conceded":
+        assert isinstance(state.contract, Contract)
+        return DealOutcome(
+            dealer=dealer,
+            kind="conceded",
+            declarer=declarer,
+            contract=state.contract,
+            defence=calls,
+            talon=talon,
+            talon_returned=returned,
+        )
+    if state.kind == "misere":
+        return DealOutcome(
+            dealer=dealer,
+            kind="misere",
+            declarer=declarer,
+            play="open",
+            tricks=tricks,
+            talon=talon,
+            talon_returned=returned,
+        )
+    assert isinstance(state.contract, Contract)
+    played = state.end not in ("without_play", "half_whist")
+    return DealOutcome(
+        dealer=dealer,
+        kind="game",
+        declarer=declarer,
+        contract=state.contract,
+        defence=calls,
+        returned_from=state.returned_from,
+        play=state.play_mode if played else None,
+        tricks=tricks if played else None,
+        talon=talon,
+        talon_returned=returned,
+    )
