@@ -29,7 +29,7 @@ export async function attempt(action) {
   try {
     return await action();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401 && err.code !== "login_failed") {
+    if (err instanceof ApiError && err.status === 401 && !["login_failed", "wrong_credentials"].includes(err.code)) {
       me = null;
       go("#/login");
     }
