@@ -47,13 +47,18 @@ SolverDeal = tuple[tuple[int, int, int], int | None, int, bool]
 """A claim-solver bench deal: three hands in playing order, trump, declarer position, misère."""
 
 
+def _points(cards: int) -> int:
+    """High-card points of a mask (A 4, K 3, Q 2, J 1), to pick plausible declarers."""
+    return sum((cards >> (8 * suit + 4 + r) & 1) * (r + 1) for suit in range(4) for r in range(4))
+
+
 def solver_deals(count: int = 50, seed: int = 14) -> list[SolverDeal]:
     """A fixed, seeded set of whole deals for the claim solver, from the first lead.
 
     Three hands of ten cards (the talon's two cards discarded); position 0 leads. Every fifth
-    deal is a misère (no trump, a random declarer); the others are games: the declarer is the
-    hand with the longest suit (the most high cards breaking ties), which is trumps, except
-    every eighth game, a no-trump game.
+    deal is a misère, played by the hand with the fewest high-card points (no trumps); the
+    others are games played by the hand with the most high-card points plus trump length,
+    trumps being its longest suit, except every eighth game, a no-trump game.
     """
     rng = random.Random(seed)
     deals: list[SolverDeal] = []
@@ -62,16 +67,19 @@ def solver_deals(count: int = 50, seed: int = 14) -> list[SolverDeal]:
         rng.shuffle(deck)
         hands = tuple(sum(1 << c for c in deck[10 * p : 10 * p + 10]) for p in range(3))
         if index % 5 == 4:
-            deals.append(((hands[0], hands[1], hands[2]), None, rng.randrange(3), True))
+            declarer = min(range(3), key=lambda p: _points(hands[p]))
+            deals.append(((hands[0], hands[1], hands[2]), None, declarer, True))
             continue
 
-        def strength(hand: int) -> tuple[int, int]:
-            lengths = [(hand >> (8 * s) & 255).bit_count() for s in range(4)]
-            return max(lengths), (hand & 0xF0F0F0F0).bit_count()
+        def suits(hand: int) -> list[tuple[int, int, int]]:
+            """(length, points, suit) of each suit of ``hand``."""
+            return [
+                ((hand >> (8 * s) & 255).bit_count(), _points(hand & 255 << (8 * s)), s)
+                for s in range(4)
+            ]
 
-        declarer = max(range(3), key=lambda p: strength(hands[p]))
-        hand = hands[declarer]
-        trump: int | None = max(range(4), key=lambda s: ((hand >> (8 * s) & 255).bit_count(), s))
+        declarer = max(range(3), key=lambda p: _points(hands[p]) + max(suits(hands[p]))[0])
+        trump: int | None = max(suits(hands[declarer]))[2]
         if index % 8 == 3:
             trump = None
         deals.append(((hands[0], hands[1], hands[2]), trump, declarer, False))

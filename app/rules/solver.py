@@ -75,29 +75,47 @@ def _build_top_runs() -> list[int]:
 _TOP_RUN = _build_top_runs()
 
 
-def _runs(candidates: CardMask, alive: CardMask) -> list[int]:
+def _build_runs() -> tuple[list[tuple[int, ...]], ...]:
+    """``_RUNS[suit][alive << 8 | held]``: one card (the lowest) of each run of ``held`` cards
+    that touch among the ``alive`` cards of ``suit``, low runs first, as card numbers."""
+    tables: list[list[tuple[int, ...]]] = []
+    for suit in range(4):
+        table: list[tuple[int, ...]] = [()] * 65536
+        for alive in range(256):
+            sub = alive
+            while sub:
+                cards: list[int] = []
+                previous_held = False
+                for rank in range(8):
+                    if not alive >> rank & 1:
+                        continue
+                    held = sub >> rank & 1 == 1
+                    if held and not previous_held:
+                        cards.append(8 * suit + rank)
+                    previous_held = held
+                table[alive << 8 | sub] = tuple(cards)
+                sub = (sub - 1) & alive
+        tables.append(table)
+    return tuple(tables)
+
+
+_RUNS = _build_runs()
+
+
+def _runs(candidates: CardMask, alive: CardMask) -> tuple[int, ...]:
     """One card of each run of touching cards (among ``alive``) in ``candidates``, the lowest
-    card of each run, low runs first."""
-    out: list[int] = []
-    rest = candidates
-    while rest:
-        low_bit = rest & -rest
-        card = low_bit.bit_length() - 1
-        out.append(card)
-        # the run continues upwards while the next alive card (same suit) is also ours
-        top = (card | 7) + 1
-        nxt = card + 1
-        while nxt < top:
-            if alive >> nxt & 1:
-                if rest >> nxt & 1:
-                    rest ^= 1 << nxt
-                    nxt += 1
-                    continue
-                break
-            nxt += 1
-        rest ^= low_bit
+    card of each run, low runs first (suit by suit)."""
+    out: tuple[int, ...] = ()
+    for suit in range(4):
+        shift = 8 * suit
+        held = candidates >> shift & 255
+        if held:
+            out += _RUNS[suit][(alive >> shift & 255) << 8 | held]
     return out
 
+
+_GAME_GUESS = 6
+"""The first value probed for a game: six tricks, the lowest contract (R-B3)."""
 
 Search = Callable[[int, int, int, int, int], bool]
 
@@ -107,11 +125,13 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
     goal, with its transposition table (a position's key to ``lo << 8 | hi``)."""
     table: dict[int, int] = {}
     best_lead: dict[int, int] = {}
+    canonical: dict[int, int] = {}
     tmask = SUIT_MASKS[trump] if trump is not None else 0
     pext = _PEXT
     top_run = _TOP_RUN
     trump_shift = 8 * trump if trump is not None else -1
     runs = _runs
+    runs_by_suit = _RUNS
     decl = declarer
     # good[w]: is a trick won by position w good for the declarer?
     good = tuple(1 if (w == declarer) != misere else 0 for w in range(3))
@@ -158,31 +178,35 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             if beats(c, bc):
                 bw = p
             return good[bw] >= need
-        a0 = alive & 255
-        a1 = alive >> 8 & 255
-        a2 = alive >> 16 & 255
-        a3 = alive >> 24
-        key = (
-            (
+        raw = ((h0 << 32 | h1) << 32 | h2) << 2 | leader
+        key = canonical.get(raw)
+        if key is None:
+            a0 = alive & 255
+            a1 = alive >> 8 & 255
+            a2 = alive >> 16 & 255
+            a3 = alive >> 24
+            key = (
                 (
-                    pext[a0 << 8 | (h0 & 255)]
-                    | pext[a0 << 8 | (h1 & 255)] << 8
-                    | pext[a1 << 8 | (h0 >> 8 & 255)] << 16
-                    | pext[a1 << 8 | (h1 >> 8 & 255)] << 24
-                    | pext[a2 << 8 | (h0 >> 16 & 255)] << 32
-                    | pext[a2 << 8 | (h1 >> 16 & 255)] << 40
-                    | pext[a3 << 8 | (h0 >> 24)] << 48
-                    | pext[a3 << 8 | (h1 >> 24)] << 56
+                    (
+                        pext[a0 << 8 | (h0 & 255)]
+                        | pext[a0 << 8 | (h1 & 255)] << 8
+                        | pext[a1 << 8 | (h0 >> 8 & 255)] << 16
+                        | pext[a1 << 8 | (h1 >> 8 & 255)] << 24
+                        | pext[a2 << 8 | (h0 >> 16 & 255)] << 32
+                        | pext[a2 << 8 | (h1 >> 16 & 255)] << 40
+                        | pext[a3 << 8 | (h0 >> 24)] << 48
+                        | pext[a3 << 8 | (h1 >> 24)] << 56
+                    )
+                    << 2
+                    | leader
                 )
-                << 2
-                | leader
+                << 16
+                | a0.bit_count()
+                | a1.bit_count() << 4
+                | a2.bit_count() << 8
+                | a3.bit_count() << 12
             )
-            << 16
-            | a0.bit_count()
-            | a1.bit_count() << 4
-            | a2.bit_count() << 8
-            | a3.bit_count() << 12
-        )
+            canonical[raw] = key
         entry = table.get(key)
         if entry is None:
             lo, hi = 0, n + 1
@@ -198,53 +222,98 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
         p3 = p2 + 1 if p2 < 2 else 0
         ha, hb, hc = hands[p1], hands[p2], hands[p3]
         if not misere:
+            # sure tricks: the leader's cashable top cards; a top run of trumps in one hand
             if p1 == decl:
-                if need <= quick_tricks(ha, hb, hc, alive):
+                sure = quick_tricks(ha, hb, hc, alive)
+                if need <= sure:
                     table[key] = need << 8 | hi
                     return True
-            elif need > n - quick_tricks(ha, hb, hc, alive):
+                sure = n
+                if tmask:
+                    trumps_alive = (alive >> trump_shift & 255) << 8
+                    sure -= (
+                        top_run[trumps_alive | hb >> trump_shift & 255]
+                        + top_run[trumps_alive | hc >> trump_shift & 255]
+                    )
+            else:
+                sure = n - quick_tricks(ha, hb, hc, alive)
+                if tmask:
+                    trumps_alive = (alive >> trump_shift & 255) << 8
+                    partner = hb if p3 == decl else hc
+                    sure = min(sure, n - top_run[trumps_alive | partner >> trump_shift & 255])
+                    if need <= top_run[trumps_alive | hands[decl] >> trump_shift & 255]:
+                        table[key] = need << 8 | hi
+                        return True
+            if need > sure:
                 table[key] = lo << 8 | need
                 return False
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
-        leads = runs(ha, alive)
+        leads = runs(ha, alive) if misere else runs(ha, alive)[::-1]
         hint = best_lead.get(key)
-        if hint is not None and hint in leads:
-            leads.remove(hint)
-            leads.insert(0, hint)
+        if hint is not None and hint != leads[0] and hint in leads:
+            leads = (hint, *leads)
         result = not d1
         for c1 in leads:
             b1 = 1 << c1
-            smask = 255 << (c1 & 24)
-            moves = hb & smask or hb & tmask or hb
+            shift = c1 & 24
+            suit_runs = runs_by_suit[c1 >> 3]
+            suit_alive = (alive >> shift & 255) << 8
+            follow = hb >> shift & 255
+            cards2 = suit_runs[suit_alive | follow] if follow else runs(hb & tmask or hb, alive)
+            if misere and d2:
+                # the misère declarer ducks as high as he can, else wins as low as he can
+                cards2 = tuple([c for c in cards2 if c < c1 or c >> 3 != c1 >> 3][::-1]) + tuple(
+                    [c for c in cards2 if c > c1 and c >> 3 == c1 >> 3]
+                )
+            follow3 = hc >> shift & 255
+            nh = [h0, h1, h2]
+            nh[p1] = ha ^ b1
             r2 = not d2
-            for c2 in runs(moves, alive):
+            for c2 in cards2:
                 b2 = 1 << c2
                 if beats(c2, c1):
                     w2, best2 = p2, c2
                 else:
                     w2, best2 = p1, c1
-                moves3 = hc & smask or hc & tmask or hc
-                cards3 = runs(moves3, alive)
+                if follow3:
+                    cards3 = suit_runs[suit_alive | follow3]
+                else:
+                    cards3 = runs(hc & tmask or hc, alive)
                 # the last hand overtakes (cheapest winner first) unless the trick already
                 # goes the way its side wants; then it plays its cheapest card
                 winners = [c for c in cards3 if beats(c, best2)]
-                if winners and (good[w2] == 1) != d3:
+                if misere and d3:
+                    # the misère declarer ducks with his highest card, else wins high
+                    order = [c for c in cards3 if c not in winners][::-1] + winners[::-1]
+                elif winners and (good[w2] == 1) != d3:
                     order = winners + [c for c in cards3 if c not in winners]
                 else:
                     order = [c for c in cards3 if c not in winners] + winners
+                nh[p2] = hb ^ b2
                 r3 = not d3
                 for c3 in order:
                     w = p3 if beats(c3, best2) else w2
                     left = need - good[w]
                     if left <= 0:
                         ok = True
-                    elif left > n - 1:
+                    elif left >= n:
                         ok = False
+                    elif n == 2:
+                        # one card each is left: play the last trick out here
+                        nh[p3] = hc ^ 1 << c3
+                        lw = w
+                        lc = nh[w].bit_length() - 1
+                        p = w + 1 if w < 2 else 0
+                        c = nh[p].bit_length() - 1
+                        if beats(c, lc):
+                            lw, lc = p, c
+                        p = p + 1 if p < 2 else 0
+                        c = nh[p].bit_length() - 1
+                        if beats(c, lc):
+                            lw = p
+                        ok = good[lw] >= left
                     else:
-                        nh = [h0, h1, h2]
-                        nh[p1] ^= b1
-                        nh[p2] ^= b2
-                        nh[p3] ^= 1 << c3
+                        nh[p3] = hc ^ 1 << c3
                         ok = reach(nh[0], nh[1], nh[2], w, left)
                     if ok == d3:
                         r3 = d3
@@ -362,18 +431,27 @@ def solve_counted(
     benchmark's positions per second)."""
     remaining = hands[(leader + len(trick)) % 3].bit_count()
     reach, table = _make_search(trump, declarer, misere)
-    lo, hi = 0, remaining  # the value is within [lo, hi]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
+
+    def test(need: int) -> bool:
+        if need <= 0:
+            return True
+        if need > remaining:
+            return False
         if trick:
-            ok = _complete_trick(reach, hands, leader, trick, trump, declarer, misere, mid)
-        else:
-            ok = reach(hands[0], hands[1], hands[2], leader, mid)
-        if ok:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo, len(table)
+            return _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need)
+        return reach(hands[0], hands[1], hands[2], leader, need)
+
+    # the searches near the value are the expensive ones: probe a likely value first
+    # (misère: a clean hand; game: six tricks, the lowest contract), then step towards it
+    guess = remaining if misere else min(remaining, _GAME_GUESS)
+    if test(guess):
+        while guess < remaining and test(guess + 1):
+            guess += 1
+        return guess, len(table)
+    guess -= 1
+    while guess > 0 and not test(guess):
+        guess -= 1
+    return guess, len(table)
 
 
 __all__ = ["max_good_tricks", "reaches", "solve_counted"]

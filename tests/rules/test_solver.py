@@ -85,8 +85,13 @@ def test_misere_endings() -> None:
 def test_bench_deals_equal_reference(index: int) -> None:
     """The 50 whole bench deals (games and misère, from the first lead): the same value."""
     hands, trump, declarer, misere = solver_deals()[index]
-    expected = _reference_best_tricks(hands, 0, (), trump, declarer, misere)
-    assert best_tricks(hands, 0, (), trump, declarer, misere) == expected
+    value = best_tricks(hands, 0, (), trump, declarer, misere)
+    # the reference proves the value exact with two claims: ``value`` holds, one better fails
+    better = value - 1 if misere else value + 1
+    assert _reference_claim_holds(hands, 0, (), trump, declarer, misere, value)
+    assert not _reference_claim_holds(hands, 0, (), trump, declarer, misere, better)
+    assert claim_holds(hands, 0, (), trump, declarer, misere, value)
+    assert not claim_holds(hands, 0, (), trump, declarer, misere, better)
     good = max_good_tricks(hands, 0, (), trump, declarer, misere)
     assert reaches(hands, 0, (), trump, declarer, misere, good)
     assert not reaches(hands, 0, (), trump, declarer, misere, good + 1)
