@@ -260,7 +260,10 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             suit_alive = (alive >> shift & 255) << 8
             follow = hb >> shift & 255
             cards2 = suit_runs[suit_alive | follow] if follow else runs(hb & tmask or hb, alive)
-            if misere and d2:
+            if not misere:
+                beat2 = [c for c in cards2 if beats(c, c1)]
+                cards2 = tuple(beat2) + tuple([c for c in cards2 if c not in beat2])
+            elif d2:
                 # the misère declarer ducks as high as he can, else wins as low as he can
                 cards2 = tuple([c for c in cards2 if c < c1 or c >> 3 != c1 >> 3][::-1]) + tuple(
                     [c for c in cards2 if c > c1 and c >> 3 == c1 >> 3]
@@ -271,52 +274,64 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             r2 = not d2
             for c2 in cards2:
                 b2 = 1 << c2
-                if beats(c2, c1):
+                if (c2 > c1) if c2 >> 3 == c1 >> 3 else tmask >> c2 & 1:
                     w2, best2 = p2, c2
                 else:
                     w2, best2 = p1, c1
                 if follow3:
                     cards3 = suit_runs[suit_alive | follow3]
+                    if best2 >> 3 == c1 >> 3:
+                        winners = [c for c in cards3 if c > best2]
+                        losers = [c for c in cards3 if c < best2]
+                    else:  # ruffed: following suit cannot win
+                        winners, losers = [], list(cards3)
                 else:
                     cards3 = runs(hc & tmask or hc, alive)
+                    winners = [c for c in cards3 if beats(c, best2)]
+                    losers = [c for c in cards3 if c not in winners]
                 # the last hand overtakes (cheapest winner first) unless the trick already
-                # goes the way its side wants; then it plays its cheapest card
-                winners = [c for c in cards3 if beats(c, best2)]
+                # goes the way its side wants; then it plays its cheapest card; the misère
+                # declarer ducks with his highest card, else wins high
                 if misere and d3:
-                    # the misère declarer ducks with his highest card, else wins high
-                    order = [c for c in cards3 if c not in winners][::-1] + winners[::-1]
+                    plan = ((losers[::-1], w2), (winners[::-1], p3))
                 elif winners and (good[w2] == 1) != d3:
-                    order = winners + [c for c in cards3 if c not in winners]
+                    plan = ((winners, p3), (losers, w2))
                 else:
-                    order = [c for c in cards3 if c not in winners] + winners
+                    plan = ((losers, w2), (winners, p3))
                 nh[p2] = hb ^ b2
                 r3 = not d3
-                for c3 in order:
-                    w = p3 if beats(c3, best2) else w2
+                for group, w in plan:
+                    if not group:
+                        continue
                     left = need - good[w]
-                    if left <= 0:
-                        ok = True
-                    elif left >= n:
-                        ok = False
-                    elif n == 2:
-                        # one card each is left: play the last trick out here
-                        nh[p3] = hc ^ 1 << c3
-                        lw = w
-                        lc = nh[w].bit_length() - 1
-                        p = w + 1 if w < 2 else 0
-                        c = nh[p].bit_length() - 1
-                        if beats(c, lc):
-                            lw, lc = p, c
-                        p = p + 1 if p < 2 else 0
-                        c = nh[p].bit_length() - 1
-                        if beats(c, lc):
-                            lw = p
-                        ok = good[lw] >= left
-                    else:
-                        nh[p3] = hc ^ 1 << c3
-                        ok = reach(nh[0], nh[1], nh[2], w, left)
-                    if ok == d3:
-                        r3 = d3
+                    if left <= 0 or left >= n:
+                        # the trick settles the question whatever card of the group is played
+                        if (left <= 0) == d3:
+                            r3 = d3
+                            break
+                        continue
+                    for c3 in group:
+                        if n == 2:
+                            # one card each is left: play the last trick out here
+                            nh[p3] = hc ^ 1 << c3
+                            lw = w
+                            lc = nh[w].bit_length() - 1
+                            p = w + 1 if w < 2 else 0
+                            c = nh[p].bit_length() - 1
+                            if beats(c, lc):
+                                lw, lc = p, c
+                            p = p + 1 if p < 2 else 0
+                            c = nh[p].bit_length() - 1
+                            if beats(c, lc):
+                                lw = p
+                            ok = good[lw] >= left
+                        else:
+                            nh[p3] = hc ^ 1 << c3
+                            ok = reach(nh[0], nh[1], nh[2], w, left)
+                        if ok == d3:
+                            r3 = d3
+                            break
+                    if r3 == d3:
                         break
                 if r3 == d2:
                     r2 = d2
