@@ -151,11 +151,13 @@ def run_solver(deals: list[SolverDeal] | None = None) -> dict[str, object]:
 
     deals = solver_deals() if deals is None else deals
     times: list[float] = []
+    by_kind: dict[str, list[float]] = {"game": [], "misere": []}
     positions = 0
     for hands, trump, declarer, misere in deals:
         start = time.process_time()
         positions += solve_counted(hands, 0, (), trump, declarer, misere)[1]
         times.append(time.process_time() - start)
+        by_kind["misere" if misere else "game"].append(times[-1])
     times.sort()
     total = sum(times)
     return {
@@ -165,6 +167,12 @@ def run_solver(deals: list[SolverDeal] | None = None) -> dict[str, object]:
         "total_seconds": round(total, 3),
         "positions": positions,
         "positions_per_second": round(positions / total) if total else 0,
+        **{
+            f"{kind}_{name}_ms": round(value(spent) * 1000, 1)
+            for kind, spent in by_kind.items()
+            if spent
+            for name, value in (("median", statistics.median), ("worst", max))
+        },
     }
 
 

@@ -248,7 +248,16 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
                 table[key] = lo << 8 | need
                 return False
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
-        leads = runs(ha, alive) if misere else runs(ha, alive)[::-1]
+        if not misere:
+            leads = runs(ha, alive)[::-1]
+        elif d1:
+            leads = runs(ha, alive)
+        else:
+            # defenders lead the suits the misère declarer still holds first
+            target = hands[decl]
+            leads = tuple(
+                sorted(runs(ha, alive), key=lambda c: not target >> (c & 24) & 255)
+            )
         hint = best_lead.get(key)
         if hint is not None and hint != leads[0] and hint in leads:
             leads = (hint, *leads)
