@@ -255,9 +255,7 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
         else:
             # defenders lead the suits the misère declarer still holds first
             target = hands[decl]
-            leads = tuple(
-                sorted(runs(ha, alive), key=lambda c: not target >> (c & 24) & 255)
-            )
+            leads = tuple(sorted(runs(ha, alive), key=lambda c: not target >> (c & 24) & 255))
         hint = best_lead.get(key)
         if hint is not None and hint != leads[0] and hint in leads:
             leads = (hint, *leads)
