@@ -12,9 +12,14 @@ table between them:
   it stores bounds ``(lo, hi)`` on the good tricks still to come, valid for every ``need``;
 * cards that touch among the cards still alive (the current trick included) are equivalent,
   so only one card of each run is tried;
-* moves are ordered: the previous best lead of the position first; the last hand wins a trick
-  cheaply when its side wants it, else plays its cheapest card;
-* the last trick is resolved directly, without a recursion.
+* sure-trick bounds at trick boundaries (games): the leader's cashable top cards, a top run of
+  trumps in one hand;
+* moves are ordered: the previous best lead of the position first (games: high leads; misère:
+  the defenders lead the declarer's suits); the second hand tries its winning cards first; the
+  last hand wins a trick cheaply when its side wants it, else plays its cheapest card; the
+  misère declarer ducks as high as he can;
+* the last hand's cards are grouped by who wins the trick, and when the trick settles the
+  question the group is not searched; the last trick is played out inline.
 
 Pure Python on integer card masks (card ``8 * suit + rank``); no allocation beyond the small
 move lists in the inner loop. All public entry points are module-level functions with plain
