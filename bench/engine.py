@@ -1,12 +1,17 @@
-"""Engine benchmark: complete random deals per second on one core.
+"""Engine benchmark: complete random deals per second on one core, and the claim solver.
 
-    python -m bench.engine --json [--seconds 3]
+    python -m bench.engine --json [--seconds 3] [--no-solver]
 
 Each deal is dealt from a seeded shuffle, cut, bid, played to the end by a random policy that
 picks among :func:`app.rules.legal_actions` (cuts and discards are drawn directly: listing all
 66 discards just to pick one would measure the policy, not the engine). Three- and four-player
 deals and all four presets alternate. Prints ``{"deals_per_second": N, ...}`` and writes
 ``bench/results/engine.json``.
+
+The claim solver (:func:`app.rules.solver.solve_counted`, behind :func:`app.rules.best_tricks`)
+is timed over :func:`solver_deals`, 50 fixed
+whole deals (games and misère) from the first lead: the median and worst CPU time per deal and
+the boundary positions searched per second, under ``"solver"``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import pathlib
 import platform
 import random
+import statistics
 import sys
 import time
 
@@ -36,6 +42,48 @@ from app.rules import (
 )
 
 PRESETS = ("club", "sochi", "leningrad", "rostov")
+
+SolverDeal = tuple[tuple[int, int, int], int | None, int, bool]
+"""A claim-solver bench deal: three hands in playing order, trump, declarer position, misère."""
+
+
+def _points(cards: int) -> int:
+    """High-card points of a mask (A 4, K 3, Q 2, J 1), to pick plausible declarers."""
+    return sum((cards >> (8 * suit + 4 + r) & 1) * (r + 1) for suit in range(4) for r in range(4))
+
+
+def solver_deals(count: int = 50, seed: int = 14) -> list[SolverDeal]:
+    """A fixed, seeded set of whole deals for the claim solver, from the first lead.
+
+    Three hands of ten cards (the talon's two cards discarded); position 0 leads. Every fifth
+    deal is a misère, played by the hand with the fewest high-card points (no trumps); the
+    others are games played by the hand with the most high-card points plus trump length,
+    trumps being its longest suit, except every eighth game, a no-trump game.
+    """
+    rng = random.Random(seed)
+    deals: list[SolverDeal] = []
+    for index in range(count):
+        deck = list(range(32))
+        rng.shuffle(deck)
+        hands = tuple(sum(1 << c for c in deck[10 * p : 10 * p + 10]) for p in range(3))
+        if index % 5 == 4:
+            declarer = min(range(3), key=lambda p: _points(hands[p]))
+            deals.append(((hands[0], hands[1], hands[2]), None, declarer, True))
+            continue
+
+        def suits(hand: int) -> list[tuple[int, int, int]]:
+            """(length, points, suit) of each suit of ``hand``."""
+            return [
+                ((hand >> (8 * s) & 255).bit_count(), _points(hand & 255 << (8 * s)), s)
+                for s in range(4)
+            ]
+
+        declarer = max(range(3), key=lambda p: _points(hands[p]) + max(suits(hands[p]))[0])
+        trump: int | None = max(suits(hands[declarer]))[2]
+        if index % 8 == 3:
+            trump = None
+        deals.append(((hands[0], hands[1], hands[2]), trump, declarer, False))
+    return deals
 
 
 def play_deal(rng: random.Random, players: int, conventions: Conventions) -> int:
@@ -97,14 +145,48 @@ def run(seconds: float, seed: int = 1) -> dict[str, object]:
     }
 
 
+def run_solver(deals: list[SolverDeal] | None = None) -> dict[str, object]:
+    """Time the exact solver on every bench deal (CPU time: a busy machine does not count)."""
+    from app.rules.solver import solve_counted
+
+    deals = solver_deals() if deals is None else deals
+    times: list[float] = []
+    by_kind: dict[str, list[float]] = {"game": [], "misere": []}
+    positions = 0
+    for hands, trump, declarer, misere in deals:
+        start = time.process_time()
+        positions += solve_counted(hands, 0, (), trump, declarer, misere)[1]
+        times.append(time.process_time() - start)
+        by_kind["misere" if misere else "game"].append(times[-1])
+    times.sort()
+    total = sum(times)
+    return {
+        "deals": len(deals),
+        "median_ms": round(statistics.median(times) * 1000, 1),
+        "worst_ms": round(times[-1] * 1000, 1),
+        "total_seconds": round(total, 3),
+        "positions": positions,
+        "positions_per_second": round(positions / total) if total else 0,
+        **{
+            f"{kind}_{name}_ms": round(value(spent) * 1000, 1)
+            for kind, spent in by_kind.items()
+            if spent
+            for name, value in (("median", statistics.median), ("worst", max))
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-solver", action="store_true", help="skip the claim solver timing")
     args = parser.parse_args(argv)
     result = run(args.seconds, args.seed)
+    if not args.no_solver:
+        result["solver"] = run_solver()
     out = pathlib.Path(__file__).resolve().parent / "results" / "engine.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
@@ -112,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
     else:
         print(f"{result['deals_per_second']} deals/s ({result['deals']} deals)")
+        if "solver" in result:
+            print(f"claim solver: {result['solver']}")
     return 0
 
 

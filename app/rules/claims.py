@@ -13,12 +13,18 @@ This is a boolean double-dummy search on card masks:
 
 On misère the declarer's goal is the opposite one: avoid tricks. :func:`claim_holds` handles
 both by counting "good" tricks: tricks the declarer wins (games) or does not win (misère).
+
+The public functions delegate to the fast solver of :mod:`app.rules.solver` (a transposition
+table shared between null-window searches, canonical positions, quick-trick bounds, move
+ordering). The simple search below is kept as ``_reference_claim_holds`` /
+``_reference_best_tricks``: the tests check the fast solver against it.
 """
 
 from __future__ import annotations
 
 from app.rules.cards import CardMask
 from app.rules.play import legal_cards, trick_winner
+from app.rules.solver import max_good_tricks, reaches
 
 
 def _representatives(candidates: CardMask, alive: CardMask) -> list[int]:
@@ -113,7 +119,7 @@ class _Solver:
         return not is_declarer
 
 
-def claim_holds(
+def _reference_claim_holds(
     hands: tuple[int, int, int],
     leader: int,
     trick: tuple[tuple[int, int], ...],
@@ -139,7 +145,7 @@ def claim_holds(
     return solver.at_boundary(hands, leader, need)
 
 
-def best_tricks(
+def _reference_best_tricks(
     hands: tuple[int, int, int],
     leader: int,
     trick: tuple[tuple[int, int], ...],
@@ -152,16 +158,54 @@ def best_tricks(
     remaining = hands[(leader + len(trick)) % 3].bit_count()
     if misere:
         for taken in range(remaining + 1):
-            if claim_holds(hands, leader, trick, trump, declarer, True, taken):
+            if _reference_claim_holds(hands, leader, trick, trump, declarer, True, taken):
                 return taken
         return remaining
     best = 0
     for claimed in range(1, remaining + 1):
-        if claim_holds(hands, leader, trick, trump, declarer, False, claimed):
+        if _reference_claim_holds(hands, leader, trick, trump, declarer, False, claimed):
             best = claimed
         else:
             break
     return best
+
+
+def claim_holds(
+    hands: tuple[int, int, int],
+    leader: int,
+    trick: tuple[tuple[int, int], ...],
+    trump: int | None,
+    declarer: int,
+    misere: bool,
+    claimed: int,
+) -> bool:
+    """Does the declarer's claim hold against every defence?
+
+    ``hands`` are the three hands' remaining cards by position in playing order, ``leader`` the
+    position that led ``trick`` (the cards already in the current trick as
+    ``(position, card)``), ``declarer`` the declarer's position. For a game, ``claimed`` is the
+    number of the remaining tricks (the current one included) the declarer says he takes; for
+    misère, the number he says he takes at most (normally 0).
+    """
+    remaining = hands[(leader + len(trick)) % 3].bit_count()
+    need = remaining - claimed if misere else claimed
+    return reaches(hands, leader, trick, trump, declarer, misere, need)
+
+
+def best_tricks(
+    hands: tuple[int, int, int],
+    leader: int,
+    trick: tuple[tuple[int, int], ...],
+    trump: int | None,
+    declarer: int,
+    misere: bool = False,
+) -> int:
+    """The number of remaining tricks the declarer can guarantee (game) or the fewest he can
+    hold himself to (misère)."""
+    good = max_good_tricks(hands, leader, trick, trump, declarer, misere)
+    if misere:
+        return hands[(leader + len(trick)) % 3].bit_count() - good
+    return good
 
 
 __all__ = ["best_tricks", "claim_holds"]
