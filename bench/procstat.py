@@ -1,0 +1,65 @@
+"""CPU time and memory of processes, read from ``/proc`` (Linux), for the benchmarks' reports."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from dataclasses import dataclass
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (its threads included); 0 if it is gone."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # After the ")" closing the command name: state is field 3, utime 14 and stime 15.
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of ``pid`` in KiB: its resident set now and at its peak."""
+    rss = hwm = 0
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                hwm = int(line.split()[1])
+    except OSError:
+        pass
+    return rss, hwm
+
+
+def machine() -> dict[str, object]:
+    """Cores and memory of this machine, from /proc."""
+    cores = sum(1 for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("processor"))
+    model = next((line.split(":", 1)[1].strip()
+                  for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), "unknown")
+    mem_kib = next(int(line.split()[1])
+                   for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal:"))
+    return {"cores": cores, "cpu": model, "memory_gib": round(mem_kib / 1024 / 1024, 1),
+            "load_average": [float(x) for x in
+                             pathlib.Path("/proc/loadavg").read_text().split()[:3]]}
+
+
+@dataclass
+class CpuMeter:
+    """CPU % of a set of processes over a wall-clock interval (100 % = one core busy)."""
+
+    pids: list[int]
+    start_cpu: float = 0.0
+    start_wall: float = 0.0
+
+    def start(self, wall: float) -> None:
+        self.start_cpu = sum(cpu_seconds(p) for p in self.pids)
+        self.start_wall = wall
+
+    def percent(self, wall: float) -> float:
+        used = sum(cpu_seconds(p) for p in self.pids) - self.start_cpu
+        return round(100.0 * used / max(wall - self.start_wall, 1e-9), 1)
