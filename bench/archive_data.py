@@ -177,4 +177,5 @@ def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int =
         conn.commit()
     return {"templates": len(plays), "member_ids": member_ids,
             "table_ids": [p[0] for p in plan], "pulka_ids": [p[1] for p in plan],
+            "deals": {p[1]: p[2].deals for p in plan},
             "events": sum(len(p[2].events) for p in plan)}

@@ -19,6 +19,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def wait_seconds(pid: int) -> float:
+    """Seconds ``pid``'s threads spent runnable but waiting for a CPU (``/proc/<pid>/task/*/
+    schedstat``): how much a busy machine, not our code, slowed it."""
+    total = 0
+    for path in pathlib.Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(path.read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9
+
+
 def memory_kib(pid: int) -> tuple[int, int]:
     """(VmRSS, VmHWM) of ``pid`` in KiB: its resident set now and at its peak."""
     rss = hwm = 0
@@ -55,10 +67,17 @@ class CpuMeter:
     pids: list[int]
     start_cpu: float = 0.0
     start_wall: float = 0.0
+    start_wait: float = 0.0
 
     def start(self, wall: float) -> None:
         self.start_cpu = sum(cpu_seconds(p) for p in self.pids)
+        self.start_wait = sum(wait_seconds(p) for p in self.pids)
         self.start_wall = wall
+
+    def wait_percent(self, wall: float) -> float:
+        """Time runnable but not running, per wall second (100 % = one thread always waiting)."""
+        waited = sum(wait_seconds(p) for p in self.pids) - self.start_wait
+        return round(100.0 * waited / max(wall - self.start_wall, 1e-9), 1)
 
     def percent(self, wall: float) -> float:
         used = sum(cpu_seconds(p) for p in self.pids) - self.start_cpu

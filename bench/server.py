@@ -82,8 +82,12 @@ def postgres_pids(data_dir: pathlib.Path) -> list[int]:
     except (OSError, ValueError, IndexError):
         return []
     pids = [master]
-    for task in pathlib.Path(f"/proc/{master}/task").glob("*/children"):
-        pids += [int(p) for p in task.read_text().split()]
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
+                pids.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
     return pids
 
 
@@ -142,6 +146,7 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
         await asyncio.sleep(duration)
         wall1 = time.perf_counter()
         server_percent = server_cpu.percent(wall1)
+        server_wait = server_cpu.wait_percent(wall1)
         pg_percent = pg_cpu.percent(wall1)
         end_rss = sum(procstat.memory_kib(p)[0] for p in server_pids)
         peak_rss = sum(procstat.memory_kib(p)[1] for p in server_pids)
@@ -175,6 +180,7 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
             "errors": sum(p["errors"] for p in parts), "error_codes": codes,
             "reconnects": sum(p["reconnects"] for p in parts),
             "server_cpu_percent": server_percent,
+            "server_cpu_wait_percent": server_wait,
             "postgres_cpu_percent": pg_percent,
             "client_cpu_percent": round(
                 100.0 * sum(p["cpu_seconds"] for p in parts) / max(wall1 - wall0, 1e-9), 1),
@@ -213,7 +219,8 @@ def describe(r: dict[str, Any]) -> str:
         f"ack p50/p95/p99 {lat['ack']['p50']}/{lat['ack']['p95']}/{lat['ack']['p99']} ms; "
         f"every seat {lat['all_seats']['p50']}/{lat['all_seats']['p95']}/"
         f"{lat['all_seats']['p99']} ms",
-        f"CPU: server {r['server_cpu_percent']} %, postgres {r['postgres_cpu_percent']} %, "
+        f"CPU: server {r['server_cpu_percent']} % (waiting for a CPU "
+        f"{r.get('server_cpu_wait_percent')} %), postgres {r['postgres_cpu_percent']} %, "
         f"load generator {r['client_cpu_percent']} %; server RSS peak "
         f"{r['server_rss_kib']['peak']} KiB, {r['memory_per_table_kib']} KiB/table, "
         f"{r['memory_per_socket_kib']} KiB/socket",
