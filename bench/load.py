@@ -23,6 +23,8 @@ from app.bots.client import BotClient
 from app.bots.strategy import Strategy
 
 HUMAN_THINK = (1.5, 2.5)
+CONNECTING = 20
+"""Sockets a client process opens at once (each waits for its snapshot before the next)."""
 
 
 class PacedClient(BotClient):
@@ -66,7 +68,7 @@ class WorkerSpec:
     pace: str
     duration: float
     seed: int = 1
-    connect_timeout: float = 180.0
+    connect_timeout: float = 600.0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -103,11 +105,16 @@ async def run_worker(spec: WorkerSpec, ready: Any = None, go: Any = None) -> dic
     bots = [b for g in groups for b in g]
     runs = []
     connect_started = time.perf_counter()
-    for index, bot in enumerate(bots):
-        runs.append(asyncio.create_task(bot.run()))
-        if index % 50 == 49:
-            await asyncio.sleep(0.05)  # open sockets in small batches, not 3,000 at once
     deadline = time.monotonic() + spec.connect_timeout
+    opening: list[PacedClient] = []
+    for bot in bots:
+        # At most CONNECTING handshakes in flight: a burst of thousands makes a busy server
+        # miss the clients' open timeouts, and their retries keep it saturated.
+        while len(opening) >= CONNECTING and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+            opening = [b for b in opening if b.last_seq is None]
+        runs.append(asyncio.create_task(bot.run()))
+        opening.append(bot)
     while time.monotonic() < deadline and any(b.last_seq is None for b in bots):
         await asyncio.sleep(0.1)
     connected = sum(b.last_seq is not None for b in bots)

@@ -45,6 +45,8 @@ from bench import baselines, procstat
 from bench.load import WorkerSpec, worker
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+IDLE_SECONDS = 5.0
+"""How long the server's CPU is measured with every socket connected and nobody playing."""
 
 
 def say(text: str) -> None:
@@ -136,6 +138,11 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
         for event in ready:
             await loop.run_in_executor(None, event.wait, 600)
         connected_rss = sum(procstat.memory_kib(p)[0] for p in server_pids)
+        # What the connected sockets cost with nobody playing (heartbeats, presence ...).
+        idle_meter = procstat.CpuMeter(server_pids)
+        idle_meter.start(time.perf_counter())
+        await asyncio.sleep(IDLE_SECONDS)
+        idle_percent = idle_meter.percent(time.perf_counter())
         server_cpu = procstat.CpuMeter(server_pids)
         pg_cpu = procstat.CpuMeter(postgres_pids(data))
         wall0 = time.perf_counter()
@@ -181,6 +188,7 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
             "reconnects": sum(p["reconnects"] for p in parts),
             "server_cpu_percent": server_percent,
             "server_cpu_wait_percent": server_wait,
+            "server_idle_cpu_percent": idle_percent,
             "postgres_cpu_percent": pg_percent,
             "client_cpu_percent": round(
                 100.0 * sum(p["cpu_seconds"] for p in parts) / max(wall1 - wall0, 1e-9), 1),
@@ -220,7 +228,8 @@ def describe(r: dict[str, Any]) -> str:
         f"every seat {lat['all_seats']['p50']}/{lat['all_seats']['p95']}/"
         f"{lat['all_seats']['p99']} ms",
         f"CPU: server {r['server_cpu_percent']} % (waiting for a CPU "
-        f"{r.get('server_cpu_wait_percent')} %), postgres {r['postgres_cpu_percent']} %, "
+        f"{r.get('server_cpu_wait_percent')} %; idle with every socket connected "
+        f"{r.get('server_idle_cpu_percent')} %), postgres {r['postgres_cpu_percent']} %, "
         f"load generator {r['client_cpu_percent']} %; server RSS peak "
         f"{r['server_rss_kib']['peak']} KiB, {r['memory_per_table_kib']} KiB/table, "
         f"{r['memory_per_socket_kib']} KiB/socket",
