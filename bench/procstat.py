@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import pathlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -62,23 +63,33 @@ def machine() -> dict[str, object]:
 
 @dataclass
 class CpuMeter:
-    """CPU % of a set of processes over a wall-clock interval (100 % = one core busy)."""
+    """CPU % of a set of processes over a wall-clock interval (100 % = one core busy).
 
-    pids: list[int]
-    start_cpu: float = 0.0
+    ``pids`` may be a callable that lists them (a database's backends come and go): a process
+    that appeared during the interval counts with all its CPU time, one that ended with what it
+    had used by the start (nothing more is known of it)."""
+
+    pids: list[int] | Callable[[], list[int]]
+    start_cpu: dict[int, float] = field(default_factory=dict)
     start_wall: float = 0.0
     start_wait: float = 0.0
 
+    def _pids(self) -> list[int]:
+        return self.pids() if callable(self.pids) else self.pids
+
     def start(self, wall: float) -> None:
-        self.start_cpu = sum(cpu_seconds(p) for p in self.pids)
-        self.start_wait = sum(wait_seconds(p) for p in self.pids)
+        pids = self._pids()
+        self.start_cpu = {p: cpu_seconds(p) for p in pids}
+        self.start_wait = sum(wait_seconds(p) for p in pids)
         self.start_wall = wall
+
+    def percent(self, wall: float) -> float:
+        used = 0.0
+        for pid in self._pids():
+            used += max(cpu_seconds(pid) - self.start_cpu.get(pid, 0.0), 0.0)
+        return round(100.0 * used / max(wall - self.start_wall, 1e-9), 1)
 
     def wait_percent(self, wall: float) -> float:
         """Time runnable but not running, per wall second (100 % = one thread always waiting)."""
-        waited = sum(wait_seconds(p) for p in self.pids) - self.start_wait
+        waited = sum(wait_seconds(p) for p in self._pids()) - self.start_wait
         return round(100.0 * waited / max(wall - self.start_wall, 1e-9), 1)
-
-    def percent(self, wall: float) -> float:
-        used = sum(cpu_seconds(p) for p in self.pids) - self.start_cpu
-        return round(100.0 * used / max(wall - self.start_wall, 1e-9), 1)

@@ -144,7 +144,7 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
         await asyncio.sleep(IDLE_SECONDS)
         idle_percent = idle_meter.percent(time.perf_counter())
         server_cpu = procstat.CpuMeter(server_pids)
-        pg_cpu = procstat.CpuMeter(postgres_pids(data))
+        pg_cpu = procstat.CpuMeter(lambda: postgres_pids(data))
         wall0 = time.perf_counter()
         server_cpu.start(wall0)
         pg_cpu.start(wall0)
