@@ -76,22 +76,33 @@ async def _explain(libpq: str, captured: list[tuple[str, Any]]) -> list[dict[str
     return plans
 
 
-async def run(pulkas: int, requests: int, stats_requests: int, seed: int) -> dict[str, Any]:
+async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
+              keep: pathlib.Path | None = None) -> dict[str, Any]:
     from app.config import Settings
     from app.db.embedded import database_url
     from app.db.migrate import upgrade
     from app.main import create_app
 
-    work = pathlib.Path(tempfile.mkdtemp(prefix="prefclub-archive-"))
+    work = keep or pathlib.Path(tempfile.mkdtemp(prefix="prefclub-archive-"))
     url = database_url(None, work / "data")
     upgrade(url)
     libpq = url.replace("postgresql+psycopg://", "postgresql://")
-    say(f"generating {pulkas} finished pulkas in {work}")
+    saved = work / "generated.json"
     began = time.perf_counter()
-    made = generate(libpq, pulkas, seed=seed)
+    if keep is not None and saved.exists():
+        made = json.loads(saved.read_text())
+        made["deals"] = {int(k): v for k, v in made["deals"].items()}
+        say(f"reusing {made['pulka_count']} generated pulkas in {work}")
+    else:
+        say(f"generating {pulkas} finished pulkas in {work}")
+        made = generate(libpq, pulkas, seed=seed)
+        made["pulka_count"] = pulkas
+        with psycopg.connect(libpq, autocommit=True) as conn:
+            conn.execute("VACUUM ANALYZE")
+        saved.write_text(json.dumps(made))
+    pulkas = made["pulka_count"]
     generate_seconds = time.perf_counter() - began
     with psycopg.connect(libpq, autocommit=True) as conn:
-        conn.execute("VACUUM ANALYZE")
         sizes = conn.execute(
             "SELECT pg_size_pretty(pg_database_size(current_database())), "
             "(SELECT count(*) FROM table_events)").fetchone()
@@ -135,23 +146,28 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int) -> dic
                     into.append((statement, params))
 
                 times: list[float] = []
+                cpu: list[float] = []
                 status_ok = True
                 for i in range(count):
                     path = path_of()
                     if i == 0:
                         event.listen(engine.sync_engine, "before_cursor_execute", capture)
                     start = time.perf_counter()
+                    cpu_start = time.process_time()
                     response = await client.get(path)
+                    cpu.append((time.process_time() - cpu_start) * 1000)
                     times.append((time.perf_counter() - start) * 1000)
                     if i == 0:
                         event.remove(engine.sync_engine, "before_cursor_execute", capture)
                     status_ok = status_ok and response.status_code == 200
                 results[name] = {"requests": count, "all_ok": status_ok,
                                  "latency_ms": percentiles(times),
+                                 "python_cpu_ms": percentiles(cpu),
                                  "meets_target": percentiles(times)["p95"] < TARGET_P95_MS}
                 plans[name] = await _explain(libpq, captured)
                 say(f"{name}: {results[name]}")
-    shutil.rmtree(work, ignore_errors=True)
+    if keep is None:
+        shutil.rmtree(work, ignore_errors=True)
     return {
         "benchmark": "archive",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
@@ -170,11 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stats-requests", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=pathlib.Path, default=RESULTS)
+    parser.add_argument("--keep", type=pathlib.Path, default=None,
+                        help="generate into (and keep) this folder; reuse it if already there")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.pulkas < 1 or args.requests < 1 or args.stats_requests < 1:
         parser.error("--pulkas, --requests and --stats-requests must be positive")
-    result = asyncio.run(run(args.pulkas, args.requests, args.stats_requests, args.seed))
+    result = asyncio.run(run(args.pulkas, args.requests, args.stats_requests, args.seed,
+                             args.keep))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for name, r in result["endpoints"].items():

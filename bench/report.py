@@ -22,7 +22,7 @@ def _load(pattern: str) -> list[dict[str, Any]]:
 def server_table(runs: list[dict[str, Any]]) -> str:
     """One row per ``bench.server`` run."""
     rows = ["| pace | tables | procs | cmds/s | ack p50/p95/p99 ms | every seat p50/p95/p99 ms "
-            "| errors | server CPU % (waiting %) | PG CPU % | client CPU % | peak RSS MiB "
+            "| errors | server CPU % (waiting %; idle) | PG CPU % | client CPU % | peak RSS MiB "
             "| KiB/table | KiB/socket | 1-client commits/s | N-client commits/s | echo/s "
             "| cmds/s ÷ 1-client commits/s |",
             "|" + "---|" * 17]
@@ -32,7 +32,8 @@ def server_table(runs: list[dict[str, Any]]) -> str:
             f"| {r['pace']} | {r['tables']} | {r['processes']} | {r['commands_per_second']} "
             f"| {a['p50']:.0f} / {a['p95']:.0f} / {a['p99']:.0f} "
             f"| {e['p50']:.0f} / {e['p95']:.0f} / {e['p99']:.0f} | {r['errors']} "
-            f"| {r['server_cpu_percent']} ({r.get('server_cpu_wait_percent', 'n/a')}) "
+            f"| {r['server_cpu_percent']} ({r.get('server_cpu_wait_percent', 'n/a')}; idle "
+            f"{r.get('server_idle_cpu_percent', 'n/a')}) "
             f"| {r['postgres_cpu_percent']} | {r['client_cpu_percent']} "
             f"| {r['server_rss_kib']['peak'] / 1024:.0f} | {r['memory_per_table_kib']} "
             f"| {r['memory_per_socket_kib']} | {b['commits_per_second_1']} "
@@ -42,12 +43,14 @@ def server_table(runs: list[dict[str, Any]]) -> str:
 
 
 def archive_table(result: dict[str, Any]) -> str:
-    rows = ["| endpoint | requests | p50 ms | p95 ms | p99 ms | target p95 < 50 ms |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| endpoint | requests | p50 ms | p95 ms | p99 ms | target p95 < 50 ms "
+            "| app CPU p50 / p95 ms |", "|---|---|---|---|---|---|---|"]
     for name, r in result["endpoints"].items():
         lat = r["latency_ms"]
+        cpu = r.get("python_cpu_ms") or {"p50": "n/a", "p95": "n/a"}
         rows.append(f"| {name} | {r['requests']} | {lat['p50']} | {lat['p95']} | {lat['p99']} "
-                    f"| {'met' if r['meets_target'] else 'NOT met'} |")
+                    f"| {'met' if r['meets_target'] else 'NOT met'} "
+                    f"| {cpu['p50']} / {cpu['p95']} |")
     return "\n".join(rows)
 
 
