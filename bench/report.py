@@ -19,13 +19,20 @@ def _load(pattern: str) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted(RESULTS.glob(pattern))]
 
 
+def cpu_per_command(r: dict[str, Any]) -> float:
+    """Server CPU milliseconds per committed command: what a command costs whatever the
+    machine's load (the CPU share a busy machine leaves the server sets only the wall time)."""
+    return round(r["server_cpu_percent"] / 100 * r["seconds"] * 1000 / max(r["commands"], 1),
+                 1)
+
+
 def server_table(runs: list[dict[str, Any]]) -> str:
     """One row per ``bench.server`` run."""
     rows = ["| pace | tables | procs | cmds/s | ack p50/p95/p99 ms | every seat p50/p95/p99 ms "
             "| errors | server CPU % (waiting %; idle) | PG CPU % | client CPU % | peak RSS MiB "
             "| KiB/table | KiB/socket | 1-client commits/s | N-client commits/s | echo/s "
-            "| cmds/s ÷ 1-client commits/s |",
-            "|" + "---|" * 17]
+            "| cmds/s ÷ 1-client commits/s | server CPU ms per command |",
+            "|" + "---|" * 18]
     for r in sorted(runs, key=lambda r: (r["processes"], r["pace"] != "human", r["tables"])):
         a, e, b = r["latency_ms"]["ack"], r["latency_ms"]["all_seats"], r["baselines"]
         rows.append(
@@ -38,7 +45,7 @@ def server_table(runs: list[dict[str, Any]]) -> str:
             f"| {r['server_rss_kib']['peak'] / 1024:.0f} | {r['memory_per_table_kib']} "
             f"| {r['memory_per_socket_kib']} | {b['commits_per_second_1']} "
             f"| {b['commits_per_second_n']} ({b['commit_clients_n']}) | {b['echo_per_second']} "
-            f"| {r['ratio_to_commit_rate']} |")
+            f"| {r['ratio_to_commit_rate']} | {cpu_per_command(r)} |")
     return "\n".join(rows)
 
 
