@@ -183,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-solver", action="store_true", help="skip the claim solver timing")
+    parser.add_argument("--out", type=pathlib.Path,
+                        default=pathlib.Path(__file__).resolve().parent / "results" / "engine.json")
     args = parser.parse_args(argv)
     result = run(args.seconds, args.seed)
     if not args.no_solver:
         result["solver"] = run_solver()
-    out = pathlib.Path(__file__).resolve().parent / "results" / "engine.json"
+    out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     if args.json:

@@ -17,7 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.member import Member
@@ -40,6 +40,14 @@ from app.rules.sheet import json_number
 
 SEATING_KINDS = ("pulka_started", "deal_started", "player_joined", "player_replaced")
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
+"""The events the archive's summaries read; the partial index ``ix_table_events_archive``
+(migration 0009) holds exactly these, so a pulka's ~50 of them are found without its ~900
+``action`` events."""
+SEAT_CHANGE_KINDS = ("pulka_started", "player_joined", "player_replaced")
+"""The events that change who sits where. ``deal_started`` repeats the seating it was dealt
+with (a copy of the last of these), so statistics skip it: its payload carries the whole pulka
+and is the largest a table writes."""
+FACT_FIELDS = ("names", "member_ids", "deal_no", "outcome", "entries")
 
 
 class ArchiveError(LookupError):
@@ -54,12 +62,27 @@ class ArchiveError(LookupError):
 # -- reading ------------------------------------------------------------------------------------
 
 
-async def _events(db: AsyncSession, table_id: int,
-                  kinds: Sequence[str] | None = None) -> list[TableEvent]:
-    query = select(TableEvent).where(TableEvent.table_id == table_id)
-    if kinds is not None:
-        query = query.where(TableEvent.kind.in_(kinds))
-    return list((await db.scalars(query.order_by(TableEvent.seq))).all())
+@dataclass(frozen=True)
+class Fact:
+    """A stored event reduced to the payload fields the archive's summaries read (``FACT_FIELDS``):
+    fetching those with ``payload -> 'field'`` keeps the big ones (the pulka in every
+    ``deal_started`` and ``deal_ended``) out of the result and out of Python's JSON parser."""
+
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+
+
+async def _facts(db: AsyncSession, table_id: int) -> list[Fact]:
+    """The summary events of one table (``SUMMARY_KINDS``), oldest first, as :class:`Fact` s."""
+    rows = await db.execute(
+        select(TableEvent.seq, TableEvent.kind,
+               *(TableEvent.payload[name] for name in FACT_FIELDS))
+        .where(TableEvent.table_id == table_id, TableEvent.kind.in_(SUMMARY_KINDS))
+        .order_by(TableEvent.seq))
+    return [Fact(seq, kind, {k: v for k, v in zip(FACT_FIELDS, values, strict=True)
+                             if v is not None})
+            for seq, kind, *values in rows.all()]
 
 
 async def _finished(db: AsyncSession, pulka_id: int) -> tuple[PulkaRow, Table]:
@@ -77,7 +100,7 @@ def _when(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _players(events: Sequence[TableEvent]) -> tuple[list[str], list[int | None]]:
+def _players(events: Sequence[TableEvent | Fact]) -> tuple[list[str], list[int | None]]:
     """The names and member ids of the seats as they last stood in the log."""
     names: list[str] = []
     ids: list[int | None] = []
@@ -88,8 +111,10 @@ def _players(events: Sequence[TableEvent]) -> tuple[list[str], list[int | None]]
     return names, ids
 
 
-def _summary(row: PulkaRow, table: Table, names: list[str],
+def _summary(row: Any, table: Any, names: list[str],
              member_ids: list[int | None]) -> dict[str, Any]:
+    """A pulka's summary from its row and its table's (the ORM rows, or any objects with the
+    same attributes: the list reads only the columns it shows)."""
     return {
         "id": row.id, "table_id": table.id, "practice": table.practice,
         "club_session_id": table.club_session_id, "preset": table.preset,
@@ -103,25 +128,51 @@ def _summary(row: PulkaRow, table: Table, names: list[str],
 async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
                       limit: int = 200) -> list[dict[str, Any]]:
     """Finished pulkas, newest first (``practice``: False club only, True practice only, None
-    both)."""
-    query = (select(PulkaRow, Table).join(Table, Table.id == PulkaRow.table_id)
-             .where(PulkaRow.status == "finished"))
+    both).
+
+    One query: the page of pulkas (index ``ix_pulkas_finished``), each with its last seating
+    event's names and member ids fetched by a ``LATERAL ... LIMIT 1`` (index
+    ``ix_table_events_archive``), and only the columns the summary shows (not the record)."""
+    seating = (
+        select(TableEvent.payload["names"].label("names"),
+               TableEvent.payload["member_ids"].label("member_ids"))
+        .where(TableEvent.table_id == Table.id, TableEvent.kind.in_(SEATING_KINDS))
+        .order_by(TableEvent.seq.desc()).limit(1).lateral("seating"))
+    query = (
+        select(PulkaRow.id, PulkaRow.deals, PulkaRow.ended, PulkaRow.finished_at,
+               PulkaRow.settlement, Table.id.label("table_id"), Table.practice,
+               Table.club_session_id, Table.preset, Table.players, Table.target, Table.stake,
+               Table.created_at, seating.c.names, seating.c.member_ids)
+        .join(Table, Table.id == PulkaRow.table_id)
+        .outerjoin(seating, true())
+        .where(PulkaRow.status == "finished"))
     if practice is not None:
         query = query.where(Table.practice.is_(practice))
     query = query.order_by(PulkaRow.finished_at.desc().nulls_last(), PulkaRow.id.desc())
-    rows = (await db.execute(query.limit(limit))).all()
     out = []
-    for row, table in rows:
-        last = await db.scalar(
-            select(TableEvent).where(TableEvent.table_id == table.id,
-                                     TableEvent.kind.in_(SEATING_KINDS))
-            .order_by(TableEvent.seq.desc()).limit(1))
-        names, ids = _players([last] if last is not None else [])
+    for r in (await db.execute(query.limit(limit))).all():
+        row = _Columns(id=r.id, deals=r.deals, ended=r.ended, finished_at=r.finished_at,
+                       settlement=r.settlement)
+        table = _Columns(id=r.table_id, practice=r.practice, club_session_id=r.club_session_id,
+                         preset=r.preset, players=r.players, target=r.target, stake=r.stake,
+                         created_at=r.created_at)
+        names = list(r.names) if r.names is not None else []
+        ids = list(r.member_ids) if r.member_ids is not None else []
         out.append(_summary(row, table, names, ids))
     return out
 
 
-def _deal_list(events: Sequence[TableEvent]) -> list[dict[str, Any]]:
+class _Columns:
+    """Selected columns under their attribute names (what :func:`_summary` reads)."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:  # only for names not given: a typo, not data
+        raise AttributeError(name)
+
+
+def _deal_list(events: Sequence[TableEvent | Fact]) -> list[dict[str, Any]]:
     return [{"deal_no": e.payload["deal_no"], "outcome": e.payload["outcome"],
              "entries": e.payload["entries"]} for e in events if e.kind == "deal_ended"]
 
@@ -129,7 +180,7 @@ def _deal_list(events: Sequence[TableEvent]) -> list[dict[str, Any]]:
 async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
     """A finished pulka: summary, sheet with running totals, record and its deals."""
     row, table = await _finished(db, pulka_id)
-    events = await _events(db, table.id, SUMMARY_KINDS)
+    events = await _facts(db, table.id)
     names, ids = _players(events)
     pulka = Pulka.from_json(row.state)
     return {
@@ -148,6 +199,27 @@ async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
 # -- one deal -----------------------------------------------------------------------------------
 
 
+async def _deal_events(db: AsyncSession, table_id: int, deal_no: int) -> Sequence[Any]:
+    """The events :func:`deal_replay` needs: from the ``deal_started`` of finished deal
+    ``deal_no`` to its ``deal_ended`` when there is one (found among the summary events, read
+    lean), otherwise the summary events themselves (enough to tell 404 from 409)."""
+    facts = await _facts(db, table_id)
+    start: Fact | None = None
+    for f in facts:
+        if f.kind == "deal_started":
+            start = f
+        elif f.kind == "player_joined":
+            start = None
+        elif (f.kind == "deal_ended" and start is not None
+              and f.payload["deal_no"] == deal_no == start.payload["deal_no"]):
+            return list((await db.scalars(
+                select(TableEvent).where(TableEvent.table_id == table_id,
+                                         TableEvent.seq.between(start.seq, f.seq))
+                .order_by(TableEvent.seq))).all())
+    return facts
+
+
+
 def _reveal_of(data: Mapping[str, Any]) -> DealReveal:
     return DealReveal(
         commitment=data["commitment"], deck=tuple(data["deck"]), salt=data["salt"],
@@ -161,14 +233,18 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
 
     Raises :class:`ArchiveError`: 404 (no such pulka or deal), 409 (the deal never ended).
     """
-    row = await db.get(PulkaRow, pulka_id)
-    table = await db.get(Table, row.table_id) if row is not None else None
-    if row is None or table is None:
+    found = (await db.execute(
+        select(PulkaRow.id, PulkaRow.deals, PulkaRow.status, Table.id.label("table_id"),
+               Table.practice)
+        .join(Table, Table.id == PulkaRow.table_id).where(PulkaRow.id == pulka_id))).first()
+    if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
+    row = _Columns(id=found.id, deals=found.deals, status=found.status)
+    table = _Columns(id=found.table_id, practice=found.practice)
     start: Mapping[str, Any] | None = None
     actions: list[Mapping[str, Any]] = []
     ended: Mapping[str, Any] | None = None
-    for e in await _events(db, table.id):
+    for e in await _deal_events(db, table.id, deal_no):
         if e.kind == "deal_started":
             start, actions = e.payload, []
         elif e.kind == "player_joined":
@@ -273,24 +349,32 @@ def _made(outcome: Mapping[str, Any]) -> bool | None:
 
 async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[MemberStats]:
     """Per member over finished club pulkas, oldest pulka first in each series."""
-    query = (select(PulkaRow, Table).join(Table, Table.id == PulkaRow.table_id)
-             .where(PulkaRow.status == "finished", Table.practice.is_(False))
-             .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id))
+    club = (PulkaRow.status == "finished", Table.practice.is_(False))
+    pulkas = (await db.execute(
+        select(PulkaRow.id, PulkaRow.table_id, PulkaRow.finished_at, PulkaRow.settlement,
+               Table.created_at)
+        .join(Table, Table.id == PulkaRow.table_id).where(*club)
+        .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id))).all()
+    # One query for the facts of every pulka (not one per pulka), and only the fields needed:
+    # each deal_ended's outcome, the seating of each seat change.
+    facts: dict[int, list[tuple[Any, ...]]] = {}
+    for table_id, *fact in (await db.execute(
+            select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["member_ids"],
+                   TableEvent.payload["names"], TableEvent.payload["outcome"])
+            .join(PulkaRow, PulkaRow.table_id == TableEvent.table_id)
+            .join(Table, Table.id == TableEvent.table_id)
+            .where(*club, TableEvent.kind.in_((*SEAT_CHANGE_KINDS, "deal_ended")))
+            .order_by(TableEvent.table_id, TableEvent.seq))).all():
+        facts.setdefault(table_id, []).append(tuple(fact))
     stats: dict[int, MemberStats] = {}
 
     def of(mid: int) -> MemberStats:
         return stats.setdefault(mid, MemberStats(mid))
 
-    for row, table in (await db.execute(query)).all():
+    for row in pulkas:
         ids: list[int | None] = []
         names: list[str] = []
-        # Only the fields needed, not whole payloads (each deal_started carries the pulka).
-        facts = await db.execute(
-            select(TableEvent.kind, TableEvent.payload["member_ids"], TableEvent.payload["names"],
-                   TableEvent.payload["outcome"])
-            .where(TableEvent.table_id == table.id, TableEvent.kind.in_(SUMMARY_KINDS))
-            .order_by(TableEvent.seq))
-        for kind, seated, seat_names, outcome in facts.all():
+        for kind, seated, seat_names, outcome in facts.get(row.table_id, []):
             if kind in SEATING_KINDS and seated is not None:
                 ids, names = list(seated), list(seat_names or names)
             if kind != "deal_ended":
@@ -324,7 +408,7 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
             one.whists += w
             one.money += m
             one.series.append({
-                "pulka_id": row.id, "date": _when(row.finished_at or table.created_at),
+                "pulka_id": row.id, "date": _when(row.finished_at or row.created_at),
                 "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(one.whists),
             })
             if not one.name and seat < len(names):

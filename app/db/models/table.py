@@ -94,6 +94,13 @@ class TableEvent(Base):
     """
 
     __tablename__ = "table_events"
+    __table_args__ = (
+        # The archive's summaries (pulka list, sheet, statistics, finding a deal to replay)
+        # read only these kinds: ~50 of a pulka's ~900 events (docs/performance.md).
+        Index("ix_table_events_archive", "table_id", "seq",
+              postgresql_where=text("kind IN ('pulka_started', 'deal_started', "
+                                    "'player_joined', 'player_replaced', 'deal_ended')")),
+    )
 
     table_id: Mapped[int] = mapped_column(
         ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
@@ -146,3 +153,8 @@ class Pulka(TimestampMixin, Base):
     """The finished pulka as a ``pulka/1`` document."""
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+# The archive's pulka list, newest first, and statistics, oldest first (a backward scan).
+Index("ix_pulkas_finished", Pulka.finished_at.desc().nulls_last(), Pulka.id.desc(),
+      postgresql_where=Pulka.status == "finished")

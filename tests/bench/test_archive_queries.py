@@ -1,0 +1,88 @@
+"""The archive's reads issue a fixed number of queries, however many pulkas there are (no N+1).
+
+The pulkas are made by the archive benchmark's generator (``bench.archive_data``: real engine
+events, bulk-inserted) in a scratch database; statements are counted on the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+
+from app.db.migrate import upgrade
+from app.db.session import make_engine
+from app.services import archive
+from bench.archive_data import generate
+from tests.db_support import _libpq, drop_database, scratch_database
+
+
+@pytest.fixture
+async def scratch(database_url: str) -> AsyncIterator[AsyncEngine]:
+    url, name = scratch_database(database_url)
+    upgrade(url)
+    eng = make_engine(url)
+    try:
+        yield eng
+    finally:
+        await eng.dispose()
+        drop_database(database_url, name)
+
+
+async def _count(eng: AsyncEngine,
+                 read: Callable[[AsyncSession], Awaitable[Any]]) -> tuple[int, Any]:
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(eng.sync_engine, "before_cursor_execute", seen)
+    try:
+        async with AsyncSession(eng) as db:
+            result = await read(db)
+    finally:
+        event.remove(eng.sync_engine, "before_cursor_execute", seen)
+    return len(statements), result
+
+
+async def test_list_and_stats_do_not_query_per_pulka(scratch: AsyncEngine) -> None:
+    libpq = _libpq(scratch.url.render_as_string(hide_password=False))
+    generate(libpq, 3, templates=2, members=8, deals=(2, 3), practice_share=0.0)
+    few_list, listed = await _count(scratch, lambda db: archive.list_pulkas(db))
+    few_stats, _ = await _count(scratch, lambda db: archive.club_stats(db))
+    generate(libpq, 12, templates=2, members=8, deals=(2, 3), practice_share=0.0, seed=8)
+    many_list, listed_more = await _count(scratch, lambda db: archive.list_pulkas(db))
+    many_stats, stats = await _count(scratch, lambda db: archive.club_stats(db))
+    assert len(listed) == 3 and len(listed_more) == 15
+    assert all(len(p["names"]) == p["players"] and all(p["member_ids"]) for p in listed_more)
+    assert sum(s.pulkas for s in stats) == sum(p["players"] for p in listed_more)
+    assert many_list == few_list, "list_pulkas queries once per pulka"
+    assert many_stats == few_stats, "club_stats queries once per pulka"
+
+
+async def test_a_deal_replay_reads_only_its_deal(scratch: AsyncEngine) -> None:
+    libpq = _libpq(scratch.url.render_as_string(hide_password=False))
+    made = generate(libpq, 1, templates=1, members=4, deals=(4, 4), practice_share=0.0)
+    pulka_id = made["pulka_ids"][0]
+    rows: list[int] = []
+
+    def fetched(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if cursor.rowcount and cursor.rowcount > 0:
+            rows.append(cursor.rowcount)
+
+    event.listen(scratch.sync_engine, "after_cursor_execute", fetched)
+    try:
+        async with AsyncSession(scratch) as db:
+            replayed = await archive.deal_replay(db, pulka_id, 2)
+            detail = await archive.pulka_detail(db, pulka_id)
+    finally:
+        event.remove(scratch.sync_engine, "after_cursor_execute", fetched)
+    assert replayed["deal_no"] == 2 and replayed["verified"] is True
+    assert [d["deal_no"] for d in detail["deal_list"]] == [1, 2, 3, 4]
+    assert len(detail["names"]) == detail["players"]
+    # The whole log of four deals is far more than one deal's events plus the summaries.
+    events_total = made["events"]
+    assert max(rows) < events_total / 2, f"a replay read {max(rows)} of {events_total} rows"
