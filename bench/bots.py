@@ -14,8 +14,9 @@ mean whists per seat; a deal's value is the mean over its six plays. ``whists_pe
 mean over deals, ``ci95`` is mean ± 1.96·sd/√n over the deals' values (so > 0 means A is
 stronger). ``seconds_per_card`` is A's mean thinking time per card played (CPU seconds of
 its process, so other load on the machine does not count), ``max_seconds_per_card`` its
-slowest. Writes ``bench/results/bots.json``; with ``--json`` the last line printed is
-that JSON object.
+slowest. ``--seconds`` bounds the run (the deals finished by then are reported: ``deals`` is
+that count). Writes ``bench/results/bots.json``; with ``--json`` the last line printed is that
+JSON object.
 """
 
 from __future__ import annotations
@@ -127,31 +128,45 @@ def interval(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def compare(a: str, b: str, deals: int, seed: int, workers: int,
-            budget: float | None = None) -> dict[str, Any]:
-    """Duplicate match of level ``a`` against level ``b`` over ``deals`` deal groups."""
+            budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
+    """Duplicate match of level ``a`` against level ``b`` over ``deals`` deal groups; with
+    ``seconds``, it stops starting deals after that long and reports the deals finished."""
     tasks = [(seed, i, a, b, budget) for i in range(deals)]
+    stop_at = None if seconds is None else time.monotonic() + seconds
+    results: list[tuple[float, list[float]]] = []
     if workers > 1:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.map(deal_value, tasks, chunksize=1)
+            for item in pool.imap(deal_value, tasks, chunksize=1):
+                results.append(item)
+                if stop_at is not None and time.monotonic() > stop_at:
+                    pool.terminate()
+                    break
     else:
-        results = [deal_value(t) for t in tasks]
+        for task in tasks:
+            results.append(deal_value(task))
+            if stop_at is not None and time.monotonic() > stop_at:
+                break
     values = [v for v, _ in results]
     times = [t for _, ts in results for t in ts]
     mean, lo, hi = interval(values)
     return {
-        "a": a, "b": b, "whists_per_deal": round(mean, 3), "ci95": [round(lo, 3), round(hi, 3)],
+        "a": a, "b": b, "deals": len(values), "whists_per_deal": round(mean, 3),
+        "ci95": [round(lo, 3), round(hi, 3)],
         "seconds_per_card": round(sum(times) / len(times), 4) if times else 0.0,
         "max_seconds_per_card": round(max(times), 3) if times else 0.0,
     }
 
 
 def run(deals: int, seed: int, pairs: Sequence[tuple[str, str]], workers: int,
-        budget: float | None = None) -> dict[str, Any]:
-    """Every pair's match; the JSON object the benchmark prints and writes."""
+        budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
+    """Every pair's match; the JSON object the benchmark prints and writes. ``seconds`` is
+    the whole run's time budget, shared equally by the pairs."""
     start = time.perf_counter()
-    out = [compare(a, b, deals, seed, workers, budget) for a, b in pairs]
+    share = None if seconds is None else seconds / len(pairs)
+    out = [compare(a, b, deals, seed, workers, budget, share) for a, b in pairs]
     return {
-        "deals": deals, "seed": seed, "preset": PRESET, "pairs": out,
+        "deals": min(p["deals"] for p in out), "deals_asked": deals, "seed": seed,
+        "preset": PRESET, "pairs": out,
         "wall_seconds": round(time.perf_counter() - start, 1), "workers": workers,
         "python": platform.python_version(), "machine": platform.machine(),
     }
@@ -167,6 +182,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="comma-separated A:B pairs of levels")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds per card for the searching levels (default: theirs)")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="time budget of the run: stop starting deals after it")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).parent / "results" /
                                              "bots.json"))
@@ -179,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         pairs.append((a, b))
     if args.deals < 2:
         parser.error("--deals must be at least 2")
-    result = run(args.deals, args.seed, pairs, args.workers, args.budget)
+    result = run(args.deals, args.seed, pairs, args.workers, args.budget, args.seconds)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     if not args.json:

@@ -23,10 +23,14 @@ from app.bots.strategy import SUITS, Strategy, contract_parts, misere_safe
 BotLevel = Literal["beginner", "club", "strong"]
 LEVELS: tuple[str, ...] = get_args(BotLevel)
 DEFAULT_LEVEL: BotLevel = "beginner"
-TALON_BONUS = 0.8
+TALON_BONUS = 1.0
 """Tricks the talon (two cards in, two out) adds to a declarer's estimate on average."""
-BID_MARGIN = 0.2
-"""The strong bot bids a level when its estimate is at least the level minus this."""
+BID_MARGIN = 0.5
+"""The strong bot bids a level when its estimate is at least the level minus this: passing a
+good hand is costly too (a pass-out makes it take tricks against itself)."""
+NAME_MARGIN = 1.0
+"""After the talon the strong bot names a level above the one it must only with this many
+tricks to spare (a failed high contract costs far more than the extra it would score)."""
 
 
 class SearchStrategy(Strategy):
@@ -114,9 +118,9 @@ class SearchStrategy(Strategy):
         strain = SUITS[trump] if trump is not None else "NT"
         parsed = sorted((p, c) for c in names if (p := contract_parts(c)) is not None)
         fitting = [(p, c) for p, c in parsed if p[1] == strain]
-        # The highest level of our strain that the estimate reaches, else the lowest we may.
-        reach = [pc for pc in fitting if pc[0][0] <= tricks + BID_MARGIN]
-        choice = (reach[-1] if reach else (fitting or parsed)[0])[1]
+        # The lowest level of our strain we may name, higher only with tricks to spare.
+        reach = [pc for pc in fitting if pc[0][0] <= tricks - NAME_MARGIN]
+        choice = (reach[-1] if len(reach) > 1 else (fitting or parsed)[0])[1]
         return {"type": "name_contract", "contract": choice}
 
     def _defend(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]
