@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from app.bots.levels import LEVELS, SearchStrategy, bot_level_of, hint, make_strategy
