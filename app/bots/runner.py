@@ -33,7 +33,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
-from app.bots.strategy import Strategy
+from app.bots.levels import bot_level_of, make_strategy
 from app.db.models.member import Member, Role
 from app.db.models.table import Table, TableSeat
 from app.db.session import session_scope
@@ -151,18 +151,20 @@ class BotRunner:
 
     # -- bots ----------------------------------------------------------------------------------
 
-    def spawn(self, table_id: int, cookies: list[str]) -> None:
-        """Run the bots of a table just opened by this process (once its lease is taken)."""
+    def spawn(self, table_id: int, cookies: list[str], level: str | None = None) -> None:
+        """Run the bots of a table just opened by this process (once its lease is taken), at
+        the table's ``level`` (``beginner`` when not given)."""
         if self.running(table_id):
             return
-        self.tasks[table_id] = asyncio.create_task(self._table(table_id, cookies, False),
-                                                   name=f"bots-{table_id}")
+        self.tasks[table_id] = asyncio.create_task(
+            self._table(table_id, cookies, False, bot_level_of(level)), name=f"bots-{table_id}")
 
     def running(self, table_id: int) -> bool:
         task = self.tasks.get(table_id)
         return task is not None and not task.done()
 
-    async def _table(self, table_id: int, cookies: list[str], claimed: bool) -> None:
+    async def _table(self, table_id: int, cookies: list[str], claimed: bool,
+                     level: str = "beginner") -> None:
         try:
             if not claimed and not await self.claim(table_id):
                 return  # another process runs them
@@ -170,7 +172,8 @@ class BotRunner:
             log.warning("house-bot lease unavailable", extra={"table": table_id})
             return
         bots = [asyncio.create_task(self._run(BotClient(
-            self.base_ws, table_id, cookie, self.origin, strategy=Strategy(random.Random()),
+            self.base_ws, table_id, cookie, self.origin,
+            strategy=make_strategy(level, random.Random()),
             name=f"house{table_id}-{index}", think=THINK_SECONDS)), name=f"bot-{table_id}-{index}")
             for index, cookie in enumerate(cookies)]
         try:
@@ -209,7 +212,15 @@ class BotRunner:
             # Is the lease connection (and so every lock of ours) still there? If not, this
             # drops our bots (another process may adopt their tables now) and raises.
             await self._lease_query("SELECT true", None)
+        # The table's bot level, once the ``tables.bot_level`` column exists (see
+        # docs/bots.md); until then every house bot plays at the default level.
+        level_column: Any = getattr(Table, "bot_level", None)
         async with self.sessionmaker() as db:
+            levels: dict[int, str | None] = {}
+            if level_column is not None:
+                levels = dict((await db.execute(
+                    select(Table.id, level_column).where(
+                        Table.practice.is_(True), Table.status == "playing"))).tuples().all())
             rows = (await db.execute(
                 select(TableSeat.table_id, Member.id)
                 .join(Table, Table.id == TableSeat.table_id)
@@ -238,8 +249,9 @@ class BotRunner:
             except Exception:
                 await self.release(table_id)
                 raise
-            self.tasks[table_id] = asyncio.create_task(self._table(table_id, cookies, True),
-                                                       name=f"bots-{table_id}")
+            self.tasks[table_id] = asyncio.create_task(self._table(
+                table_id, cookies, True, bot_level_of(levels.get(table_id))),
+                name=f"bots-{table_id}")
             adopted.append(table_id)
         if adopted:
             log.info("house bots adopted", extra={"tables": adopted})
@@ -299,6 +311,12 @@ def house_bot_runner(app: Any) -> Any:
     return runner
 
 
-def start_house_bots(app: Any, table_id: int, cookies: list[str]) -> None:
-    """Connect the house bots of a committed practice table (see :func:`house_bot_runner`)."""
-    house_bot_runner(app).spawn(table_id, cookies)
+def start_house_bots(app: Any, table_id: int, cookies: list[str],
+                     level: str | None = None) -> None:
+    """Connect the house bots of a committed practice table (see :func:`house_bot_runner`)
+    at the table's bot ``level`` (``beginner`` when None)."""
+    runner = house_bot_runner(app)
+    if level is None:
+        runner.spawn(table_id, cookies)
+    else:
+        runner.spawn(table_id, cookies, level)
