@@ -9,7 +9,7 @@ It is pure and CPU-heavy (a few seconds for a whole deal): the server runs
 What is computed (docs/analysis.md says why each is defined the way it is):
 
 * ``makeable``: for each playing seat as declarer and each strain (♠ ♣ ♦ ♥, no-trump), the most
-  tricks he takes from the hands *as dealt* (no talon), forehand leading (R-W3);
+  tricks he takes from the hands *as dealt* (no talon), forehand leading (R-W7);
 * ``misere``: for each playing seat as a misère declarer (hands as dealt), the fewest tricks the
   defenders can force on him, and ``caught`` when that is at least one (R-W10);
 * ``contract``: the played game or misère from the first lead (the declarer's hand after his

@@ -3,7 +3,7 @@
 Every number the analysis gives is a double-dummy value; the reference is the former claim
 solver kept as ``app.rules.claims._reference_best_tricks`` (an independent search). The
 per-card marks are checked against values recomputed with the reference on small random
-deals played out at random (legal cards only, R-W6/R-W7).
+deals played out at random (legal cards only, R-W7).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _mask(*texts: str) -> int:
 
 
 def test_makeable_table_agrees_with_the_reference_on_a_whole_deal() -> None:
-    """Each of the 3 x 5 entries equals the exhaustive solver's, forehand leading (R-W3)."""
+    """Each of the 3 x 5 entries equals the exhaustive solver's, forehand leading (R-W7)."""
     hands, _, _, _ = solver_deals(2)[1]
     table = makeable_table(hands)
     for position in range(3):
