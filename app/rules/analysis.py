@@ -150,11 +150,12 @@ def _after(walk: _Walk, position: int, card: int, trump: int | None) -> _Walk:
 
 def _mark_plays(facts: DealFacts, start: tuple[int, int, int], tricks: Sequence[Trick],
                 first_trick: int, trump: int | None, deadline: float,
-                taken: list[int]) -> tuple[list[dict[str, Any]], bool]:
-    """The per-card marks over ``tricks`` (positions, not seats), from hands ``start``."""
-    kind = facts.kind
-    declarer = facts.active.index(facts.declarer) if facts.declarer is not None else None
-    misere = kind != "game"
+                taken: list[int], misere: bool) -> tuple[list[dict[str, Any]], bool]:
+    """The per-card marks over ``tricks`` (positions, not seats), from hands ``start``;
+    ``misere``: the subject avoids tricks (misère, pass-out)."""
+    passed_out = facts.kind == "pass_out"
+    declarer = (facts.active.index(facts.declarer)
+                if facts.declarer is not None and not passed_out else None)
     walk = _Walk(list(start), tricks[0][0][0] if tricks and tricks[0] else 0, (), list(taken))
     marks: list[dict[str, Any]] = []
     known: tuple[int, int] | None = None  # (subject, value) of the current position
@@ -212,20 +213,21 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
     tricks = [_positions(facts, t) for t in facts.tricks]
     deadline = time.monotonic() + play_budget
     strain = _strain_of(facts.contract)
-    if facts.kind in ("game", "misere") and facts.declarer is not None:
-        trump = strain_suit(strain) if facts.kind == "game" and strain else None
-        is_misere = facts.kind == "misere"
+    if facts.kind in ("game", "misere", "conceded") and facts.declarer is not None:
+        # a conceded game (R-C4) is analysed as the game it would have been
+        is_misere = facts.kind == "misere" or (facts.kind == "conceded" and strain is None)
+        trump = strain_suit(strain) if not is_misere and strain else None
         start = _hands(facts, with_discard=True)
         pos = seats.index(facts.declarer)
         leader = tricks[0][0][0] if tricks and tricks[0] else 0
-        if facts.kind == "game" and strain is None:
+        if not is_misere and strain is None:
             return out
         result = best_tricks(start, leader, (), trump, pos, misere=is_misere)
         won = sum(1 for w in facts.winners if w == facts.declarer) if tricks else None
         out["contract"] = {"declarer": facts.declarer, "contract": facts.contract,
                            "misere": is_misere, "tricks": result, "taken": won,
                            "played_tricks": len(tricks)}
-        if facts.kind == "game" and facts.discard:
+        if not is_misere and facts.discard:
             twelve = facts.dealt[facts.declarer] | sum(1 << c for c in facts.talon)
             mask, best, ties = best_discard(start, pos, twelve, trump, leader)
             out["best_discard"] = {
@@ -234,7 +236,7 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
                                          if facts.discard >> c & 1], "actual_tricks": result}
         if tricks:
             out["plays"], out["plays_complete"] = _mark_plays(
-                facts, start, tricks, 1, trump, deadline, [0, 0, 0])
+                facts, start, tricks, 1, trump, deadline, [0, 0, 0], is_misere)
     elif facts.kind == "pass_out":
         talon_tricks = min(2, len(facts.tricks))
         hands = list(dealt)
@@ -255,7 +257,7 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
                                                "talon_tricks": taken[p]} for p in range(3)}
             if rest:
                 out["plays"], out["plays_complete"] = _mark_plays(
-                    facts, start3, rest, talon_tricks + 1, None, deadline, taken)
+                    facts, start3, rest, talon_tricks + 1, None, deadline, taken, True)
     return out
 
 

@@ -207,3 +207,22 @@ def test_pass_out_minimum_from_the_third_trick() -> None:
                                               "talon_tricks": talon_won}
     assert len(result["plays"]) == 3 * len(rest)
     assert all(m["trick"] >= 3 for m in result["plays"])
+
+
+def test_a_conceded_game_is_analysed_as_its_game() -> None:
+    """R-C4: a declarer who conceded still gets the double-dummy value of his contract and the
+    best discard; nothing was played, so nothing is taken or marked."""
+    dealt = {0: _mask("7S", "JS"), 1: _mask("10S", "JC"), 2: _mask("7C", "9C")}
+    talon = (parse_card("AS"), parse_card("8D"))
+    facts = DealFacts(active=(0, 1, 2), dealt=dealt, talon=talon, kind="conceded", declarer=0,
+                      contract="6S", discard=_mask("AS", "JS"))
+    result = analyse_deal(facts)
+    kept = _mask("7S", "8D")
+    assert result["contract"]["tricks"] == _reference_best_tricks(
+        (kept, dealt[1], dealt[2]), 0, (), 0, 0)
+    assert result["contract"]["taken"] is None and result["plays"] == []
+    # every kept pair takes both tricks except 7♠ 8♦ (the 7♠ falls to the 10♠); the first of
+    # the five best discards, lowest cards first, is 7♠ J♠
+    assert result["best_discard"]["tricks"] == 2
+    assert result["best_discard"]["cards"] == ["7S", "JS"]
+    assert result["best_discard"]["ties"] == 5
