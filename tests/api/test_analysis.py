@@ -13,8 +13,10 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.clock import FrozenClock
+from app.config import Settings
 from app.db.models import DealAnalysis, Table
 from app.db.session import make_sessionmaker, session_scope
+from app.main import create_app
 from app.rules.analysis import analyse_deal
 from app.rules.cards import parse_card
 from app.rules.claims import best_tricks
@@ -157,3 +159,14 @@ async def test_twenty_concurrent_requests_store_one_analysis(
         async with session_scope(sessionmaker) as db:
             await db.execute(delete(DealAnalysis).where(DealAnalysis.table_id == table_id))
             await db.execute(delete(Table).where(Table.id == table_id))
+
+
+async def test_the_analysis_workers_stop_with_the_app(test_settings: Settings) -> None:
+    """The archive router's lifespan closes the analysis pool: no worker outlives the app."""
+    app = create_app(test_settings)
+    async with app.router.lifespan_context(app):
+        pool = analysis.make_pool()
+        app.state.analysis_pool = pool
+        assert await pool.run(abs, -3) == 3  # a real worker process answered
+        assert pool.started
+    assert not pool.started and app.state.analysis_pool is None
