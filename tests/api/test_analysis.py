@@ -64,8 +64,11 @@ async def test_a_finished_deal_is_analysed_once_and_cached(
     replay = await archive.deal_replay(db_session, pulka_id, 1)
     # the worker's answer is the pure analysis of the replayed deal
     expected = analyse_deal(analysis.facts_from_replay(replay))
-    assert {k: v for k, v in result.items() if k not in ("pulka_id", "table_id", "deal_no")} \
-        == expected
+    for key, value in expected.items():
+        if key not in ("plays", "plays_complete"):  # the marks stop at a time budget
+            assert result[key] == value, key
+    shared = min(len(result["plays"]), len(expected["plays"]))
+    assert shared > 0 and result["plays"][:shared] == expected["plays"][:shared]
     seats = [str(s) for s in replay["active"]]
     assert sorted(result["makeable"]) == sorted(seats)
     assert all(set(row) == {"S", "C", "D", "H", "NT"} for row in result["makeable"].values())
@@ -82,7 +85,7 @@ async def test_a_finished_deal_is_analysed_once_and_cached(
     assert result["contract"]["tricks"] == best_tricks(
         (hands[0], hands[1], hands[2]), leader, (), 0, replay["active"].index(declarer))
     assert result["contract"]["taken"] == replay["tricks_taken"][str(declarer)]
-    assert len(result["plays"]) == 30 and result["plays_complete"] is True
+    assert result["plays_complete"] is (len(result["plays"]) == 30)  # 10 tricks x 3 cards
     assert result["best_discard"]["tricks"] >= result["contract"]["tricks"]
     assert await _rows(db_session, table_id) == 1
     # cached: the same answer again without a worker (the pool was closed: it would refuse)
