@@ -3,6 +3,7 @@
 ``GET /api/pulkas``                    finished pulkas, newest first (``?practice=false`` default)
 ``GET /api/pulkas/{id}``               one finished pulka: sheet, running totals, record, deals
 ``GET /api/pulkas/{id}/deals/{n}``     a finished deal replayed by the engine, with its R-D4 reveal
+``GET /api/pulkas/{id}/deals/{n}/analysis``  the deal's double-dummy analysis (docs/analysis.md)
 ``GET /api/stats``                     every member's statistics over club pulkas
 ``GET /api/members/{id}/stats``        one member's statistics and his result per pulka
 
@@ -11,15 +12,44 @@ Every endpoint needs a logged-in member (401 otherwise); they only read.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 
 from app.api.deps import CurrentMember, SessionDep
-from app.api.schemas import ERRORS, IdPath
-from app.services import archive
+from app.api.errors import CodedHTTPException
+from app.api.schemas import ERRORS, ErrorOut, IdPath
+from app.services import analysis, archive
+from app.workers import WorkerPool
 
-router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS)
+BUSY_RETRY_AFTER = 5
+"""Seconds a 503 ``busy`` analysis answer asks the client to wait."""
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Stop the analysis pool's workers (if any was started) with the app."""
+    try:
+        yield
+    finally:
+        pool: WorkerPool | None = getattr(app.state, "analysis_pool", None)
+        if pool is not None:
+            await pool.aclose()
+            app.state.analysis_pool = None
+
+
+router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS, lifespan=lifespan)
+
+
+def _analysis_pool(request: Request) -> WorkerPool:
+    """The app's analysis pool, made on first use (its workers start with the first job)."""
+    pool: WorkerPool | None = getattr(request.app.state, "analysis_pool", None)
+    if pool is None:
+        pool = analysis.make_pool()
+        request.app.state.analysis_pool = pool
+    return pool
 
 
 def _fail(exc: archive.ArchiveError) -> HTTPException:
@@ -53,6 +83,31 @@ async def deal(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
         return await archive.deal_replay(db, pulka_id, deal_no)
     except archive.ArchiveError as exc:
         raise _fail(exc) from None
+
+
+@router.get("/pulkas/{pulka_id}/deals/{deal_no}/analysis", responses={
+    503: {"model": ErrorOut, "description": "busy analysing other deals; see Retry-After"}})
+async def deal_analysis(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
+                        db: SessionDep, request: Request) -> dict[str, Any]:
+    """A finished deal's double-dummy analysis (docs/analysis.md): makeable tricks per
+    declarer and strain, misère catches, the played contract, the best discard, pass-out
+    minimums and the cards that cost tricks. Computed on the first request (seconds) and
+    cached. A deal that has not ended is refused (409, R-W8); 503 ``busy`` when the server is
+    already analysing other deals (nothing started: try again)."""
+    try:
+        replay = await archive.deal_replay(db, pulka_id, deal_no)
+    except archive.ArchiveError as exc:
+        raise _fail(exc) from None
+    await db.rollback()  # end the read transaction before the long computation
+    try:
+        result = await analysis.deal_analysis(db, _analysis_pool(request), replay["table_id"],
+                                              deal_no, replay)
+    except analysis.AnalysisBusy:
+        raise CodedHTTPException(
+            503, "the server is busy analysing other deals; nothing was started — try again in "
+            "a moment", "busy", {"Retry-After": str(BUSY_RETRY_AFTER)}) from None
+    return {"pulka_id": pulka_id, "table_id": replay["table_id"], "deal_no": deal_no,
+            **result}
 
 
 @router.get("/stats")

@@ -531,6 +531,36 @@ Object.assign(STRINGS.en, {
   "members.status": "State", "admin.actions": "Actions",
 });
 
+// Deal analysis on the replay page (issue 15, docs/analysis.md): double-dummy tables and marks.
+Object.assign(STRINGS.ru, {
+  "analysis.title": "Анализ сдачи", "analysis.show": "Показать анализ (в открытую)",
+  "analysis.loading": "Считаем… это может занять несколько секунд.",
+  "analysis.hint": "Все карты в открытую: лучшая игра обеих сторон. Таблица — сколько взяток взял бы каждый игрок своими десятью картами (без прикупа) в каждой масти и без козыря; мизер — сколько взяток ему могут всучить.",
+  "analysis.player": "Игрок", "analysis.misere": "Мизер", "analysis.caught": "ловится: {n}", "analysis.clean": "чистый",
+  "analysis.contract": "Сыгранная игра в открытую: {dd} взяток (взято {taken}).",
+  "analysis.misereContract": "Мизер в открытую: взяток не меньше {dd} (взято {taken}).",
+  "analysis.bestDiscard": "Лучший снос: {cards} — {tricks} взяток (снесено {actual} — {actualTricks}).",
+  "analysis.passOut": "Распасы: минимум с третьей взятки (плюс взятки на прикупе)",
+  "analysis.heldTo": "минимум {held}, взято {taken}",
+  "analysis.plays": "Ошибки розыгрыша", "analysis.noMistakes": "Ни одной взятки не потеряно.",
+  "analysis.mark": "взятка {trick}: {name} — {card} −{loss}", "analysis.better": "лучше: {cards}",
+  "analysis.partial": "Разбор розыгрыша неполный: не хватило времени.",
+});
+Object.assign(STRINGS.en, {
+  "analysis.title": "Deal analysis", "analysis.show": "Show the analysis (open cards)",
+  "analysis.loading": "Analysing… this may take a few seconds.",
+  "analysis.hint": "All cards open, best play by both sides. The table: the tricks each player would take with his ten cards (no talon) in each trump suit and no-trump; misère: the tricks he can be forced to take.",
+  "analysis.player": "Player", "analysis.misere": "Misère", "analysis.caught": "caught: {n}", "analysis.clean": "clean",
+  "analysis.contract": "The game played, open cards: {dd} tricks (taken {taken}).",
+  "analysis.misereContract": "The misère, open cards: at least {dd} tricks (taken {taken}).",
+  "analysis.bestDiscard": "Best discard: {cards} — {tricks} tricks (discarded {actual} — {actualTricks}).",
+  "analysis.passOut": "Pass-out: the fewest tricks from the third trick (plus the talon tricks)",
+  "analysis.heldTo": "fewest {held}, taken {taken}",
+  "analysis.plays": "Mistakes in play", "analysis.noMistakes": "No trick was lost.",
+  "analysis.mark": "trick {trick}: {name} — {card} −{loss}", "analysis.better": "better: {cards}",
+  "analysis.partial": "The play was not analysed to the end: out of time.",
+});
+
 const KEY = "prefclub.lang";
 
 export function lang() {

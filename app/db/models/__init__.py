@@ -23,3 +23,6 @@ __all__ += ["Pulka", "Table", "TableCommand", "TableEvent", "TableSeat"]
 from app.db.models.fund import FundEntry, FundProposal, FundVote  # noqa: E402
 
 __all__ += ["FundEntry", "FundProposal", "FundVote"]
+from app.db.models.analysis import DealAnalysis  # noqa: E402
+
+__all__ += ["DealAnalysis"]

@@ -1,12 +1,13 @@
 // Deal replay (#/replay/<pulka>/<deal>): a finished deal from the archive, stepped through trick
 // by trick — the hands as dealt, the auction, talon and discard, the defence, every trick with
 // its winner, the sheet entries, and the R-D4 check of the shuffle (the server re-runs the
-// engine's verify on the revealed deck and salt; the badge shows its verdict).
+// engine's verify on the revealed deck and salt; the badge shows its verdict). The analysis panel
+// fetches the deal's double-dummy analysis on demand (docs/analysis.md) and marks the costly cards.
 import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { callClass, callText, cardFace, sortHand } from "../table/cards.js";
+import { SUIT_SYMBOL, callClass, callText, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { archiveCss, outcomeText } from "./archive-common.js";
 
 export async function renderReplay(root, { args }) {
@@ -21,6 +22,7 @@ export async function renderReplay(root, { args }) {
   const nameOf = (s) => (s < 0 ? t("table.talon") : names[s] ?? `${t("table.seat")} ${s + 1}`);
   const total = deal.tricks.length;
   let step = 0;
+  let marks = null; // trick number -> card -> mark, once the analysis is loaded
 
   // The cards each seat held for play: the declarer's hand is the dealt one with the talon
   // taken and the discard put away.
@@ -76,7 +78,11 @@ export async function renderReplay(root, { args }) {
     if (current) {
       trickBox.append(
         h("div", { class: "trick", role: "group", "aria-label": `${t("table.trick")} ${step}` },
-          current.cards.map((c) => h("div", { class: "trick-card" }, cardFace(c.card), h("span", { text: nameOf(c.seat) })))),
+          current.cards.map((c) => {
+            const mark = marks?.[step]?.[c.card];
+            return h("div", { class: "trick-card" }, cardFace(c.card), h("span", { text: nameOf(c.seat) }),
+              mark ? h("span", { class: "loss", "data-testid": "loss", title: t("analysis.better", { cards: mark.better.map(cardLabel).join(", ") }), text: ` −${mark.loss}` }) : null);
+          })),
         h("div", { "data-testid": "winner", text: `${t("archive.takes")}: ${nameOf(current.winner)}` }));
     } else {
       trickBox.append(h("div", { text: total ? t("archive.asDealt") : t("archive.noTricks") }));
@@ -117,6 +123,23 @@ export async function renderReplay(root, { args }) {
           h("p", {}, `deck: ${reveal.deck.join(" ")}`)))));
 
   root.append(h("div", { class: "replay" }, felt, side));
+  const analysisBox = h("section", { class: "card analysis", "data-testid": "analysis" },
+    h("h2", { text: t("analysis.title") }));
+  const load = h("button", { type: "button", id: "analysis-load", text: t("analysis.show"), onclick: async () => {
+    load.disabled = true;
+    const wait = h("p", { text: t("analysis.loading") });
+    analysisBox.append(wait);
+    const result = await attempt(() => get(`/api/pulkas/${pulkaId}/deals/${dealNo}/analysis`));
+    wait.remove();
+    if (!result) { load.disabled = false; return; }
+    load.remove();
+    marks = {};
+    for (const m of result.plays) if (m.loss > 0) (marks[m.trick] ||= {})[m.card] = m;
+    analysisBox.append(...analysisView(result, nameOf));
+    show(step);
+  } });
+  analysisBox.append(load);
+  root.append(analysisBox);
   show(0);
   const keys = (ev) => {
     if (ev.target.closest("input, textarea, select")) return;
@@ -125,4 +148,46 @@ export async function renderReplay(root, { args }) {
   };
   document.addEventListener("keydown", keys);
   return () => document.removeEventListener("keydown", keys);
+}
+
+/** The analysis panel's content: the makeable table, the contract, discard, pass-out and marks. */
+function analysisView(a, nameOf) {
+  const strains = ["S", "C", "D", "H", "NT"];
+  const head = h("tr", {}, h("th", { scope: "col", text: t("analysis.player") }),
+    strains.map((s) => h("th", { scope: "col", text: s === "NT" ? callText("6NT").replace(/^6\s*/, "") : SUIT_SYMBOL[s] })),
+    h("th", { scope: "col", text: t("analysis.misere") }));
+  const rows = a.seats.map((seat) => {
+    const m = a.misere[String(seat)];
+    return h("tr", { "data-seat": seat }, h("th", { scope: "row", text: nameOf(seat) }),
+      strains.map((s) => h("td", { "data-strain": s, text: String(a.makeable[String(seat)][s]) })),
+      h("td", { "data-strain": "misere", text: m.caught ? t("analysis.caught", { n: m.tricks }) : t("analysis.clean") }));
+  });
+  const out = [
+    h("p", { class: "small", text: t("analysis.hint") }),
+    h("table", { class: "makeable", "data-testid": "makeable" }, h("thead", {}, head), h("tbody", {}, rows)),
+  ];
+  const c = a.contract;
+  if (c) {
+    out.push(h("p", { "data-testid": "dd-contract", text: t(c.misere ? "analysis.misereContract" : "analysis.contract", { dd: c.tricks, taken: c.taken ?? "—" }) }));
+  }
+  const d = a.best_discard;
+  if (d) {
+    out.push(h("p", { "data-testid": "best-discard", text: t("analysis.bestDiscard", {
+      cards: d.cards.map(cardLabel).join(" "), tricks: d.tricks, actual: d.actual.map(cardLabel).join(" "), actualTricks: d.actual_tricks }) }));
+  }
+  if (a.pass_out) {
+    out.push(h("p", { text: t("analysis.passOut") }), h("ul", { "data-testid": "pass-out" },
+      a.seats.map((seat) => {
+        const p = a.pass_out[String(seat)];
+        return h("li", { text: `${nameOf(seat)}: ${t("analysis.heldTo", { held: p.held_to, taken: p.taken })}` });
+      })));
+  }
+  const costly = a.plays.filter((m) => m.loss > 0);
+  out.push(h("h3", { text: t("analysis.plays") }), costly.length
+    ? h("ul", { "data-testid": "marks" }, costly.map((m) => h("li", {},
+      t("analysis.mark", { trick: m.trick, name: nameOf(m.seat), card: cardLabel(m.card), loss: m.loss }),
+      m.better.length ? ` (${t("analysis.better", { cards: m.better.map(cardLabel).join(", ") })})` : "")))
+    : h("p", { "data-testid": "marks", text: t("analysis.noMistakes") }));
+  if (!a.plays_complete) out.push(h("p", { class: "small", text: t("analysis.partial") }));
+  return out;
 }
