@@ -92,6 +92,8 @@ class CommandRejected(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.after_lock = False
+        """Raised under the table's row lock (the command id is then looked up again)."""
 
 
 # -- folding -----------------------------------------------------------------------------------

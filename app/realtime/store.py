@@ -9,11 +9,12 @@ transaction commits, so other processes never hear of an event that does not exi
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import exists, func, select, text, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.auth import AuthSession
@@ -22,6 +23,7 @@ from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
 
 APPENDED = "prefclub_appended_events"
+APPENDED_ROWS = "prefclub_appended_rows"
 NOTIFY_CHANNEL = "prefclub_tables"
 """One channel for every table; the payload is ``"<table_id>:<seq>"``."""
 
@@ -98,6 +100,37 @@ async def recheck_command(db: AsyncSession, table_id: int, member_id: int, comma
     return True, row[1]
 
 
+async def lock_and_check(db: AsyncSession, table_id: int, member_id: int, command_id: str,
+                         session_id: int | None,
+                         now: datetime) -> tuple[Table | None, bool, int | None]:
+    """The hot path's first round trip: lock the table row and, in the same statement, look up
+    the command id and the login session — (the locked table or None, is the session live, the
+    seq the command id already produced or None).
+
+    The lookups use the statement's snapshot, taken *before* any wait for the lock, so a twin
+    of this command that held the lock a moment ago may be missed here. That is safe: the
+    command row's primary key refuses the second copy when it is written (the caller then
+    answers it as a duplicate, see :func:`recheck_command`), and a refusal is only sent after
+    :func:`recheck_command` looked again with a fresh snapshot. A session checked at the start
+    of the statement is ordered before a logout that commits during the wait (the logout then
+    closes the socket). ``session_id`` None (an internal caller) skips the session check.
+    """
+    done = (select(TableCommand.seq)
+            .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
+                   TableCommand.command_id == command_id)
+            .scalar_subquery())
+    live = (exists().where(AuthSession.id == session_id, AuthSession.member_id == member_id,
+                           AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
+                           Member.id == AuthSession.member_id, Member.active.is_(True))
+            if session_id is not None else true())
+    row = (await db.execute(
+        select(Table, done, live).where(Table.id == table_id).with_for_update(of=Table)
+        .execution_options(populate_existing=True))).first()
+    if row is None:
+        return None, True, None
+    return row[0], bool(row[2]), row[1]
+
+
 async def events_after(db: AsyncSession, table_id: int, after: int,
                        upto: int | None = None) -> Sequence[TableEvent]:
     """Events with ``after < seq <= upto`` in order."""
@@ -145,9 +178,11 @@ def append(db: AsyncSession, table: Table, state: TableState | None, kind: str,
     seq = table.version + 1
     new_state = fold(state, table.id, seq, kind, payload)
     stored = dict(payload)
-    db.add(TableEvent(table_id=table.id, seq=seq, kind=kind, payload=stored))
+    row = TableEvent(table_id=table.id, seq=seq, kind=kind, payload=stored)
+    db.add(row)
     table.version = seq
     db.info.setdefault(APPENDED, []).append(Appended(seq, kind, stored, new_state))
+    db.info.setdefault(APPENDED_ROWS, []).append(row)
     return new_state
 
 
@@ -160,3 +195,47 @@ async def notify(db: AsyncSession, table_id: int, seq: int) -> None:
     """Tell every process (after commit) that ``table_id`` has events up to ``seq``."""
     await db.execute(text("SELECT pg_notify(:channel, :payload)"),
                      {"channel": NOTIFY_CHANNEL, "payload": f"{table_id}:{seq}"})
+
+
+_WRITE_COMMAND = text("""
+WITH ev AS (
+    INSERT INTO table_events (table_id, seq, kind, payload)
+    SELECT :table_id, e.seq, e.kind, e.payload
+    FROM jsonb_to_recordset(CAST(:events AS jsonb)) AS e(seq integer, kind text, payload jsonb)
+), tb AS (
+    UPDATE tables SET version = :version, status = :status, deadline_at = :deadline_at,
+        deadline_seq = :deadline_seq, finished_at = :finished_at
+    WHERE id = :table_id
+), cmd AS (
+    INSERT INTO table_commands (table_id, member_id, command_id, seq, response)
+    VALUES (:table_id, :member_id, :command_id, :version, CAST(:response AS jsonb))
+)
+SELECT pg_notify(:channel, :note)
+""")
+
+
+async def write_command(db: AsyncSession, table: Table, member_id: int,
+                        command_id: str) -> None:
+    """The hot path's one write: the events this unit of work appended (those not flushed yet),
+    the table row (``version``, status, move deadline), the command id and the ``NOTIFY`` —
+    one statement, one round trip, instead of one per row.
+
+    The table row must be locked (:func:`lock_and_check`). The rows written here leave the
+    unit of work, so the commit flushes nothing twice; everything else in it (e.g. a pulka row
+    update) is flushed as usual. A twin of the command that committed first makes the command
+    row's primary key refuse this one (``IntegrityError``: nothing is written).
+    """
+    rows = [r for r in db.info.get(APPENDED_ROWS, ()) if r in db.new]
+    for row in rows:
+        db.expunge(row)
+    with db.no_autoflush:  # the table row's changes are written by this very statement
+        await db.execute(_WRITE_COMMAND, {
+            "table_id": table.id, "version": table.version, "status": table.status,
+            "deadline_at": table.deadline_at, "deadline_seq": table.deadline_seq,
+            "finished_at": table.finished_at, "member_id": member_id, "command_id": command_id,
+            "events": json.dumps([{"seq": r.seq, "kind": r.kind, "payload": r.payload}
+                                  for r in rows], separators=(",", ":"), ensure_ascii=False),
+            "response": json.dumps({"seq": table.version}),
+            "channel": NOTIFY_CHANNEL, "note": f"{table.id}:{table.version}",
+        })
+    db.expunge(table)

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models.table import Pulka as PulkaRow
@@ -31,9 +32,11 @@ from app.realtime.store import (
     append,
     appended,
     load_state,
+    lock_and_check,
     lock_table,
     notify,
     recheck_command,
+    write_command,
 )
 from app.workers import PoolBusy, WorkerPool
 
@@ -47,6 +50,8 @@ WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
 SESSION_ENDED = "session_ended"
 """The error code of a command whose login session has ended (the socket is closed next)."""
+_SESSION_ENDED_TEXT = ("your login session has ended (logged out, expired or deactivated); "
+                       "nothing was applied — log in again")
 CHAT_RATE_LINES = 5
 CHAT_RATE_SECONDS = 10
 """A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
@@ -266,61 +271,108 @@ async def execute(
         raise CommandRejected("bad_command", "seq must be a whole number")
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
-    new_state: TableState | None = None
-    async with session_scope(sessionmaker) as db:
-        table = await lock_table(db, table_id)
-        if table is None:
-            raise CommandRejected("no_table", f"there is no table {table_id}")
-        live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
+    try:
+        return await _apply(sessionmaker, cache, table_id=table_id, member_id=member_id,
+                            seat=seat, name=name, command=command, cid=cid, kind=kind,
+                            client_seq=client_seq, now=now, session_id=session_id,
+                            solver=solver)
+    except (CommandRejected, IntegrityError) as exc:
+        if isinstance(exc, CommandRejected) and not exc.after_lock:
+            raise
+        # The lock statement's lookup may have missed a twin that committed while this one
+        # waited for the lock: look again with a fresh snapshot (refusals and conflicts only).
+        async with sessionmaker() as db:
+            live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
         if not live:
-            raise CommandRejected(SESSION_ENDED,
-                                  "your login session has ended (logged out, expired or "
-                                  "deactivated); nothing was applied — log in again")
+            raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT) from None
         if done is not None:
             return CommandResult(seq=done, duplicate=True, state=None)
-        if client_seq is not None and client_seq != table.version:
-            raise CommandRejected(
-                "stale_seq",
-                f"your command was based on seq {client_seq} but the table is at seq "
-                f"{table.version}; nothing was applied",
-            )
-        state = before = await load_state(db, table, cache)
-        if state.member_ids[seat:seat + 1] != (member_id,):
-            # The connection's seat is out of date (a player joined or was replaced): the log's
-            # seating decides. A replaced player holds no seat any more.
-            actual = state.seat_of(member_id)
-            if actual is None:
-                raise CommandRejected("not_seated", "you no longer hold a seat at this table")
-            seat = actual
-        if kind == "chat":
-            line = game.chat_event(state, seat, name, command.get("text"))
-            await _check_chat_rate(db, table_id, member_id)
-            state = append(db, table, state, *line)
-        elif kind == "next_deal":
-            if state.status != "waiting":
-                raise CommandRejected("not_now", "the next deal is not waiting to start")
-            reason = await _deal_refusal(db, table, now)
-            if reason is not None:
-                raise CommandRejected("not_now", reason)
-            state = dataclasses.replace(state, status="playing", notice=None)
-            kind_, payload = game.deal_started(state)
-            state = append(db, table, state, kind_, payload)
-        else:
-            if state.status != "playing":
-                raise CommandRejected("not_now", state.notice or "the table is not playing")
-            body = {k: v for k, v in command.items() if k not in ("id", "seq")}
-            with _claims_off_the_loop(kind == "claim" and solver is not None):
-                state = append(db, table, state, *game.action_event(state, seat, body))
-            state = await advance(db, table, state, now)
-        await sync_rows(db, table, state, now, before)
-        db.add(TableCommand(table_id=table_id, member_id=member_id, command_id=cid,
-                            seq=table.version, response={"seq": table.version}))
-        await notify(db, table_id, table.version)
+        raise
+
+
+async def _apply(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    cache: StateCache | None,
+    *,
+    table_id: int,
+    member_id: int,
+    seat: int,
+    name: str,
+    command: Mapping[str, Any],
+    cid: str,
+    kind: str,
+    client_seq: int | None,
+    now: datetime,
+    session_id: int | None,
+    solver: WorkerPool | None,
+) -> CommandResult:
+    """The command's transaction: lock + checks (one statement), the engine, one write."""
+    new_state: TableState | None = None
+    async with session_scope(sessionmaker) as db:
+        table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
+        if table is None:
+            raise CommandRejected("no_table", f"there is no table {table_id}")
+        if not live:
+            raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
+        if done is not None:
+            return CommandResult(seq=done, duplicate=True, state=None)
+        try:
+            state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
+                                  command=command, kind=kind, client_seq=client_seq, now=now,
+                                  solver=solver)
+        except CommandRejected as exc:
+            exc.after_lock = True
+            raise
+        await write_command(db, table, member_id, cid)
         new_state = state
         events = tuple(appended(db))
     if cache is not None and new_state is not None:
         cache.put(new_state)
     return CommandResult(seq=new_state.seq, duplicate=False, state=new_state, events=events)
+
+
+async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,
+                  seat: int, name: str, command: Mapping[str, Any], kind: str,
+                  client_seq: int | None, now: datetime,
+                  solver: WorkerPool | None) -> TableState:
+    """Under the row lock: check the command, append its events and sync the derived rows;
+    the state after it (CommandRejected: nothing is written)."""
+    if client_seq is not None and client_seq != table.version:
+        raise CommandRejected(
+            "stale_seq",
+            f"your command was based on seq {client_seq} but the table is at seq "
+            f"{table.version}; nothing was applied",
+        )
+    state = before = await load_state(db, table, cache)
+    if state.member_ids[seat:seat + 1] != (member_id,):
+        # The connection's seat is out of date (a player joined or was replaced): the log's
+        # seating decides. A replaced player holds no seat any more.
+        actual = state.seat_of(member_id)
+        if actual is None:
+            raise CommandRejected("not_seated", "you no longer hold a seat at this table")
+        seat = actual
+    if kind == "chat":
+        line = game.chat_event(state, seat, name, command.get("text"))
+        await _check_chat_rate(db, table.id, member_id)
+        state = append(db, table, state, *line)
+    elif kind == "next_deal":
+        if state.status != "waiting":
+            raise CommandRejected("not_now", "the next deal is not waiting to start")
+        reason = await _deal_refusal(db, table, now)
+        if reason is not None:
+            raise CommandRejected("not_now", reason)
+        state = dataclasses.replace(state, status="playing", notice=None)
+        kind_, payload = game.deal_started(state)
+        state = append(db, table, state, kind_, payload)
+    else:
+        if state.status != "playing":
+            raise CommandRejected("not_now", state.notice or "the table is not playing")
+        body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+        with _claims_off_the_loop(kind == "claim" and solver is not None):
+            state = append(db, table, state, *game.action_event(state, seat, body))
+        state = await advance(db, table, state, now)
+    await sync_rows(db, table, state, now, before)
+    return state
 
 
 async def fire_deadline(
