@@ -39,7 +39,15 @@ from app.db.session import session_scope
 from app.realtime import game
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState
-from app.realtime.store import NOTIFY_CHANNEL, Appended, StateCache, events_after, rebuild
+from app.realtime.store import (
+    NOTIFY_CHANNEL,
+    Appended,
+    Note,
+    StateCache,
+    events_after,
+    parse_note,
+    rebuild,
+)
 from app.workers import WorkerPool
 
 log = logging.getLogger(__name__)
@@ -132,9 +140,9 @@ class Hub:
         self.sessionmaker = sessionmaker
         self.database_url = database_url
         self.clock = clock
-        self.cache = StateCache()
         self.channels: dict[int, TableChannel] = {}
         self.process_id = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.cache = StateCache(owner=self.process_id)
         self.poll_interval = poll_interval
         self.presence_interval = presence_interval
         self.heartbeat_interval = heartbeat_interval
@@ -330,6 +338,42 @@ class Hub:
         if channel is not None and seq > channel.seq:
             self._spawn(self.catch_up(table_id))
 
+    def on_note(self, note: Note) -> None:
+        """A table's ``NOTIFY``. Our own commands' notes are ignored: the command's caller
+        publishes its events itself (:meth:`publish`; the periodic poll is the safety net).
+        Another process's events that came along are folded without reading them back."""
+        if note.origin is not None and note.origin == self.process_id:
+            return
+        channel = self.channels.get(note.table_id)
+        if channel is None or note.seq <= channel.seq:
+            return
+        if note.events:
+            self._spawn(self._apply_note(channel, note.events))
+        else:
+            self._spawn(self.catch_up(note.table_id))
+
+    async def _apply_note(self, channel: TableChannel,
+                          events: tuple[dict[str, Any], ...]) -> None:
+        """Fold and fan out events that arrived in a note; read the log instead when they do
+        not follow on from what this channel sent last."""
+        async with channel.lock:
+            if self.channels.get(channel.table_id) is not channel:
+                return
+            fresh = [e for e in events if e["seq"] > channel.seq]
+            if not fresh:
+                return
+            if channel.state is None or fresh[0]["seq"] != channel.seq + 1:
+                await self._catch_up_locked(channel)
+                return
+            for event in fresh:
+                seq, kind, payload = event["seq"], event["kind"], event["payload"]
+                state = game.fold(channel.state, channel.table_id, seq, kind, payload)
+                channel.state = state
+                channel.seq = seq
+                channel.recent.append(Recent(seq, kind, payload, state))
+                self._fan_out(channel, state, seq, kind, payload)
+            self.cache.put(channel.state)
+
     # -- background loops ----------------------------------------------------------------------
 
     async def _listen(self) -> None:
@@ -357,8 +401,7 @@ class Hub:
     def _on_note(self, channel: str, payload: str) -> None:
         try:
             if channel == NOTIFY_CHANNEL:
-                table, _, seq = payload.partition(":")
-                self.on_notify(int(table), int(seq))
+                self.on_note(parse_note(payload))
             elif channel == SESSIONS_CHANNEL:
                 scope, _, ident = payload.partition(":")
                 if scope == "s":

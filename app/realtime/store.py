@@ -25,7 +25,34 @@ from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
 APPENDED = "prefclub_appended_events"
 APPENDED_ROWS = "prefclub_appended_rows"
 NOTIFY_CHANNEL = "prefclub_tables"
-"""One channel for every table; the payload is ``"<table_id>:<seq>"``."""
+"""One channel for every table; the payload is ``"<table_id>:<seq>"``, or from a live command
+``"<table_id>:<seq>:<origin>"`` followed by ``"|"`` and the command's events as JSON when they
+fit (see :func:`parse_note`)."""
+NOTE_LIMIT = 7900
+"""PostgreSQL refuses a NOTIFY payload of 8000 bytes or more."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Note:
+    """A table notification: ``table_id`` has events up to ``seq``; ``origin`` is the hub that
+    committed them (None: unknown), ``events`` their rows when they travelled along."""
+
+    table_id: int
+    seq: int
+    origin: str | None = None
+    events: tuple[dict[str, Any], ...] | None = None
+
+
+def parse_note(payload: str) -> Note:
+    """Parse a :data:`NOTIFY_CHANNEL` payload (ValueError, KeyError or TypeError if bad)."""
+    head, bar, body = payload.partition("|")
+    parts = head.split(":")
+    origin = parts[2] if len(parts) > 2 and parts[2] else None
+    events = None
+    if bar:
+        events = tuple({"seq": int(e["seq"]), "kind": str(e["kind"]), "payload": dict(e["payload"])}
+                       for e in json.loads(body))
+    return Note(int(parts[0]), int(parts[1]), origin, events)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -41,9 +68,11 @@ class Appended:
 class StateCache:
     """Recently built table states of this process (never authoritative: checked by ``seq``)."""
 
-    def __init__(self, limit: int = 1000) -> None:
+    def __init__(self, limit: int = 1000, owner: str | None = None) -> None:
         self._states: dict[int, TableState] = {}
         self._limit = limit
+        self.owner = owner
+        """The hub this cache belongs to: the origin of the NOTIFYs of its commands."""
 
     def get(self, table_id: int, seq: int) -> TableState | None:
         state = self._states.get(table_id)
@@ -214,8 +243,8 @@ SELECT pg_notify(:channel, :note)
 """)
 
 
-async def write_command(db: AsyncSession, table: Table, member_id: int,
-                        command_id: str) -> None:
+async def write_command(db: AsyncSession, table: Table, member_id: int, command_id: str,
+                        origin: str | None = None) -> None:
     """The hot path's one write: the events this unit of work appended (those not flushed yet),
     the table row (``version``, status, move deadline), the command id and the ``NOTIFY`` —
     one statement, one round trip, instead of one per row.
@@ -224,18 +253,26 @@ async def write_command(db: AsyncSession, table: Table, member_id: int,
     unit of work, so the commit flushes nothing twice; everything else in it (e.g. a pulka row
     update) is flushed as usual. A twin of the command that committed first makes the command
     row's primary key refuse this one (``IntegrityError``: nothing is written).
+
+    The ``NOTIFY`` names ``origin`` (the hub that fans these events out itself, so it ignores
+    its own note) and carries the events when they fit: other processes then fold them without
+    reading them back.
     """
     rows = [r for r in db.info.get(APPENDED_ROWS, ()) if r in db.new]
     for row in rows:
         db.expunge(row)
+    events = json.dumps([{"seq": r.seq, "kind": r.kind, "payload": r.payload} for r in rows],
+                        separators=(",", ":"), ensure_ascii=False)
+    note = f"{table.id}:{table.version}:{origin or ''}"
+    whole = rows and len(appended(db)) == len(rows)  # no event of this unit was flushed before
+    if whole and len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
+        note = f"{note}|{events}"
     with db.no_autoflush:  # the table row's changes are written by this very statement
         await db.execute(_WRITE_COMMAND, {
             "table_id": table.id, "version": table.version, "status": table.status,
             "deadline_at": table.deadline_at, "deadline_seq": table.deadline_seq,
             "finished_at": table.finished_at, "member_id": member_id, "command_id": command_id,
-            "events": json.dumps([{"seq": r.seq, "kind": r.kind, "payload": r.payload}
-                                  for r in rows], separators=(",", ":"), ensure_ascii=False),
-            "response": json.dumps({"seq": table.version}),
-            "channel": NOTIFY_CHANNEL, "note": f"{table.id}:{table.version}",
+            "events": events, "response": json.dumps({"seq": table.version}),
+            "channel": NOTIFY_CHANNEL, "note": note,
         })
     db.expunge(table)

@@ -323,7 +323,7 @@ async def _apply(
         except CommandRejected as exc:
             exc.after_lock = True
             raise
-        await write_command(db, table, member_id, cid)
+        await write_command(db, table, member_id, cid, cache.owner if cache else None)
         new_state = state
         events = tuple(appended(db))
     if cache is not None and new_state is not None:

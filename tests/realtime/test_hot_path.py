@@ -8,6 +8,7 @@ round trip (the client waits for the server's answer before it goes on).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 import uuid
@@ -16,16 +17,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
+from app.clock import FrozenClock
 from app.db.models.table import TableCommand, TableEvent
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import engine as rules
+from app.realtime.connection import Connection
 from app.realtime.game import CommandRejected
-from app.realtime.store import StateCache, rebuild
+from app.realtime.hub import Hub, libpq_url
+from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
 
 NOW = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
@@ -143,3 +148,94 @@ async def test_twins_racing_for_the_lock_apply_once(sessions: Sessions) -> None:
     async with sessions() as db:
         assert await db.scalar(select(func.count()).select_from(TableEvent).where(
             TableEvent.table_id == table_id)) == 3
+
+
+class Recorder:
+    """A client socket that keeps what it is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_text(self, data: str) -> None:
+        self.sent.append(json.loads(data))
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        return None
+
+
+async def _notes_of(live_db: str, action: Any) -> list[str]:
+    """The ``prefclub_tables`` payloads PostgreSQL delivers while ``action`` runs."""
+    async with await psycopg.AsyncConnection.connect(libpq_url(live_db),
+                                                     autocommit=True) as listener:
+        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        await action()
+        return [n.payload async for n in listener.notifies(timeout=2.0, stop_after=1)]
+
+
+async def _settled(hub: Hub) -> None:
+    for _ in range(100):
+        if not hub._pending:
+            return
+        await asyncio.sleep(0.02)
+
+
+async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
+        live_db: str, traced: tuple[Sessions, Wire]) -> None:
+    """Another process's events are folded from the NOTIFY payload (no read of the log); the
+    note of a command this hub applied itself is ignored (its caller publishes the events)."""
+    sessions, wire = traced
+    table_id, members = await _table(sessions)
+    hub = Hub(sessions, live_db, FrozenClock(NOW))
+    socket = Recorder()
+    conn = Connection(socket, table_id=table_id, member_id=members[0], seat=0, name="p")
+    conn.start()
+    try:
+        await hub.join(conn, None)
+        await _settled(hub)
+        other = StateCache(owner="another-process")
+        seat, move = await _next_move(sessions, table_id)
+
+        async def remote() -> None:
+            await execute(sessions, other, table_id=table_id, member_id=members[seat],
+                          seat=seat, name="p", command={**move, "id": "r1"}, now=NOW)
+
+        [note] = await _notes_of(live_db, remote)
+        assert note.startswith(f"{table_id}:3:another-process|")
+        wire.start()
+        hub._on_note(NOTIFY_CHANNEL, note)
+        await _settled(hub)
+        assert hub.state_of(table_id) is not None and hub.state_of(table_id).seq == 3  # type: ignore[union-attr]
+        assert wire.round_trips() == []
+        for _ in range(100):
+            if any(m.get("seq") == 3 and m.get("type") == "action" for m in socket.sent):
+                break
+            await asyncio.sleep(0.02)
+        event = next(m for m in socket.sent if m.get("type") == "action")
+        assert event["data"]["seat"] == seat and '"salt"' not in json.dumps(event)
+
+        seat, move = await _next_move(sessions, table_id)
+
+        async def local() -> None:
+            await execute(sessions, hub.cache, table_id=table_id, member_id=members[seat],
+                          seat=seat, name="p", command={**move, "id": "l1"}, now=NOW)
+
+        [note] = await _notes_of(live_db, local)
+        assert note.startswith(f"{table_id}:4:{hub.process_id}|")
+        wire.start()
+        hub._on_note(NOTIFY_CHANNEL, note)
+        assert not hub._pending
+        await _settled(hub)
+        assert wire.round_trips() == []
+        assert hub.state_of(table_id).seq == 3  # type: ignore[union-attr]
+    finally:
+        await conn.aclose()
+        await hub.stop()
+
+
+def test_a_note_parses_with_and_without_its_events() -> None:
+    assert parse_note("7:12") == Note(7, 12)
+    assert parse_note("7:12:") == Note(7, 12)
+    assert parse_note('7:12:p-1|[{"seq":12,"kind":"chat","payload":{"text":"hi"}}]') == Note(
+        7, 12, "p-1", ({"seq": 12, "kind": "chat", "payload": {"text": "hi"}},))
+    with pytest.raises(ValueError):
+        parse_note("7:x")
