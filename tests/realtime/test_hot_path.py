@@ -8,6 +8,7 @@ round trip (the client waits for the server's answer before it goes on).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import tempfile
@@ -29,7 +30,7 @@ from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
 from app.realtime.game import CommandRejected
-from app.realtime.hub import Hub, libpq_url
+from app.realtime.hub import GC_THRESHOLDS, Hub, libpq_url
 from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
 
@@ -239,3 +240,14 @@ def test_a_note_parses_with_and_without_its_events() -> None:
         7, 12, "p-1", ({"seq": 12, "kind": "chat", "payload": {"text": "hi"}},))
     with pytest.raises(ValueError):
         parse_note("7:x")
+
+
+async def test_a_started_hub_freezes_the_start_up_heap(live_db: str, sessions: Sessions) -> None:
+    """Full collections no longer walk the start-up objects (they stalled the loop)."""
+    hub = Hub(sessions, live_db, FrozenClock(NOW))
+    await hub.start()
+    try:
+        assert gc.get_freeze_count() > 10_000
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        await hub.stop()
