@@ -57,6 +57,7 @@ def deal_reveal(state: DealState) -> dict[str, Any]:
         "dealer": state.dealer,
         "hands": [mask_text(h) for h in state.dealt],
         "talon": [card_text(c) for c in state.talon],
+        "cut_min": state.config.conventions.cut_min,
     }
 
 
