@@ -254,6 +254,7 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "declarer": state.declarer,
         "bid": call_text(state.bid) if state.bid is not None else None,
         "talon_returned": state.talon_returned,
+        "talon_return_penalty": state.config.conventions.talon_return_penalty,
         "contract": call_text(state.contract) if state.contract is not None else None,
         "defence": [{"seat": s, "call": c} for s, c in state.defence],
         "whisters": list(state.whisters),

@@ -70,6 +70,6 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
         kind="misere" if bid == "misere" else "game",
         to_move=declarer,
     )
-    if state.config.conventions.talon_return_penalty:
-        return evolve(state, phase="talon"), tuple(events)
+    # R-C6: with ``talon_return_penalty`` the declarer may still return the shown talon from
+    # the discard phase (ReturnTalon before his discard), so no deal waits for an extra step.
     return take_talon(state, events)
