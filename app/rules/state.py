@@ -117,6 +117,14 @@ class DealState:
     last_winner: int | None = None
     history: tuple[tuple[tuple[int, Card], ...], ...] = ()
     tricks: tuple[int, ...] = ()
+    invited: int | None = None
+    """R-B9: the seat whose misère invitation the four-player dealer is answering now."""
+    invitations: int = 0
+    """R-B9: bit per seat that has invited the dealer in this deal (one invitation each)."""
+    partner: int | None = None
+    """R-B9: the dealer who accepted a misère invitation: half of every misère entry is his."""
+    looked_at: int | None = None
+    """R-W4: the declarer's opponent whose cards the four-player dealer looked at."""
     claim_failed: int = 0
     proposal: tuple[int, tuple[tuple[int, int], ...]] | None = None
     accepted: int = 0

@@ -14,7 +14,7 @@ from app.rules.auction import ALL_CONTRACTS, call_text
 from app.rules.cards import card_text
 from app.rules.phases.contract import take_talon
 from app.rules.phases.play import start_pass_out
-from app.rules.state import DealState, Transition, evolve, require_turn
+from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
 
 _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     (
@@ -45,6 +45,8 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
 def apply_bid(state: DealState, action: Bid) -> Transition:
     """One call; the auction value refuses an illegal one (R-B8)."""
     require_turn(state, action.seat, "auction")
+    if state.invited is not None:
+        raise OutOfTurnError("the dealer is answering a misère invitation (R-B9)")
     assert state.auction is not None
     auction = state.auction.call(action.call)
     events: list[Event] = [Event("called", {"seat": action.seat, "call": call_text(action.call)})]

@@ -98,6 +98,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             tricks=tricks,
             talon=talon,
             talon_returned=returned,
+            misere_partner=state.partner,  # R-B9
         )
     assert isinstance(state.contract, Contract)
     played = state.end not in ("without_play", "half_whist")
