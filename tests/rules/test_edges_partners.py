@@ -53,7 +53,7 @@ def test_r_b9_the_dealer_alone_sees_the_inviters_hand() -> None:
     assert [e.type for e in events] == ["misere_invited"]
     assert "AS" not in str(events)  # the event names seats only
     assert state.to_move == 0
-    assert legal_actions(state, 0) == [AnswerInvitation(0, True), AnswerInvitation(0, False)]
+    assert legal_actions(state, 0) == [AnswerInvitation(0, False), AnswerInvitation(0, True)]
     shown = view(state, 0)
     assert shown["invitation"] == 1
     assert shown["seen_hand"] == {"seat": 1, "cards": sorted(SEAT1, key=lambda t: cards(t)[0])}

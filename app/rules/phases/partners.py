@@ -41,7 +41,7 @@ def invitation_options(state: DealState, seat: int) -> list[Action]:
     """The auction actions that are not calls: invite (R-B9), or answer an invitation."""
     if state.invited is not None:
         if seat == state.dealer:
-            return [AnswerInvitation(seat, True), AnswerInvitation(seat, False)]
+            return [AnswerInvitation(seat, False), AnswerInvitation(seat, True)]  # decline first
         return []
     if invite_refusal(state, seat) is None:
         return [InviteMisere(seat)]
