@@ -79,13 +79,17 @@ def _claim_dictator(state: DealState) -> int:
     return defenders_of(state)[0]
 
 
-def _claim_verdict(state: DealState, seat: int, tricks: int, remaining: int) -> bool:
+def claim_verdict(state: DealState, seat: int, tricks: int, remaining: int) -> bool:
     """Does the claimer's side guarantee its claim against every defence (the solver)?
 
     In a game a side claims at least ``tricks`` of the ``remaining`` ones; on misère at most
     ``tricks``. A defenders' claim is the declarer's complement: in a game the declarer takes
     at most ``remaining - tricks`` (he cannot force one more), on misère at least that many
     (he cannot keep to one fewer).
+
+    The one seam of the solver in a claim: :func:`apply_claim` calls it once and its result is
+    the verdict, so a caller that solved the claim elsewhere (a worker process) may stand in for
+    it here.
     """
     turn = state.turn
     assert turn is not None and state.declarer is not None
@@ -148,7 +152,7 @@ def apply_claim(state: DealState, action: Claim) -> Transition:
         if not misere and tricks == 0:
             raise IllegalClaimError("claim at least one trick")
     everyone = (1 << state.active[0]) | (1 << state.active[1]) | (1 << state.active[2])
-    if not _claim_verdict(state, seat, tricks, remaining):
+    if not claim_verdict(state, seat, tricks, remaining):
         # R-W11 / 000: the claimer's cards are open and the opponents dictate his play.
         dictator = _claim_dictator(state) if seat == declarer else declarer
         controllers = set_at(state.controllers, seat, dictator)
