@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from app.rules import (
     AcceptResult,
     Action,
+    AnswerInvitation,
     Bid,
     Claim,
     Concede,
@@ -36,6 +37,7 @@ from app.rules import (
     DeclineResult,
     Discard,
     IllegalActionError,
+    InviteMisere,
     NameContract,
     PlayCard,
     ProposeResult,
@@ -105,6 +107,11 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
         hidden &= ~(1 << card)
     for _, card in state.last_trick:
         hidden &= ~(1 << card)
+    if seat is not None and seat == state.dealer and state.players == 4:
+        if state.invited is not None:  # R-B9: the dealer answers looking at the inviter's cards
+            hidden &= ~state.hands[state.invited]
+        elif state.looked_at is not None and state.phase == "defence":  # R-W4: his one look
+            hidden &= ~state.hands[state.looked_at]
     return hidden
 
 
@@ -183,6 +190,11 @@ class Policy:
             return PlayCard(seat, rng.choice(mask_cards(legal_cards_now(state))))
         options = legal_actions(state, seat)
         if state.phase == "auction":
+            answers = [a for a in options if isinstance(a, AnswerInvitation)]
+            if answers:
+                return rng.choice(answers)  # R-B9
+            if InviteMisere(seat) in options and rng.random() < 0.05:
+                return InviteMisere(seat)
             bids = [a for a in options if isinstance(a, Bid)]
             assert state.auction is not None
             assert [b.call for b in bids] == state.auction.legal_calls()
