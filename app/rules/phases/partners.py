@@ -28,22 +28,31 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         return IllegalActionError("you can invite the dealer only at your turn to bid (R-B9)")
     auction = state.auction
     assert auction is not None
-    if any(s == seat for s, _ in auction.calls):
+    if auction.spoke >> auction.turn & 1:
         return IllegalActionError("the dealer can be invited only before your first call (R-B9)")
     if state.invitations >> seat & 1:
         return IllegalActionError("you have already invited the dealer in this deal (R-B9)")
-    if "misere" not in auction.legal_calls():
+    if not auction.may_misere(auction.turn):
         return IllegalActionError("misère cannot be bid now, so there is nothing to invite to")
     return None
 
 
 def invitation_options(state: DealState, seat: int) -> list[Action]:
     """The auction actions that are not calls: invite (R-B9), or answer an invitation."""
+    if state.config.players != 4:
+        return []  # the common case, decided without building a refusal
     if state.invited is not None:
         if seat == state.dealer:
             return [AnswerInvitation(seat, False), AnswerInvitation(seat, True)]  # decline first
         return []
-    if invite_refusal(state, seat) is None:
+    auction = state.auction
+    if (
+        auction is not None
+        and state.phase == "auction"
+        and state.to_move == seat
+        and not state.invitations >> seat & 1
+        and auction.may_misere(auction.turn)  # R-B6: before his first call, nothing above it
+    ):
         return [InviteMisere(seat)]
     return []
 
@@ -53,12 +62,10 @@ def apply_invite(state: DealState, action: InviteMisere) -> Transition:
     refusal = invite_refusal(state, action.seat)
     if refusal is not None:
         raise refusal
-    state = evolve(
-        state,
-        invited=action.seat,
-        invitations=state.invitations | (1 << action.seat),
-        to_move=state.dealer,
+    partners = state.partners._replace(
+        invited=action.seat, invitations=state.invitations | (1 << action.seat)
     )
+    state = evolve(state, partners=partners, to_move=state.dealer)
     return state, (Event("misere_invited", {"seat": action.seat, "dealer": state.dealer}),)
 
 
@@ -71,17 +78,18 @@ def apply_answer(state: DealState, action: AnswerInvitation) -> Transition:
     if not isinstance(action.accept, bool):
         raise IllegalActionError("answer the invitation with yes or no")
     event = Event("invitation_answered", {"seat": action.seat, "accept": action.accept})
-    state = evolve(state, invited=None, to_move=inviter)
+    partner = action.seat if action.accept else None
+    partners = state.partners._replace(invited=None, partner=partner)
+    state = evolve(state, partners=partners, to_move=inviter)
     if not action.accept:
         return state, (event,)
-    state = evolve(state, partner=action.seat)
     state, events = apply_bid(state, Bid(inviter, "misere"))
     return state, (event, *events)
 
 
 def look_options(state: DealState, seat: int) -> list[Action]:
     """The dealer's look at one opponent's cards before returning a whist, if he may (R-W4)."""
-    if look_refusal(state, seat) is not None:
+    if state.stage != "return_dealer" or look_refusal(state, seat) is not None:
         return []
     return [LookAtHand(seat, target) for target in defenders_of(state)]
 
@@ -109,5 +117,5 @@ def apply_look(state: DealState, action: LookAtHand) -> Transition:
         raise refusal
     if action.target not in defenders_of(state):
         raise IllegalActionError("look at the cards of one of the declarer's opponents (R-W4)")
-    state = evolve(state, looked_at=action.target)
+    state = evolve(state, partners=state.partners._replace(looked_at=action.target))
     return state, (Event("hand_looked_at", {"seat": action.seat, "target": action.target}),)
