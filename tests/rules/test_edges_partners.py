@@ -166,3 +166,17 @@ def test_new_actions_round_trip_as_json() -> None:
     assert action_to_json(AnswerInvitation(0, False)) == {
         "type": "answer_invitation", "seat": 0, "accept": False
     }
+
+
+def test_r_b9_misere_partner_in_a_record_is_the_dealer_on_a_misere() -> None:
+    """``pulka/1``: ``misere_partner`` names the dealer of a misère, nothing else (R-B9)."""
+    from app.rules import InvalidRecordError
+
+    base = {"dealer": 0, "type": "misere", "declarer": 1, "play": "open",
+            "tricks": {"1": 0, "2": 5, "3": 5}, "misere_partner": 0}
+    assert deal_from_json(base, 0).misere_partner == 0
+    for bad in ({"misere_partner": 2}, {"misere_partner": 1, "dealer": 1, "declarer": 1},
+                {"type": "game", "contract": "6S"}):
+        with pytest.raises(InvalidRecordError) as err:
+            deal_from_json({**base, **bad}, 0)
+        assert err.value.field in ("misere_partner", "contract", "defence", "tricks", "play")
