@@ -32,6 +32,8 @@ from app.rules import (
     Cut,
     DealConfig,
     Discard,
+    InviteMisere,
+    LookAtHand,
     PlayCard,
     apply,
     legal_actions,
@@ -42,6 +44,9 @@ from app.rules import (
 )
 
 PRESETS = ("club", "sochi", "leningrad", "rostov")
+_SKIPPED = (Claim, InviteMisere, LookAtHand)
+"""Actions the random deals never take: claims (timed apart) and, to keep the deal mix of the
+earlier baselines, the dealer's invitations and look (R-B9, R-W4)."""
 
 SolverDeal = tuple[tuple[int, int, int], int | None, int, bool]
 """A claim-solver bench deal: three hands in playing order, trump, declarer position, misère."""
@@ -108,7 +113,11 @@ def play_deal(rng: random.Random, players: int, conventions: Conventions) -> int
         elif phase == "auction" and rand() < 0.6:
             action = Bid(seat, "pass")
         else:
-            options = [a for a in legal_actions(state, seat) if not isinstance(a, Claim)]
+            options = [
+                a  # the same deal mix as before R-B9/R-W4 (issue 12): no invitation, no look
+                for a in legal_actions(state, seat)
+                if not isinstance(a, _SKIPPED)
+            ]
             action = rng.choice(options)
         state, _ = apply(state, action)  # type: ignore[arg-type]
         actions += 1

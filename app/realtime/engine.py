@@ -13,9 +13,8 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import app.rules.deal as _deal_module
+import app.rules.phases.claims as _claims_phase
 from app.rules.actions import Claim
-from app.rules.claims import claim_holds as _claim_holds
 from app.rules.codec import MalformedActionError
 from app.rules.codec import action_from_json as _action_from_json
 from app.rules.codec import action_to_json as _action_to_json
@@ -114,16 +113,21 @@ class ClaimNotSolved(Exception):
     worker solved it): the command is refused instead."""
 
 
+_claim_verdict = _claims_phase.claim_verdict
+
+
 def _claim_holds_hook(*args: Any, **kwargs: Any) -> bool:
     known = _known_claim.get()
     if known is not None:
         return known
     if _forbid_inline.get():
         raise ClaimNotSolved("the claim was not solved for this position")
-    return _claim_holds(*args, **kwargs)
+    return _claim_verdict(*args, **kwargs)
 
 
-_deal_module.claim_holds = _claim_holds_hook  # type: ignore[attr-defined]
+# The claims phase calls ``claim_verdict`` once per claim and takes its result as the verdict
+# (a declarer's or a defender's claim alike, issue 12); the hook stands in for it there.
+_claims_phase.claim_verdict = _claim_holds_hook
 
 
 def claim_action(data: Mapping[str, Any], seat: int) -> Claim | None:

@@ -134,6 +134,31 @@ class DeclineResult:
     seat: int
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class InviteMisere:
+    """R-B9: before his first call a player of a four-player table hands his cards to the
+    dealer and invites him to a misère («Приглашаю»)."""
+
+    seat: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AnswerInvitation:
+    """R-B9: the four-player dealer accepts (the partners bid misère) or declines."""
+
+    seat: int
+    accept: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LookAtHand:
+    """R-W4: before deciding to return a half-whist, the four-player dealer looks at the cards
+    of one of the declarer's opponents (``target``)."""
+
+    seat: int
+    target: int
+
+
 Action: TypeAlias = (
     Cut
     | Bid
@@ -150,6 +175,9 @@ Action: TypeAlias = (
     | ProposeResult
     | AcceptResult
     | DeclineResult
+    | InviteMisere
+    | AnswerInvitation
+    | LookAtHand
 )
 
 ACTION_TYPES: dict[str, type[Any]] = {
@@ -168,6 +196,9 @@ ACTION_TYPES: dict[str, type[Any]] = {
     "propose_result": ProposeResult,
     "accept_result": AcceptResult,
     "decline_result": DeclineResult,
+    "invite_misere": InviteMisere,
+    "answer_invitation": AnswerInvitation,
+    "look_at_hand": LookAtHand,
 }
 """JSON ``type`` of each action class."""
 ACTION_NAMES: dict[type[Any], str] = {cls: name for name, cls in ACTION_TYPES.items()}
@@ -199,6 +230,9 @@ EventType: TypeAlias = Literal[
     "result_declined",
     "result_withdrawn",
     "deal_ended",
+    "misere_invited",
+    "invitation_answered",
+    "hand_looked_at",
 ]
 
 

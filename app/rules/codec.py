@@ -23,6 +23,7 @@ from app.rules.actions import (
     ACTION_TYPES,
     AcceptResult,
     Action,
+    AnswerInvitation,
     Bid,
     ChoosePlay,
     Claim,
@@ -33,6 +34,8 @@ from app.rules.actions import (
     Discard,
     Event,
     EventType,
+    InviteMisere,
+    LookAtHand,
     NameContract,
     PlayCard,
     ProposeResult,
@@ -65,6 +68,9 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "propose_result": ("tricks",),
     "accept_result": (),
     "decline_result": (),
+    "invite_misere": (),
+    "answer_invitation": ("accept",),
+    "look_at_hand": ("target",),
 }
 
 
@@ -147,6 +153,15 @@ def action_from_json(data: Any) -> Action:
             return ProposeResult(seat, tuple(sorted(pairs)))
         if kind == "accept_result":
             return AcceptResult(seat)
+        if kind == "invite_misere":
+            return InviteMisere(seat)
+        if kind == "answer_invitation":
+            accept = data["accept"]
+            if not isinstance(accept, bool):
+                raise MalformedActionError("accept must be true or false")
+            return AnswerInvitation(seat, accept)
+        if kind == "look_at_hand":
+            return LookAtHand(seat, _int(data, "target"))
         return DeclineResult(seat)
     except MalformedActionError:
         raise
@@ -176,6 +191,10 @@ def action_to_json(action: Action) -> dict[str, Any]:
         out["tricks"] = action.tricks
     elif isinstance(action, ProposeResult):
         out["tricks"] = {str(s): n for s, n in action.tricks}
+    elif isinstance(action, AnswerInvitation):
+        out["accept"] = action.accept
+    elif isinstance(action, LookAtHand):
+        out["target"] = action.target
     return out
 
 

@@ -49,7 +49,8 @@ class Conventions:
     stalingrad: bool = True
     ten_checked: bool = True
     talon_bonus: bool = True
-    talon_return_penalty: bool = False
+    talon_return_penalty: bool = True
+    """R-C6: the declarer may return the shown talon; the dealer pays the declared game (000)."""
     raspasy_rates: RaspasyRates = (2, 4, 6)
     raspasy_zero: RaspasyZero = "hill_minus_two"
     raspasy_exit: tuple[int, int, int] = (6, 7, 8)
@@ -203,6 +204,7 @@ _CLUB = Conventions()
 _LENINGRAD = dataclasses.replace(
     _CLUB,
     preset="leningrad",
+    talon_return_penalty=False,
     stalingrad=False,
     ten_checked=False,
     talon_bonus=False,

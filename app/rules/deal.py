@@ -23,6 +23,7 @@ from typing import Any, TypeAlias
 from app.rules.actions import (
     AcceptResult,
     Action,
+    AnswerInvitation,
     Bid,
     ChoosePlay,
     Claim,
@@ -32,6 +33,8 @@ from app.rules.actions import (
     Defend,
     Discard,
     Event,
+    InviteMisere,
+    LookAtHand,
     NameContract,
     PlayCard,
     ProposeResult,
@@ -71,6 +74,13 @@ from app.rules.phases.defence import (
     play_mode_options,
 )
 from app.rules.phases.outcome import deal_reveal, outcome
+from app.rules.phases.partners import (
+    apply_answer,
+    apply_invite,
+    apply_look,
+    invitation_options,
+    look_options,
+)
 from app.rules.phases.play import apply_play, legal_cards_now, play_options
 from app.rules.phases.setup import apply_cut, cut_options, new_deal, start_events
 from app.rules.state import (
@@ -123,6 +133,9 @@ _HANDLERS: dict[type[Any], _Handler] = {
     ProposeResult: apply_propose,
     AcceptResult: apply_accept,
     DeclineResult: apply_decline,
+    InviteMisere: apply_invite,
+    AnswerInvitation: apply_answer,
+    LookAtHand: apply_look,
 }
 """The handler of each action type, in its phase module."""
 
@@ -176,7 +189,9 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
     if phase == "cut":
         out.extend(cut_options(state, seat))
     elif phase == "auction":
-        out.extend(bid_options(state, seat))
+        if state.invited is None:
+            out.extend(bid_options(state, seat))
+        out.extend(invitation_options(state, seat))
     elif phase == "talon":
         out.extend(talon_options(seat))
     elif phase == "discard":
@@ -185,6 +200,7 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
         out.extend(contract_options(state, seat))
     elif phase == "defence":
         out.extend(defence_options(state))
+        out.extend(look_options(state, seat))
     elif phase == "play_mode":
         out.extend(play_mode_options(state, seat))
     return out
@@ -215,11 +231,23 @@ def visible_cards(state: DealState, seat: int | None) -> CardMask:
         and not state.trick
     ):
         mask |= state.discard  # R-C3: the declarer sees his discard until the first lead
+    if seat is not None and seat == state.config.dealer and state.players == 4:
+        mask |= _dealer_sight(state)
     for _, card in state.trick:
         mask |= 1 << card
     for _, card in state.last_trick:
         mask |= 1 << card
     return mask
+
+
+def _dealer_sight(state: DealState) -> CardMask:
+    """The hand the four-player dealer is shown: the inviter's while he answers a misère
+    invitation (R-B9), the hand he looked at while the defence is decided (R-W4)."""
+    if state.invited is not None:
+        return state.hands[state.invited]
+    if state.looked_at is not None and state.phase == "defence":
+        return state.hands[state.looked_at]
+    return 0
 
 
 def view(state: DealState, seat: int | None) -> dict[str, Any]:
@@ -254,6 +282,7 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "declarer": state.declarer,
         "bid": call_text(state.bid) if state.bid is not None else None,
         "talon_returned": state.talon_returned,
+        "talon_return_penalty": state.config.conventions.talon_return_penalty,
         "contract": call_text(state.contract) if state.contract is not None else None,
         "defence": [{"seat": s, "call": c} for s, c in state.defence],
         "whisters": list(state.whisters),
@@ -278,7 +307,16 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "tricks_played": state.tricks_done,
         "proposal": None,
         "finished": done,
+        "invitation": state.invited,
+        "misere_partner": state.partner,
+        "looked_at": state.looked_at,
+        "seen_hand": None,
     }
+    if seat is not None and seat == state.dealer and state.players == 4 and not done:
+        sight = _dealer_sight(state)
+        if sight:
+            shown = state.invited if state.invited is not None else state.looked_at
+            out["seen_hand"] = {"seat": shown, "cards": mask_text(sight)}
     if state.talon:
         if state.kind == "pass_out":
             # R-R2/R-R3: only the talon card leading the current trick is public (it is in it).

@@ -19,7 +19,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 
-from app.rules.cards import CARD_TEXTS, Card, card_text, cards_mask, mask_text
+from app.rules.cards import CARD_TEXTS, Card, card_text, mask_text
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.seats import playing_seats as playing_seats  # re-exported
 
@@ -113,6 +113,8 @@ class DealReveal:
     dealer: int
     hands: tuple[tuple[str, ...], ...]
     talon: tuple[str, str]
+    cut_min: int = 4
+    """The table's ``cut_min`` (convention): the cut the deal was checked against (R-D2)."""
 
     def to_json(self) -> dict[str, object]:
         """JSON-ready form."""
@@ -125,6 +127,7 @@ class DealReveal:
             "dealer": self.dealer,
             "hands": [list(h) for h in self.hands],
             "talon": list(self.talon),
+            "cut_min": self.cut_min,
         }
 
 
@@ -143,15 +146,21 @@ def reveal(
         dealer=dealer,
         hands=tuple(tuple(mask_text(h)) for h in hands),
         talon=(card_text(talon[0]), card_text(talon[1])),
+        cut_min=cut_min,
     )
 
 
-def verify_deal(data: DealReveal, cut_min: int = 0) -> bool:
+def verify_deal(data: DealReveal, cut_min: int | None = None) -> bool:
     """Independently re-check a reveal: the commitment matches and hands/talon follow R-D3.
 
-    Uses only the published texts, as an outside checker would; returns ``False`` on any
-    mismatch or malformed value instead of raising.
+    The cut must leave ``cut_min`` cards in each part: by default the table's own
+    ``data.cut_min`` (R-D2), so a reveal with a cut the table forbids fails. The talon is
+    checked card by card in dealt order, since its order matters (on a pass-out the first
+    talon card leads the first trick, R-R2/R-R3). Uses only the published texts, as an outside
+    checker would; returns ``False`` on any mismatch or malformed value instead of raising.
     """
+    if cut_min is None:
+        cut_min = data.cut_min
     from app.rules.cards import parse_card
 
     try:
@@ -164,4 +173,8 @@ def verify_deal(data: DealReveal, cut_min: int = 0) -> bool:
         return False
     if tuple(tuple(mask_text(h)) for h in hands) != tuple(tuple(h) for h in data.hands):
         return False
-    return cards_mask(talon) == cards_mask(parse_card(t) for t in data.talon)
+    try:
+        shown = tuple(parse_card(t) for t in data.talon)
+    except (RulesError, ValueError):
+        return False
+    return shown == talon  # R-D4: the talon in its dealt order, not just its two cards

@@ -68,3 +68,6 @@ class DealOutcome:
     penalties: tuple[Penalty, ...] = ()
     talon_returned: bool = False
     """The declarer refused the talon (R-C6, convention ``talon_return_penalty``)."""
+    misere_partner: int | None = None
+    """R-B9: the four-player dealer who accepted the declarer's misère invitation; every entry
+    of the misère is written half on each partner."""

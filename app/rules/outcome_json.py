@@ -33,6 +33,7 @@ _DEAL_KEYS = (
     "talon",
     "penalties",
     "talon_returned",
+    "misere_partner",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
@@ -62,6 +63,8 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["penalties"] = [_penalty_to_json(p) for p in o.penalties]
     if o.talon_returned:
         out["talon_returned"] = True
+    if o.misere_partner is not None:
+        out["misere_partner"] = o.misere_partner
     return out
 
 
@@ -121,6 +124,13 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
     talon_returned = data.get("talon_returned", False)
     if not isinstance(talon_returned, bool):
         raise fail("talon_returned", "talon_returned must be true or false")
+    misere_partner = None
+    if data.get("misere_partner") is not None:
+        misere_partner = _int(data["misere_partner"], fail, "misere_partner")
+        if kind != "misere" or misere_partner != dealer or misere_partner == declarer:
+            raise fail(
+                "misere_partner", "only the dealer can be a misère partner, on a misère (R-B9)"
+            )
     return DealOutcome(
         dealer=dealer,
         kind=cast(DealKind, kind),
@@ -133,6 +143,7 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         talon=talon,
         penalties=penalties,
         talon_returned=talon_returned,
+        misere_partner=misere_partner,
     )
 
 

@@ -337,11 +337,16 @@ def _score_misere(w: _Writer, outcome: DealOutcome, c: Conventions) -> None:
     # R-P1: a misère goes into the pool when clean; each trick taken costs the hill, and a failed
     # misère gets neither trick whists nor consolation.
     assert outcome.declarer is not None and outcome.tricks is not None
+    # R-B9: an invited dealer's misère is written half on each partner.
+    partner = outcome.misere_partner
+    seats = (outcome.declarer,) if partner is None else (outcome.declarer, partner)
+    share = Fraction(1, len(seats))
     taken = outcome.tricks[outcome.declarer]
-    if taken == 0:
-        w.pool(outcome.declarer, MISERE_PRICE, "R-W10")
-    else:
-        w.hill(outcome.declarer, taken * MISERE_PRICE * c.misere_multiplier, "R-W10")
+    for seat in seats:
+        if taken == 0:
+            w.pool(seat, MISERE_PRICE * share, "R-W10")
+        else:
+            w.hill(seat, taken * MISERE_PRICE * c.misere_multiplier * share, "R-W10")
 
 
 def _score_game(w: _Writer, outcome: DealOutcome, c: Conventions, players: int) -> None:

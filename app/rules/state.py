@@ -14,7 +14,7 @@ act (``to_move``) is not always the hand whose card is due (``turn``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 from app.rules.actions import Event
 from app.rules.auction import Auction, ContractCall
@@ -43,6 +43,26 @@ class IllegalContractError(IllegalActionError):
 
 class IllegalClaimError(IllegalActionError):
     """A claim or proposed result that cannot be made now."""
+
+
+class Partners(NamedTuple):
+    """The four-player dealer's looks at a hand, one field of :class:`DealState`.
+
+    One field rather than four: :func:`evolve` copies the state's ``__dict__`` on every card,
+    and past 42 keys that dict doubles its table and the copy gets twice as slow.
+    """
+
+    invited: int | None = None
+    """R-B9: the seat whose misère invitation the dealer is answering now."""
+    invitations: int = 0
+    """R-B9: bit per seat that has invited the dealer in this deal (one invitation each)."""
+    partner: int | None = None
+    """R-B9: the dealer who accepted a misère invitation: half of every misère entry is his."""
+    looked_at: int | None = None
+    """R-W4: the declarer's opponent whose cards the dealer looked at."""
+
+
+NO_PARTNERS = Partners()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -117,6 +137,8 @@ class DealState:
     last_winner: int | None = None
     history: tuple[tuple[tuple[int, Card], ...], ...] = ()
     tricks: tuple[int, ...] = ()
+    partners: Partners = dataclasses.field(default_factory=lambda: NO_PARTNERS)
+    """The four-player dealer's looks at a hand (R-B9, R-W4); see :class:`Partners`."""
     claim_failed: int = 0
     proposal: tuple[int, tuple[tuple[int, int], ...]] | None = None
     accepted: int = 0
@@ -126,6 +148,26 @@ class DealState:
     def finished(self) -> bool:
         """True once the deal is over (``phase == "done"``)."""
         return self.phase == "done"
+
+    @property
+    def invited(self) -> int | None:
+        """R-B9: the seat whose misère invitation the dealer is answering now."""
+        return self.partners.invited
+
+    @property
+    def invitations(self) -> int:
+        """R-B9: bit per seat that has invited the dealer in this deal."""
+        return self.partners.invitations
+
+    @property
+    def partner(self) -> int | None:
+        """R-B9: the dealer who accepted a misère invitation."""
+        return self.partners.partner
+
+    @property
+    def looked_at(self) -> int | None:
+        """R-W4: the declarer's opponent whose cards the dealer looked at."""
+        return self.partners.looked_at
 
     @property
     def players(self) -> int:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from app.rules import (
     AcceptResult,
     Action,
+    AnswerInvitation,
     Bid,
     Claim,
     Concede,
@@ -36,6 +37,7 @@ from app.rules import (
     DeclineResult,
     Discard,
     IllegalActionError,
+    InviteMisere,
     NameContract,
     PlayCard,
     ProposeResult,
@@ -105,6 +107,11 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
         hidden &= ~(1 << card)
     for _, card in state.last_trick:
         hidden &= ~(1 << card)
+    if seat is not None and seat == state.dealer and state.players == 4:
+        if state.invited is not None:  # R-B9: the dealer answers looking at the inviter's cards
+            hidden &= ~state.hands[state.invited]
+        elif state.looked_at is not None and state.phase == "defence":  # R-W4: his one look
+            hidden &= ~state.hands[state.looked_at]
     return hidden
 
 
@@ -158,7 +165,7 @@ class Policy:
         assert seat is not None
         if state.phase == "play":
             if state.proposal is not None:
-                for other in state.active:
+                for other in range(state.players):  # the four-player dealer too (R-W11)
                     acts = [a for a in legal_actions(state, other)
                             if isinstance(a, AcceptResult | DeclineResult)]
                     if acts:
@@ -171,11 +178,23 @@ class Policy:
                     if state.kind == "game" and len(state.whisters) < 2:
                         return Claim(state.declarer, rng.randint(1, remaining))
                     return claims[0]
+            if state.declarer is not None and rng.random() < 0.02:
+                remaining = state.hands[state.turn].bit_count()  # type: ignore[index]
+                defender = rng.choice([s for s in state.active if s != state.declarer])
+                if remaining <= 4 and any(
+                    isinstance(a, Claim) for a in legal_actions(state, defender)
+                ):
+                    return Claim(defender, rng.randint(0, remaining))  # issue 12: R-W11
             if rng.random() < 0.003:
                 return self.proposal(state)
             return PlayCard(seat, rng.choice(mask_cards(legal_cards_now(state))))
         options = legal_actions(state, seat)
         if state.phase == "auction":
+            answers = [a for a in options if isinstance(a, AnswerInvitation)]
+            if answers:
+                return rng.choice(answers)  # R-B9
+            if InviteMisere(seat) in options and rng.random() < 0.05:
+                return InviteMisere(seat)
             bids = [a for a in options if isinstance(a, Bid)]
             assert state.auction is not None
             assert [b.call for b in bids] == state.auction.legal_calls()
@@ -242,8 +261,12 @@ def check_claim(before: DealState, action: Claim, after: DealState) -> None:
     trump = None if misere else {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}[
         contract.strain  # type: ignore[union-attr]
     ]
-    value = brute_value(hands, leader, trick, trump, pos[action.seat], misere)  # type: ignore[arg-type]
-    if misere:
+    declarer = before.declarer
+    value = brute_value(hands, leader, trick, trump, pos[declarer], misere)  # type: ignore[arg-type,index]
+    if action.seat != declarer:  # a defenders' claim: the declarer gets at most / least the rest
+        rest = before.hands[before.turn].bit_count() - action.tricks  # type: ignore[index]
+        assert value >= rest if misere else value <= rest
+    elif misere:
         assert value == 0
     else:
         assert value >= action.tricks

@@ -210,7 +210,9 @@ def test_row_talon_bonus(preset, bonus) -> None:
     assert whists(one(o, PRESETS[preset], players=4))[3][0] == bonus
 
 
-@pytest.mark.parametrize("preset", ALL)
-def test_row_talon_return_penalty_off_everywhere(preset) -> None:
+@pytest.mark.parametrize("preset", [p for p in ALL if p != "club"])
+def test_row_talon_return_penalty_off_but_in_the_club(preset) -> None:
+    """R-C6: on in the club preset only (000, issue 12); a returned talon elsewhere is refused."""
+    assert PRESETS["club"].talon_return_penalty
     with pytest.raises(InvalidRecordError):
         one(game(0, 1, "7S", {2: "pass", 0: "pass"}, talon_returned=True), PRESETS[preset])

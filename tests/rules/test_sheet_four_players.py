@@ -84,9 +84,9 @@ def test_talon_return_penalty() -> None:
     # R-C6: with the convention on, the dealer writes the cost of the game into his own hill.
     o = game(3, 0, "7S", {1: "pass", 2: "pass"}, talon_returned=True)
     with pytest.raises(InvalidRecordError) as err:
-        one(o, CLUB, players=4)
+        one(o, CLUB.with_overrides({"talon_return_penalty": False}), players=4)
     assert err.value.field == "talon_returned"
-    p = one(o, CLUB.with_overrides({"talon_return_penalty": True}), players=4)
+    p = one(o, CLUB, players=4)  # on in the club preset (issue 12)
     assert ints(p.sheet.hill) == [0, 0, 0, 4]
     assert ints(p.sheet.pool) == [4, 0, 0, 0]
 

@@ -14,7 +14,7 @@ from app.rules.auction import ALL_CONTRACTS, call_text
 from app.rules.cards import card_text
 from app.rules.phases.contract import take_talon
 from app.rules.phases.play import start_pass_out
-from app.rules.state import DealState, Transition, evolve, require_turn
+from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
 
 _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     (
@@ -45,6 +45,8 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
 def apply_bid(state: DealState, action: Bid) -> Transition:
     """One call; the auction value refuses an illegal one (R-B8)."""
     require_turn(state, action.seat, "auction")
+    if state.invited is not None:
+        raise OutOfTurnError("the dealer is answering a misère invitation (R-B9)")
     assert state.auction is not None
     auction = state.auction.call(action.call)
     events: list[Event] = [Event("called", {"seat": action.seat, "call": call_text(action.call)})]
@@ -70,6 +72,6 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
         kind="misere" if bid == "misere" else "game",
         to_move=declarer,
     )
-    if state.config.conventions.talon_return_penalty:
-        return evolve(state, phase="talon"), tuple(events)
+    # R-C6: with ``talon_return_penalty`` the declarer may still return the shown talon from
+    # the discard phase (ReturnTalon before his discard), so no deal waits for an extra step.
     return take_talon(state, events)

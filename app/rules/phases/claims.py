@@ -1,7 +1,8 @@
 """Claims and agreed results during play (R-W11).
 
-The declarer may claim tricks; the claim solver (:mod:`app.rules.claims`) decides it against
-every defence. A failed claim opens the claimer's cards and the defenders dictate his play.
+The declarer or a defender may claim (or concede) tricks for his side; the claim solver
+(:mod:`app.rules.claims`) decides it against every defence. A failed claim opens the claimer's
+cards and his opponents dictate his play.
 Any player may propose a result (every seat's tricks); it stands once all players accept it and
 is withdrawn by the next card played.
 """
@@ -23,18 +24,26 @@ from app.rules.state import (
 
 
 def claim_refusal(state: DealState, seat: int) -> IllegalClaimError | None:
-    """Why ``seat`` may not claim now, or ``None`` if he may (R-W11)."""
+    """Why ``seat`` may not claim now, or ``None`` if he may (R-W11: "a player").
+
+    The declarer claims for himself; a defender who plays cards claims (or concedes) for the
+    defending side (not a passer whose cards the whister plays in open play, R-W3).
+    """
     if state.phase != "play" or state.kind not in ("game", "misere"):
         return IllegalClaimError("claims are made during the play of a game or misère (R-W11)")
-    if seat != state.declarer:
-        return IllegalClaimError("only the declarer can claim (R-W11)")
     if state.claim_failed >> seat & 1:
         return IllegalClaimError("your claim already failed; play the deal out")
+    if seat != state.declarer and (
+        seat not in defenders_of(state) or seat not in state.controllers
+    ):
+        return IllegalClaimError("only a player playing cards in this deal can claim (R-W11)")
     return None
 
 
 def claim_options(state: DealState, seat: int) -> list[Action]:
-    """The usual claim of ``seat``: all the remaining tricks (on misère: none), if he may."""
+    """The usual claim of ``seat``, if he may claim: all the remaining tricks for his side in
+    a game; on misère the declarer's "no more tricks" and the catchers' "all the rest are his"
+    (both are ``Claim(seat, 0)``: the claimer's side takes none)."""
     if claim_refusal(state, seat) is not None:
         return []
     assert state.turn is not None
@@ -42,9 +51,23 @@ def claim_options(state: DealState, seat: int) -> list[Action]:
     return [Claim(seat, 0 if state.kind == "misere" else remaining)]
 
 
+def agreeing_seats(state: DealState) -> range:
+    """Whose agreement an agreed result needs: every seat at the table (R-W11).
+
+    At four players that includes the dealer, who holds no cards but takes the talon tricks
+    of a pass-out (R-R3, R-R4: his tricks decide the amnesty and his zero-trick bonus) and may
+    whist on 8 and higher (R-W5): three players cannot write his result without him.
+    """
+    return range(state.config.players)
+
+
 def answer_options(state: DealState, seat: int) -> list[Action]:
     """Accept and decline of a proposed result, for a player who has not accepted it yet."""
-    if state.proposal is not None and seat in state.active and not state.accepted >> seat & 1:
+    if (
+        state.proposal is not None
+        and seat in agreeing_seats(state)
+        and not state.accepted >> seat & 1
+    ):
         return [AcceptResult(seat), DeclineResult(seat)]
     return []
 
@@ -56,8 +79,60 @@ def _claim_dictator(state: DealState) -> int:
     return defenders_of(state)[0]
 
 
+def claim_verdict(state: DealState, seat: int, tricks: int, remaining: int) -> bool:
+    """Does the claimer's side guarantee its claim against every defence (the solver)?
+
+    In a game a side claims at least ``tricks`` of the ``remaining`` ones; on misère at most
+    ``tricks``. A defenders' claim is the declarer's complement: in a game the declarer takes
+    at most ``remaining - tricks`` (he cannot force one more), on misère at least that many
+    (he cannot keep to one fewer).
+
+    The one seam of the solver in a claim: :func:`apply_claim` calls it once and its result is
+    the verdict, so a caller that solved the claim elsewhere (a worker process) may stand in for
+    it here.
+    """
+    turn = state.turn
+    assert turn is not None and state.declarer is not None
+    active = state.active
+    pos = {s: i for i, s in enumerate(active)}
+    hands3 = (state.hands[active[0]], state.hands[active[1]], state.hands[active[2]])
+    trick = tuple((pos[s], c) for s, c in state.trick)
+    leader = pos[state.trick[0][0]] if state.trick else pos[turn]
+    misere = state.kind == "misere"
+    declarer = pos[state.declarer]
+    if seat == state.declarer:
+        return claim_holds(hands3, leader, trick, state.trump, declarer, misere, tricks)
+    rest = remaining - tricks  # the declarer's share under the defenders' claim
+    if misere:
+        return rest == 0 or not claim_holds(
+            hands3, leader, trick, state.trump, declarer, True, rest - 1
+        )
+    return tricks == 0 or not claim_holds(
+        hands3, leader, trick, state.trump, declarer, False, rest + 1
+    )
+
+
+def _defence_share(state: DealState, counts: list[int], tricks: int, claimer: int) -> None:
+    """Write ``tricks`` settled for the defence into ``counts``.
+
+    One whister (or none) takes them all, as in closed play (the four-player dealer whists
+    with the cards of the declarer's left, R-W5). Two whisters (R-W2) split them evenly, the
+    odd one to the claiming whister, else to the first whister: each then answers for what he
+    was given (rules-notes "Rule edges (issue 12)").
+    """
+    whisters = [w for w in state.whisters if w in state.active]
+    if len(whisters) == 2:
+        first = claimer if claimer in whisters else whisters[0]
+        second = whisters[1] if first == whisters[0] else whisters[0]
+        counts[first] += tricks - tricks // 2
+        counts[second] += tricks // 2
+        return
+    receiver = whisters[0] if whisters else defenders_of(state)[0]
+    counts[receiver] += tricks
+
+
 def apply_claim(state: DealState, action: Claim) -> Transition:
-    """Settle a claim at once: by the solver's verdict, not by the defenders' word (R-W11)."""
+    """Settle a claim at once: by the solver's verdict, not by the opponents' word (R-W11)."""
     seat = action.seat
     refusal = claim_refusal(state, seat)
     if refusal is not None:
@@ -69,24 +144,17 @@ def apply_claim(state: DealState, action: Claim) -> Transition:
     if isinstance(tricks, bool) or not isinstance(tricks, int) or not 0 <= tricks <= remaining:
         raise IllegalClaimError(f"claim between 0 and {remaining} of the remaining tricks")
     misere = state.kind == "misere"
-    if misere and tricks != 0:
-        raise IllegalClaimError("on misère you can only claim that you take no more tricks")
-    if not misere and tricks == 0:
-        raise IllegalClaimError("claim at least one trick")
-    if not misere and tricks < remaining and len(state.whisters) == 2:
-        raise IllegalClaimError(
-            "with two whisters only a claim of all the remaining tricks can be settled"
-        )
-    active = state.active
-    pos = {s: i for i, s in enumerate(active)}
-    hands3 = (state.hands[active[0]], state.hands[active[1]], state.hands[active[2]])
-    trick = tuple((pos[s], c) for s, c in state.trick)
-    leader = pos[state.trick[0][0]] if state.trick else pos[turn]
-    holds = claim_holds(hands3, leader, trick, state.trump, pos[seat], misere, tricks)
-    everyone = (1 << active[0]) | (1 << active[1]) | (1 << active[2])
-    if not holds:
-        # R-W11 / 000: the claimer's cards are open and the defenders dictate his play.
-        dictator = _claim_dictator(state)
+    declarer = state.declarer
+    assert declarer is not None
+    if seat == declarer:
+        if misere and tricks != 0:
+            raise IllegalClaimError("on misère you can only claim that you take no more tricks")
+        if not misere and tricks == 0:
+            raise IllegalClaimError("claim at least one trick")
+    everyone = (1 << state.active[0]) | (1 << state.active[1]) | (1 << state.active[2])
+    if not claim_verdict(state, seat, tricks, remaining):
+        # R-W11 / 000: the claimer's cards are open and the opponents dictate his play.
+        dictator = _claim_dictator(state) if seat == declarer else declarer
         controllers = set_at(state.controllers, seat, dictator)
         opened = (1 << seat) & ~state.open_seats
         state = evolve(
@@ -102,14 +170,18 @@ def apply_claim(state: DealState, action: Claim) -> Transition:
         return state, tuple(events)
     counts = list(state.tricks)
     rest = remaining - tricks
-    if misere:
-        counts[defenders_of(state)[0]] += rest
+    if seat == declarer:
+        counts[declarer] += tricks
+        if misere:
+            counts[defenders_of(state)[0]] += rest
+        else:
+            _defence_share(state, counts, rest, seat)
     else:
-        counts[seat] += tricks
-        receiver = state.whisters[0] if state.whisters else defenders_of(state)[0]
-        if receiver not in state.active:
-            receiver = defenders_of(state)[0]  # the four-player dealer whists with their cards
-        counts[receiver] += rest
+        counts[declarer] += rest
+        if misere:
+            counts[defenders_of(state)[0]] += tricks
+        else:
+            _defence_share(state, counts, tricks, seat)
     state = evolve(state, tricks=tuple(counts), open_seats=state.open_seats | everyone)
     events = [Event("claim_accepted", {"seat": seat, "tricks": tricks})]
     return finish(state, events, "claim")
@@ -120,8 +192,8 @@ def apply_propose(state: DealState, action: ProposeResult) -> Transition:
     if state.phase != "play":
         raise IllegalClaimError("a result can be proposed during play (R-W11)")
     seat = action.seat
-    if seat not in state.active:
-        raise IllegalClaimError("only the players of this deal can propose a result")
+    if seat not in agreeing_seats(state):
+        raise IllegalClaimError("only the players of this table can propose a result")
     seats = result_seats(state)
     try:
         proposed = {int(s): int(n) for s, n in action.tricks}
@@ -152,11 +224,11 @@ def apply_accept(state: DealState, action: AcceptResult) -> Transition:
     if state.proposal is None:
         raise IllegalClaimError("there is no proposed result to accept")
     seat = action.seat
-    if seat not in state.active:
-        raise IllegalClaimError("only the players of this deal can accept a result")
+    if seat not in agreeing_seats(state):
+        raise IllegalClaimError("only the players of this table can accept a result")
     accepted = state.accepted | (1 << seat)
     events = [Event("result_accepted", {"seat": seat})]
-    if all(accepted >> s & 1 for s in state.active):
+    if all(accepted >> s & 1 for s in agreeing_seats(state)):
         counts = [0] * state.players
         for s, n in state.proposal[1]:
             counts[s] = n
@@ -169,7 +241,7 @@ def apply_decline(state: DealState, action: DeclineResult) -> Transition:
     """Decline the proposed result: it is dropped and play goes on."""
     if state.proposal is None:
         raise IllegalClaimError("there is no proposed result to decline")
-    if action.seat not in state.active:
-        raise IllegalClaimError("only the players of this deal can decline a result")
+    if action.seat not in agreeing_seats(state):
+        raise IllegalClaimError("only the players of this table can decline a result")
     state = evolve(state, proposal=None, accepted=0)
     return state, (Event("result_declined", {"seat": action.seat}),)

@@ -52,14 +52,24 @@ def nameable(bid: Contract) -> tuple[Contract, ...]:
 
 
 def talon_options(seat: int) -> list[Action]:
-    """Take the talon or return it unseen (R-C6)."""
+    """Take the talon or return it (R-C6): the ``talon`` phase of older states only."""
     return [TakeTalon(seat), ReturnTalon(seat)]
 
 
+def return_allowed(state: DealState) -> bool:
+    """May the declarer still return the shown talon (R-C6, ``talon_return_penalty``)?"""
+    return state.config.conventions.talon_return_penalty and not state.talon_returned
+
+
 def discard_options(state: DealState, seat: int) -> list[Action]:
-    """Every pair of cards ``seat`` may discard (R-C3)."""
+    """Every pair of cards ``seat`` may discard (R-C3), and the return of the talon (R-C6)."""
     cards = mask_cards(state.hands[seat])
-    return [Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]]
+    out: list[Action] = [
+        Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]
+    ]
+    if return_allowed(state):
+        out.append(ReturnTalon(seat))
+    return out
 
 
 def contract_options(state: DealState, seat: int) -> list[Action]:
@@ -99,10 +109,19 @@ def apply_take_talon(state: DealState, action: TakeTalon) -> Transition:
 
 
 def apply_return_talon(state: DealState, action: ReturnTalon) -> Transition:
-    """Return the talon unseen (R-C6); the sheet charges the dealer for it."""
-    require_turn(state, action.seat, "talon")
+    """Return the shown talon before discarding (R-C6); the sheet charges the dealer for it.
+
+    The declarer plays the ten cards he was dealt: the talon cards leave his hand again.
+    """
+    require_turn(state, action.seat, "talon", "discard")
+    if not return_allowed(state):
+        raise IllegalContractError(
+            "returning the talon is not a convention of this table (R-C6)"
+        )
     events = [Event("talon_returned", {"seat": action.seat})]
-    state = evolve(state, talon_returned=True)
+    talon = (1 << state.talon[0]) | (1 << state.talon[1])
+    hands = set_at(state.hands, action.seat, state.hands[action.seat] & ~talon)
+    state = evolve(state, talon_returned=True, hands=hands)
     if state.bid == "misere":
         return name_contract(state, "misere", events)
     return evolve(state, phase="contract"), tuple(events)

@@ -57,6 +57,7 @@ def deal_reveal(state: DealState) -> dict[str, Any]:
         "dealer": state.dealer,
         "hands": [mask_text(h) for h in state.dealt],
         "talon": [card_text(c) for c in state.talon],
+        "cut_min": state.config.conventions.cut_min,
     }
 
 
@@ -97,6 +98,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             tricks=tricks,
             talon=talon,
             talon_returned=returned,
+            misere_partner=state.partner,  # R-B9
         )
     assert isinstance(state.contract, Contract)
     played = state.end not in ("without_play", "half_whist")
