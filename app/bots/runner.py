@@ -36,6 +36,7 @@ from app.bots.levels import bot_level_of, make_strategy
 from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
 from app.db.session import session_scope
+from app.realtime.hub import libpq_url
 from app.services.house_bots import bot_cookie, bot_members
 
 log = logging.getLogger(__name__)
@@ -82,8 +83,6 @@ class BotRunner:
         (their locks are gone with it) and raise."""
         if self.database_url is None:
             return True  # no database to coordinate through (a bare runner): always ours
-        from app.realtime.hub import libpq_url
-
         async with self._lease_lock:
             try:
                 if self._lease is None or self._lease.closed:
