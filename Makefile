@@ -37,8 +37,10 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP) chromium lint typecheck
 	$(BIN)/pytest
 
+## ruff, then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/lint-imports
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy app

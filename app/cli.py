@@ -9,11 +9,24 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
+import uvicorn
 
+from app.commands.banner import BannerServer, banner
+from app.commands.score import run_score
+from app.commands.selfplay import run_selfplay
 from app.config import get_settings
+from app.db.embedded import database_url, stop_embedded
+from app.db.migrate import upgrade
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.logging_setup import configure_logging
+from app.main import create_app
+from app.services.bootstrap import ensure_first_admin
+from app.services.members import create_admin_account
+from app.services.schedule import generate_sessions
 
 cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=True,
                   pretty_exceptions_enable=False,
@@ -21,8 +34,6 @@ cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=T
 
 
 def _database_url() -> str:
-    from app.db.embedded import database_url
-
     settings = get_settings()
     return database_url(settings.database_url, settings.data_dir)
 
@@ -30,20 +41,12 @@ def _database_url() -> str:
 @cli.command()
 def migrate() -> None:
     """Bring the database schema up to date (``alembic upgrade head``)."""
-    from app.db.migrate import upgrade
-
     upgrade(_database_url())
     typer.echo("database schema is up to date")
 
 
 async def _bootstrap(url: str) -> object:
     """First admin on an empty club; the Monday calendar generated ahead (R-S1)."""
-    from datetime import UTC, datetime
-
-    from app.db.session import make_engine, make_sessionmaker, session_scope
-    from app.services.bootstrap import ensure_first_admin
-    from app.services.schedule import generate_sessions
-
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as session:
@@ -64,8 +67,6 @@ def serve(
     However it stops (SIGTERM, Ctrl+C, a failed start), the embedded PostgreSQL it started is
     stopped with it unless another process still uses it.
     """
-    from app.db.embedded import stop_embedded
-
     # uvicorn re-raises SIGTERM after its graceful shutdown; with Python's default handler that
     # kills the process before any cleanup, leaving the embedded PostgreSQL running.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -83,12 +84,6 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _serve(host: str | None, port: int | None) -> None:
-    import uvicorn
-
-    from app.db.migrate import upgrade
-    from app.logging_setup import configure_logging
-    from app.main import create_app
-
     settings = get_settings()
     if host is not None:
         settings.host = host
@@ -99,7 +94,6 @@ def _serve(host: str | None, port: int | None) -> None:
     upgrade(url)
     first = asyncio.run(_bootstrap(url))
     base = f"http://{settings.host}:{settings.port}"
-    from app.commands.banner import BannerServer, banner
 
     text = (banner(base, first.login, first.password)  # type: ignore[attr-defined]
             if first is not None else banner(base))
@@ -115,9 +109,6 @@ def create_admin(
     display_name: Annotated[str | None, typer.Option(help="name shown at tables")] = None,
 ) -> None:
     """Create an admin account and print its one-time password."""
-    from app.db.migrate import upgrade
-    from app.services.members import create_admin_account
-
     url = _database_url()
     upgrade(url)
     try:
@@ -133,8 +124,6 @@ def score(
     file: Annotated[str, typer.Argument(help="a pulka/1 JSON file, or - for standard input")],
 ) -> None:
     """Score a ``pulka/1`` record and print ``pulka-score/1`` (exit 2 on invalid input)."""
-    from app.commands.score import run_score
-
     raise typer.Exit(run_score(file, sys.stdout, sys.stdin))
 
 
@@ -147,8 +136,6 @@ def selfplay(
     json_: Annotated[bool, typer.Option("--json", help="print a JSON summary last")] = False,
 ) -> None:
     """Bots play N deals at T tables of a real server; exports and rescores every pulka."""
-    from app.commands.selfplay import run_selfplay
-
     raise typer.Exit(run_selfplay(tables, players, deals, preset, json_))
 
 

@@ -2,6 +2,9 @@
 
 ``create_app(settings)`` builds an app whose database engine lives in the lifespan: it is created
 when the server starts and disposed when it stops. Routers are mounted here and nowhere else.
+
+This is also the composition root (docs/architecture.md): where one use case must trigger
+another without importing it, :func:`wire_services` hands the callable in here.
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ from app.clock import Clock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.session import make_engine, make_sessionmaker
+from app.realtime.hub import TableTimers
 from app.security.addresses import TrustedProxies
 from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy
+from app.services import schedule, seat_changes
+from app.services.table_commands import TableCommands
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
@@ -70,6 +76,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.clock = clock or SystemClock()
     app.state.secret_key = secret
     install_error_handlers(app)
+    wire_services(app)
     app.include_router(health.router)
     app.include_router(auth.router)
     app.include_router(members.router)
@@ -83,6 +90,20 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     _mount_browser(app)
     install_offline_docs(app)
     return app
+
+
+def wire_services(app: FastAPI) -> None:
+    """Hand the use cases their collaborators (DESIGN.md: never through a mutual import).
+
+    * the command executor runs the seat-change service's ``apply_waiting`` right after each
+      ``deal_ended`` (an agreed R-T4/R-T5 change waits for the deal's end);
+    * the realtime hub's timer loop fires move deadlines through that executor and ends due
+      sessions through the schedule (R-S3), without importing either.
+    """
+    commands = TableCommands(after_deal=seat_changes.apply_waiting)
+    app.state.table_commands = commands
+    app.state.table_timers = TableTimers(fire_deadline=commands.fire_deadline,
+                                         end_due_sessions=schedule.end_due_sessions)
 
 
 def _mount_browser(app: FastAPI) -> None:

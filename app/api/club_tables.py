@@ -14,6 +14,7 @@ from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, Id, IdPath
 from app.api.sessions import DrawOut
+from app.bots.runner import start_house_bots
 from app.db.models import SeatChange
 from app.services import accounts, forming, schedule, seat_changes
 from app.services.forming import Seated
@@ -170,8 +171,6 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
     """Any member, any time: a practice table with him in seat 0 and house bots in the other
     seats (the same service as ``POST /api/tables/practice``). It never counts toward
     attendance, club statistics or the fund."""
-    from app.bots.runner import start_house_bots
-
     with service_errors():
         opened = await forming.open_practice_table(db, member, players=body.players,
                                                    target=body.target, rng=rng, now=clock.now())

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 
 from app.api.deps import (
     AdminMember,
@@ -179,8 +180,6 @@ class AttendanceCount(BaseModel):
 
 
 async def _detail(db: SessionDep, row: ClubSession) -> SessionDetail:
-    from sqlalchemy import select
-
     attendance = await schedule.attendance_of(db, row.id)
     notices = await schedule.late_notices_of(db, row.id)
     drawn = (await db.scalars(select(DrawnTable).where(DrawnTable.club_session_id == row.id)

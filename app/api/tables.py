@@ -13,11 +13,15 @@ from sqlalchemy import select
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
+from app.bots.runner import start_house_bots
 from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
-from app.realtime.store import rebuild
+from app.realtime.store import lock_table, notify, rebuild
+from app.rules.pulka import Pulka
 from app.rules.record import export_document
+from app.services.forming import open_practice_table
+from app.services.live_table import sync_rows
 from app.services.pulkas import close_pulka, pulka_of_table, pulka_summary
 from app.services.tables import TableSetupError, create_table, list_tables, seat_of_member, seats_of
 
@@ -100,9 +104,6 @@ async def practice(body: PracticeIn, member: CurrentMember, db: SessionDep, cloc
     play through the public socket from this server process. The same service as
     ``POST /api/practice-tables`` (the first dealer is drawn, R-T3); it never counts toward
     attendance, club statistics or the fund."""
-    from app.bots.runner import start_house_bots
-    from app.services.forming import open_practice_table
-
     with service_errors():
         opened = await open_practice_table(
             db, member, players=body.players, target=body.target, rng=rng, now=clock.now(),
@@ -171,8 +172,6 @@ async def pulka(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict
     out = pulka_summary(row)
     out["record"] = row.record
     if row.record is None:
-        from app.rules.pulka import Pulka
-
         out["record"] = export_document(Pulka.from_json(row.state))
     return out
 
@@ -182,8 +181,6 @@ async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: 
                     clock: ClockDep) -> dict[str, Any]:
     """Turn the move timer on (seconds per move) or off (``null``): admins, or a seated player
     of a practice table. The next move's deadline follows the new setting."""
-    from app.realtime.store import lock_table, notify
-
     table = await lock_table(db, table_id)
     if table is None:
         raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
@@ -196,8 +193,6 @@ async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: 
     table.move_timer_seconds = body.move_timer_seconds
     current = await rebuild(db, table_id)
     if current is not None:
-        from app.services.table_commands import sync_rows
-
         await sync_rows(db, table, current, clock.now(), before=current)
     await notify(db, table_id, table.version)
     return _table_json(table)

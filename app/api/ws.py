@@ -3,7 +3,9 @@
 The handshake is refused before ``accept`` (HTTP 403) unless the ``Origin`` header is one of
 ``settings.origins()`` and the ``prefclub_session`` cookie belongs to a live session. A seated
 member sends commands; anyone else logged in watches as a spectator. The process's
-:class:`~app.realtime.hub.Hub` is created with the app (router lifespan) or on first use.
+:class:`~app.realtime.hub.Hub` is created with the app (router lifespan) or on first use, with
+the timers the composition root (``app/main.py``) put in ``app.state.table_timers``; commands go
+to the executor it put in ``app.state.table_commands``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,19 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 
+from app.bots.runner import house_bot_runner
 from app.db.models.member import Member
+from app.realtime import engine
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection
 from app.realtime.game import CommandRejected
-from app.realtime.hub import Hub
+from app.realtime.hub import Hub, TableTimers
 from app.security.sessions import SESSION_COOKIE, session_for_token
-from app.services.table_commands import MAX_COMMAND_ID, SESSION_ENDED, WRITE_COMMANDS, execute
+from app.services.table_commands import (
+    MAX_COMMAND_ID,
+    SESSION_ENDED,
+    WRITE_COMMANDS,
+    TableCommands,
+)
 from app.services.tables import get_table, seat_of_member
 
 log = logging.getLogger(__name__)
@@ -40,7 +49,9 @@ def get_hub(app: FastAPI) -> Hub:
     """The app's hub, created (and its background tasks started) on first use."""
     hub: Hub | None = getattr(app.state, "hub", None)
     if hub is None:
-        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock)
+        timers: TableTimers = app.state.table_timers
+        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock,
+                  timers=timers)
         app.state.hub = hub
         asyncio.get_running_loop().create_task(hub.start())
     return hub
@@ -50,8 +61,6 @@ def get_hub(app: FastAPI) -> Hub:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start the hub with the server and stop it (closing every socket) on shutdown; start
     the house bots of practice tables no process runs (after a restart, say)."""
-    from app.bots.runner import house_bot_runner
-
     get_hub(app)
     house_bot_runner(app).start_adopting()
     try:
@@ -224,6 +233,7 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
     if last_seq is not None and (isinstance(last_seq, bool) or not isinstance(last_seq, int)):
         last_seq = None
     await hub.join(conn, last_seq)
+    commands: TableCommands = websocket.app.state.table_commands
     while True:
         frame = await _receive(websocket, conn)
         if frame is None:
@@ -232,10 +242,11 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
         if isinstance(message, tuple):
             conn.send(_error(None, message[0], message[1], conn.last_seq))
             continue
-        await _handle(hub, conn, message)
+        await _handle(hub, commands, conn, message)
 
 
-async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
+async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
+                  message: dict[str, Any]) -> None:
     cid = message.get("id")
     kind = message.get("type")
     if not isinstance(kind, str):
@@ -251,8 +262,6 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
         deal = (state.deal if state is not None else None)
         trick = winner = None
         if deal is not None:
-            from app.realtime import engine
-
             view = engine.view(deal, conn.seat)
             trick, winner = view.get("last_trick"), view.get("last_trick_winner")
         conn.send({"type": "last_trick", "id": _valid_id(cid),
@@ -264,7 +273,7 @@ async def _handle(hub: Hub, conn: Connection, message: dict[str, Any]) -> None:
                          conn.last_seq))
         return
     try:
-        result = await execute(
+        result = await commands.execute(
             hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
             seat=conn.seat, name=conn.name, command=message, now=hub.clock.now(),
             session_id=conn.session_id, solver=hub.workers)

@@ -104,6 +104,8 @@ class ServeProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     async def start(self, timeout: float = 60.0) -> None:
+        # Optional feature, imported lazily on purpose: httpx comes with the [test] extra (and
+        # the selfplay command); the rest of the harness loads without it.
         import httpx
 
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -29,18 +29,19 @@ from typing import Any
 
 import psycopg
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
 from app.bots.levels import bot_level_of, make_strategy
-from app.db.models.member import Member, Role
+from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
 from app.db.session import session_scope
-from app.security.sessions import SESSION_COOKIE, open_session
-from app.services.errors import ConflictError
+from app.realtime.hub import libpq_url
+from app.services.house_bots import bot_cookie, bot_members
 
 log = logging.getLogger(__name__)
+
+__all__ = ["BotRunner", "bot_cookie", "bot_members", "house_bot_runner", "start_house_bots"]
 
 BOT_POOL = 3
 THINK_SECONDS = float(os.environ.get("PREFCLUB_BOT_THINK", "0.4"))
@@ -51,36 +52,6 @@ ADOPT_SECONDS = float(os.environ.get("PREFCLUB_BOT_ADOPT", "5"))
 """How often a runner looks for practice tables whose house bots nobody runs."""
 RETRY_SECONDS = 60.0
 """A table whose bots gave up (kept being refused) is not adopted again for this long."""
-
-
-async def bot_members(db: AsyncSession, count: int) -> list[Member]:
-    """The club's house bots ``bot-1`` … (created on first use).
-
-    Created race-free: ``INSERT ... ON CONFLICT (login) DO NOTHING`` then a ``SELECT``, so
-    concurrent first practice tables (separate transactions) all find the same bots instead of
-    failing on the unique login. A human member who already owns such a login is never
-    seated as a bot."""
-    logins = [f"bot-{i}" for i in range(1, count + 1)]
-    await db.execute(
-        pg_insert(Member)
-        .values([{"login": login, "display_name": f"Бот {i}", "role": Role.member,
-                  "is_bot": True, "active": True, "must_change_password": False}
-                 for i, login in enumerate(logins, start=1)])
-        .on_conflict_do_nothing(index_elements=[Member.login]))
-    rows = {m.login: m for m in await db.scalars(select(Member).where(Member.login.in_(logins)))}
-    out = []
-    for login in logins:
-        member = rows[login]
-        if not member.is_bot:
-            raise ConflictError(f"the house bot login {login} belongs to a member: rename "
-                                "that member", code="house_bot_login_taken")
-        out.append(member)
-    return out
-
-
-async def bot_cookie(db: AsyncSession, member: Member, now: datetime) -> str:
-    token, _ = await open_session(db, member, now, 24)
-    return f"{SESSION_COOKIE}={token}"
 
 
 class BotRunner:
@@ -112,8 +83,6 @@ class BotRunner:
         (their locks are gone with it) and raise."""
         if self.database_url is None:
             return True  # no database to coordinate through (a bare runner): always ours
-        from app.realtime.hub import libpq_url
-
         async with self._lease_lock:
             try:
                 if self._lease is None or self._lease.closed:

@@ -11,10 +11,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.rules import action_from_json
+from app.rules.timeout import default_choice
+
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "C", "D", "H")
 STRAIN_ORDER = ("S", "C", "D", "H", "NT")
-NEVER = frozenset({"claim", "concede", "propose_result", "return_talon"})
 
 
 def parse(card: str) -> tuple[str, int]:
@@ -89,18 +91,14 @@ def _typed(legal: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, A
 
 
 def timeout_action(legal: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The move made for a player whose time ran out: pass when possible, else the first
-    ordinary legal action."""
-    for action in legal:
-        if action.get("type") in ("bid", "defend") and action.get("call") == "pass":
-            return dict(action)
-    for action in legal:
-        if action.get("type") == "take_talon":
-            return dict(action)
-    for action in legal:
-        if action.get("type") not in NEVER | {"accept_result", "decline_result"}:
-            return dict(action)
-    return None
+    """The move made for a player whose time ran out, among the protocol's ``legal`` list: the
+    rules' default (``app.rules.timeout.default_choice``: pass when possible, else take the
+    talon, else the first ordinary legal action), the same move the server makes."""
+    actions = [action_from_json({**action, "seat": 0}) for action in legal]
+    choice = default_choice(actions)
+    if choice is None:
+        return None
+    return dict(legal[actions.index(choice)])
 
 
 class Strategy:
@@ -133,8 +131,7 @@ class Strategy:
             return {"type": "choose_play", "mode": self.rng.choice(("open", "closed"))}
         if "play_card" in types:
             return self._play(view, _typed(legal, "play_card"), seat)
-        ordinary = [a for a in legal if a.get("type") not in NEVER | {"decline_result"}]
-        return dict(ordinary[0]) if ordinary else None
+        return timeout_action(legal)  # nothing to judge: the rules' default move
 
     # -- auction ---------------------------------------------------------------------------
 

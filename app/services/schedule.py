@@ -3,18 +3,16 @@ the 22:15 stop with its one-round extension (R-S2) and the session end (R-S3).
 
 Every function takes ``now`` (from the injectable clock) instead of reading the time itself.
 
-For the live tables (realtime):
+The R-S2 deal gate (:func:`deal_start_refusal`, :func:`record_deal_started`, the extension
+consents) lives in :mod:`app.services.session_clock`, which the live tables use directly; its
+names are re-exported here. For the live tables:
 
-* :func:`deal_start_refusal` — call before each new deal of a table; ``None`` means it may start.
-* :func:`record_deal_started` — call when a club table's deal has started (counts the extension
-  round, which is counted from the first deal after 22:15).
 * :func:`finish_table_if_session_over` — call when a deal has ended; closes the pulka as
   ``session_end`` once no further deal may start at that table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,12 +23,29 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import (
     Attendance,
     ClubSession,
-    DealStart,
-    ExtensionConsent,
     LateNotice,
     Member,
 )
+from app.db.models.table import Table, TableEvent
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+from app.services.pulkas import close_pulka
+from app.services.session_clock import (
+    ExtensionState,
+    TableClock,
+    deal_start_refusal,
+    deals_started_since,
+    extension_state,
+    record_deal_started,
+    refusal,
+    refusal_at,
+    set_extension_consent,
+    table_clock,
+)
+
+__all__ = [  # the R-S2 gate's names, re-exported for the callers of the schedule
+    "ExtensionState", "TableClock", "deal_start_refusal", "deals_started_since",
+    "extension_state", "record_deal_started", "refusal", "set_extension_consent", "table_clock",
+]
 
 SESSION_START = time(19, 0)
 SESSION_END = time(22, 15)
@@ -227,187 +242,10 @@ async def attendance_counts(db: AsyncSession, since: datetime,
     return [(m, int(c)) for m, c in rows.all()]
 
 
-# -- the 22:15 stop and the extension round (R-S2) ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableClock:
-    """What the schedule knows about one live table."""
-
-    table_id: int
-    practice: bool
-    players: int
-    session: ClubSession | None
-    finished: bool
-    seated: tuple[int, ...]
-    """Human members seated (bots excluded): those whose consent an extension needs."""
-
-
-async def table_clock(db: AsyncSession, table_id: int) -> TableClock | None:
-    """Read a live table's schedule-relevant facts (None if there is no such table)."""
-    from app.db.models.table import Table, TableSeat
-
-    table = await db.get(Table, table_id)
-    if table is None:
-        return None
-    seated = (await db.scalars(
-        select(TableSeat.member_id).join(Member, Member.id == TableSeat.member_id)
-        .where(TableSeat.table_id == table_id, Member.is_bot.is_(False))
-        .order_by(TableSeat.seat))).all()
-    session = (await db.get(ClubSession, table.club_session_id)
-               if table.club_session_id is not None else None)
-    return TableClock(table_id, table.practice, table.players, session,
-                      table.status == "finished", tuple(m for m in seated if m is not None))
-
-
-async def _consents(db: AsyncSession, table_id: int) -> set[int]:
-    return set((await db.scalars(select(ExtensionConsent.member_id).where(
-        ExtensionConsent.table_id == table_id))).all())
-
-
-async def deals_started_since(db: AsyncSession, table_id: int, since: datetime) -> int:
-    """Deals started at the table at or after ``since``."""
-    return int(await db.scalar(select(func.count()).select_from(DealStart).where(
-        DealStart.table_id == table_id, DealStart.at >= since)) or 0)
-
-
-def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
-            deals_after_end: int) -> str | None:
-    """The pure rule: None if a new deal may start at ``now``, else why not (R-S1, R-S2)."""
-    if tc.finished:
-        return "the pulka at this table has ended"
-    if tc.practice:
-        return None
-    session = tc.session
-    if session is None:
-        return "a club table deals only during a club session (R-S1)"
-    if session.ended_at is not None:
-        return "the session has ended (R-S3)"
-    if now < session.starts_at:
-        return "the session has not started yet: club tables deal from 19:00 (R-S1)"
-    if now < session.ends_at:
-        return None
-    if not extension_agreed:
-        return ("it is past 22:15: no new deal starts unless every player at the table agreed "
-                "to extend by one round (R-S2)")
-    if deals_after_end >= tc.players:
-        return "the extension round is over: every player has dealt once more (R-S2)"
-    return None
-
-
-async def _refusal(db: AsyncSession, table_id: int, now: datetime) -> tuple[str | None, bool]:
-    """The refusal and whether ``now`` is past the session's end (side-effect free)."""
-    tc = await table_clock(db, table_id)
-    if tc is None:
-        return "there is no such table", False
-    agreed = False
-    after = 0
-    late = tc.session is not None and not tc.practice and now >= tc.session.ends_at
-    if tc.session is not None and now >= tc.session.ends_at:
-        agreed = bool(tc.seated) and set(tc.seated) <= await _consents(db, table_id)
-        after = await deals_started_since(db, table_id, tc.session.ends_at)
-    return refusal(tc, now, extension_agreed=agreed, deals_after_end=after), late
-
-
-async def deal_start_refusal(db: AsyncSession, table_id: int, now: datetime) -> str | None:
-    """None when a new deal may start at the table now; otherwise a player-readable reason.
-
-    Practice tables always may. Club tables deal from the session's start to its end (22:15);
-    after that only with every seated player's consent, for one round: as many deals as there
-    are players, counted from the first deal started after the end (R-S2).
-
-    The caller starts the deal in the same transaction when the answer is None. After 22:15
-    such an answer is itself counted as a deal start of the extension round (once per table and
-    instant, so a later :func:`record_deal_started` for the same deal does not count twice).
-    """
-    reason, late = await _refusal(db, table_id, now)
-    if reason is None and late:
-        await _count_start(db, table_id, None, now)
-    return reason
-
-
-async def _count_start(db: AsyncSession, table_id: int, dealer_seat: int | None,
-                       at: datetime) -> None:
-    row = await db.scalar(select(DealStart).where(DealStart.table_id == table_id,
-                                                  DealStart.at == at))
-    if row is None:
-        db.add(DealStart(table_id=table_id, dealer_seat=-1 if dealer_seat is None
-                         else dealer_seat, at=at))
-    elif dealer_seat is not None:
-        row.dealer_seat = dealer_seat
-    await db.flush()
-
-
-async def record_deal_started(db: AsyncSession, table_id: int, dealer_seat: int,
-                              at: datetime) -> None:
-    """Note that a deal started at a table (the live table calls this for every deal)."""
-    await _count_start(db, table_id, dealer_seat, at)
-
-
-@dataclass(frozen=True)
-class ExtensionState:
-    """A table's extension: who must agree, who did, and the round's progress."""
-
-    table_id: int
-    required: list[int]
-    agreed: list[int]
-    extension_agreed: bool
-    deals_after_end: int
-    deals_remaining: int | None
-    may_start_deal: bool
-    reason: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> ExtensionState:
-    """The extension consents and round of a table."""
-    tc = await table_clock(db, table_id)
-    if tc is None:
-        raise NotFoundError(f"no table {table_id}")
-    consents = await _consents(db, table_id)
-    agreed = bool(tc.seated) and set(tc.seated) <= consents
-    after = 0
-    remaining: int | None = None
-    if tc.session is not None:
-        after = await deals_started_since(db, table_id, tc.session.ends_at)
-        if agreed:
-            remaining = max(0, tc.players - after)
-    reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
-    return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
-                          after, remaining, reason is None, reason)
-
-
-async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,
-                                now: datetime) -> ExtensionState:
-    """A seated player agrees (or no longer agrees) to extend his table by one round (R-S2)."""
-    tc = await table_clock(db, table_id)
-    if tc is None:
-        raise NotFoundError(f"no table {table_id}")
-    if tc.practice or tc.session is None:
-        raise ConflictError("only club tables of a session stop at 22:15; nothing to extend")
-    if member.id not in tc.seated:
-        raise ForbiddenError("only the players at this table may agree to extend it")
-    if tc.finished or tc.session.ended_at is not None:
-        raise ConflictError("the pulka at this table has ended")
-    existing = await db.get(ExtensionConsent, (table_id, member.id))
-    if agree and existing is None:
-        db.add(ExtensionConsent(table_id=table_id, member_id=member.id, at=now))
-    elif not agree and existing is not None:
-        if await deals_started_since(db, table_id, tc.session.ends_at):
-            raise ConflictError("the extension round has started; it is played out")
-        await db.delete(existing)
-    await db.flush()
-    return await extension_state(db, table_id, now)
-
-
 # -- the session end (R-S3) ----------------------------------------------------------------------
 
 
 async def _close(db: AsyncSession, table_id: int, now: datetime) -> Any:
-    from app.services.pulkas import close_pulka
-
     return await close_pulka(db, table_id, "session_end", now)
 
 
@@ -420,7 +258,7 @@ async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: dat
         return False
     if now < tc.session.ends_at:
         return False
-    reason, _ = await _refusal(db, table_id, now)
+    reason, _ = await refusal_at(db, table_id, now)
     if reason is None:
         return False
     await _close(db, table_id, now)
@@ -430,8 +268,6 @@ async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: dat
 async def end_session(db: AsyncSession, session: ClubSession, now: datetime) -> list[int]:
     """End the session: every unfinished pulka of its tables is closed and settled as ended by
     agreement at the session end (R-S3, R-P9). Returns the ids of the tables closed."""
-    from app.db.models.table import Table
-
     if session.ended_at is not None:
         raise ConflictError("this session has already ended")
     if now < session.ends_at:
@@ -453,8 +289,6 @@ async def end_due_sessions(db: AsyncSession, now: datetime) -> list[int]:
     Safe to call from any process at any time (a timer): the session row is locked, so each
     session ends once. Returns the ids of the sessions ended.
     """
-    from app.db.models.table import Table, TableEvent
-
     due = (await db.scalars(
         select(ClubSession).where(ClubSession.ends_at <= now, ClubSession.ended_at.is_(None))
         .order_by(ClubSession.id).with_for_update(skip_locked=True))).all()

@@ -2,7 +2,7 @@
 three-player pulka (R-T4) or a member replaces a player (R-T5).
 
 A request lists whose consent it needs; when the last of them agrees it is applied through the
-live table (``app.services.tables.join_fourth`` / ``replace_player``), so the table's event log
+live table (``app.services.seat_moves.join_fourth`` / ``replace_player``), so the table's event log
 stays the truth, and the request becomes ``applied``. If a deal is being played at that moment
 the request stays ``agreed``: the table applies it itself when that deal ends (``apply_waiting``,
 in the transaction that writes ``deal_ended``), and ``apply_agreed`` applies it on request once
@@ -18,8 +18,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Attendance, Member, Role, SeatChange
+from app.db.models.table import Pulka as PulkaRow
+from app.db.models.table import Table, TableSeat
 from app.rules.pulka import Pulka
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
+from app.services.table_seats import TableSetupError, check_free_in_session
 
 
 def join_preview(pulka: Pulka, name: str | None = None) -> dict[str, Any]:
@@ -41,9 +45,7 @@ def join_preview(pulka: Pulka, name: str | None = None) -> dict[str, Any]:
     }
 
 
-async def _table(db: AsyncSession, table_id: int) -> Any:
-    from app.db.models.table import Table
-
+async def _table(db: AsyncSession, table_id: int) -> Table:
     table = await db.get(Table, table_id)
     if table is None:
         raise NotFoundError(f"no table {table_id}")
@@ -54,8 +56,6 @@ async def _table(db: AsyncSession, table_id: int) -> Any:
 
 async def _seated(db: AsyncSession, table_id: int) -> dict[int, int | None]:
     """Seat -> human member (None for an empty or bot seat)."""
-    from app.db.models.table import TableSeat
-
     rows = await db.execute(
         select(TableSeat.seat, TableSeat.member_id, Member.is_bot)
         .outerjoin(Member, Member.id == TableSeat.member_id)
@@ -64,8 +64,6 @@ async def _seated(db: AsyncSession, table_id: int) -> dict[int, int | None]:
 
 
 async def _pulka(db: AsyncSession, table_id: int) -> Pulka:
-    from app.db.models.table import Pulka as PulkaRow
-
     row = await db.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
     if row is None:
         raise NotFoundError(f"table {table_id} has no pulka")
@@ -78,7 +76,7 @@ async def _pending(db: AsyncSession, table_id: int) -> SeatChange | None:
     return row
 
 
-async def _check_newcomer(db: AsyncSession, table: Any, newcomer: Member,
+async def _check_newcomer(db: AsyncSession, table: Table, newcomer: Member,
                           seated: dict[int, int | None]) -> None:
     if not newcomer.active or newcomer.is_bot:
         raise ConflictError("only an active member can take a seat")
@@ -90,8 +88,6 @@ async def _check_newcomer(db: AsyncSession, table: Any, newcomer: Member,
             Attendance.member_id == newcomer.id))
         if present is None:
             raise ConflictError("he has not checked in to this session")
-        from app.services.tables import TableSetupError, check_free_in_session
-
         try:  # one club table per member per session
             await check_free_in_session(db, table.club_session_id, [newcomer.id],
                                         except_table=table.id)
@@ -198,10 +194,13 @@ async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
 
 
 async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
-    """Apply the table's ``agreed`` seat change, if it has one, now that a deal has ended (the
-    live table calls this with the table row locked, right after ``deal_ended``). True if one
-    was applied. If the table refuses it (say the newcomer was deactivated meanwhile) nothing is
-    written: the request stays ``agreed`` with the reason in ``record["waiting"]``."""
+    """Apply the table's ``agreed`` seat change, if it has one, now that a deal has ended.
+
+    The live table calls this with the table row locked, right after ``deal_ended``: it is the
+    ``AfterDeal`` hook of :mod:`app.services.live_table`, handed to the command executor by the
+    composition root (``app/main.py``). True if one was applied. If the table refuses it (say
+    the newcomer was deactivated meanwhile) nothing is written: the request stays ``agreed``
+    with the reason in ``record["waiting"]``."""
     change = await db.scalar(select(SeatChange).where(
         SeatChange.table_id == table_id, SeatChange.status == "agreed")
         .order_by(SeatChange.id).limit(1))
@@ -218,7 +217,7 @@ async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
 
 
 async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) -> SeatChange:
-    """Once everyone needed agreed, change the live table (``app.services.tables``).
+    """Once everyone needed agreed, change the live table (``app.services.seat_moves``).
 
     During a deal the table refuses (seats change only between deals): the request is kept as
     ``agreed`` with the reason in ``record["waiting"]`` and is applied when the deal ends
@@ -227,8 +226,6 @@ async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) 
     """
     if set(change.required) - set(change.consents):
         return change
-    from app.services.tables import SeatMoveError, join_fourth, replace_player
-
     try:
         if change.kind == "join":
             result = await join_fourth(db, change.table_id, change.member_id, now=now)

@@ -1,7 +1,7 @@
 """Seat changes applied to a live table: a fourth player joins (R-T4) or a member replaces a
 player (R-T5).
 
-Both work like every other change of a live table (``app/services/table_commands.py``): the
+Both work like every other change of a live table (``app/services/live_table.py``): the
 table row is locked, the state is read from the log, one event (``player_joined`` or
 ``player_replaced``) carrying the new seating and the pulka is appended, ``table_seats`` and the
 derived rows follow in the same transaction and ``NOTIFY`` is queued. The caller commits (the
@@ -22,12 +22,14 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.models import DealStart
 from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, lock_table, notify
 from app.rules.errors import InvalidRecordError
-from app.services.table_commands import advance, sync_rows
+from app.services.live_table import advance, sync_rows
+from app.services.table_seats import TableSetupError, check_free_in_session, write_seats
 
 
 class SeatMoveError(ValueError):
@@ -65,8 +67,6 @@ async def _newcomer(db: AsyncSession, state: TableState, member_id: int) -> Memb
 async def _free_in_session(db: AsyncSession, table: Table, member_id: int) -> None:
     """A member plays at one club table per session: refuse a newcomer who holds a seat at
     another table of this table's session (before anything is written)."""
-    from app.services.tables import TableSetupError, check_free_in_session
-
     try:
         await check_free_in_session(db, table.club_session_id, [member_id],
                                     except_table=table.id)
@@ -79,8 +79,6 @@ async def _write_seats(db: AsyncSession, table: Table, member_ids: tuple[int | N
     session any more). A newcomer who holds a seat at another club table of the session is
     refused (``seated_elsewhere``, checked first by :func:`_free_in_session`; a concurrent clash
     is caught by the unique index ``uq_table_seats_session_member``)."""
-    from app.services.tables import TableSetupError, write_seats
-
     await db.execute(delete(TableSeat).where(TableSeat.table_id == table.id))
     await db.flush()
     try:
@@ -95,8 +93,6 @@ async def _forget_void_deal_start(db: AsyncSession, table: Table) -> None:
     """The voided three-player deal never happened: drop its R-S2 deal-start count."""
     if table.practice or table.club_session_id is None:
         return
-    from app.db.models import DealStart
-
     last = await db.scalar(select(func.max(DealStart.id)).where(DealStart.table_id == table.id))
     if last is not None:
         await db.execute(delete(DealStart).where(DealStart.id == last))

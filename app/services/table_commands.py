@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select, text, update
+from sqlalchemy import and_, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
@@ -38,6 +36,9 @@ from app.realtime.store import (
     recheck_command,
     write_command,
 )
+from app.rules import action_to_json
+from app.rules.timeout import default_move
+from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 
 ACTION_COMMANDS = frozenset({
@@ -67,109 +68,6 @@ class CommandResult:
     state: TableState | None
     events: tuple[Appended, ...] = ()
     """The committed events of this command, for the local fan-out."""
-
-
-def _schedule() -> object:
-    """The club schedule service (issue 6), if present."""
-    try:
-        return importlib.import_module("app.services.schedule")
-    except ImportError:  # pragma: no cover - it arrives with the club sessions
-        return None
-
-
-async def _deal_refusal(db: AsyncSession, table: Table, now: datetime) -> str | None:
-    """R-S2: may a new deal start at this table now? (practice tables always may)."""
-    if table.practice or table.club_session_id is None:
-        return None
-    schedule = _schedule()
-    refusal = getattr(schedule, "deal_start_refusal", None)
-    if refusal is None:
-        return None
-    reason: str | None = await refusal(db, table.id, now)
-    return reason
-
-
-async def _record_deal_started(db: AsyncSession, table: Table, dealer: int,
-                               now: datetime) -> None:
-    if table.practice or table.club_session_id is None:
-        return
-    record = getattr(_schedule(), "record_deal_started", None)
-    if record is not None:
-        await record(db, table.id, dealer, now)
-
-
-async def advance(db: AsyncSession, table: Table, state: TableState, now: datetime,
-                  allow_new_deal: bool = True) -> TableState:
-    """After an action: score a finished deal, then end the pulka or start the next deal.
-
-    A seat change everyone agreed to while the deal was played (R-T4/R-T5, ``agreed``) is
-    applied right after its ``deal_ended``, before the next deal starts (a join starts that
-    deal itself: the newcomer deals it)."""
-    ended = game.deal_ended(state)
-    if ended is not None:
-        state = append(db, table, state, *ended)
-        if state.status == "playing" and allow_new_deal and not state.pulka.is_complete:
-            state = await _apply_waiting_seat_change(db, table, state, now)
-    if state.status != "playing" or not allow_new_deal:
-        return state
-    if state.deal is not None and not state.scored:
-        return state
-    if state.pulka.is_complete:
-        return append(db, table, state, *game.pulka_ended(state, "target"))
-    reason = await _deal_refusal(db, table, now)
-    if reason is not None:
-        return append(db, table, state, "deal_refused", {"reason": reason})
-    kind, payload = game.deal_started(state)
-    await _record_deal_started(db, table, payload["dealer"], now)
-    return append(db, table, state, kind, payload)
-
-
-async def _apply_waiting_seat_change(db: AsyncSession, table: Table, state: TableState,
-                                     now: datetime) -> TableState:
-    """Apply the table's ``agreed`` seat change, if any; the state after it (from the log)."""
-    from app.services.seat_changes import apply_waiting
-
-    if not await apply_waiting(db, table.id, now):
-        return state
-    return await load_state(db, table, None)
-
-
-async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime,
-                    before: TableState | None = None) -> None:
-    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log.
-
-    The pulka row is rewritten only when the pulka changed since ``before``.
-    """
-    _sync_deadline(table, state, now)
-    if before is not None and before.pulka is state.pulka and before.status == state.status:
-        return
-    values: dict[str, Any] = {
-        "state": state.pulka.to_json(), "sheet": state.pulka.sheet.to_json(),
-        "deals": state.pulka.deal_index,
-    }
-    if state.status == "finished":
-        table.status = "finished"
-        table.finished_at = table.finished_at or now
-        values.update(status="finished", ended=state.pulka.ended,
-                      settlement=state.pulka.settle().to_json(), finished_at=now)
-        from app.rules.record import export_document
-
-        values["record"] = export_document(state.pulka)
-    await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
-    if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
-        from app.services.fund import record_table_debts
-
-        await record_table_debts(db, table.id, now)
-
-
-def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:
-    mover = engine.to_move(state.deal) if state.deal is not None else None
-    if table.move_timer_seconds and state.status == "playing" and mover is not None:
-        table.deadline_at = now + timedelta(seconds=table.move_timer_seconds)
-        table.deadline_seq = table.version
-    else:
-        table.deadline_at = None
-        table.deadline_seq = None
 
 
 async def _check_chat_rate(db: AsyncSession, table_id: int, member_id: int) -> None:
@@ -252,13 +150,16 @@ async def execute(
     now: datetime,
     session_id: int | None = None,
     solver: WorkerPool | None = None,
+    after_deal: AfterDeal | None = None,
 ) -> CommandResult:
     """Apply one write command in its own transaction; raise CommandRejected if it is refused.
 
     ``session_id`` is the login session of the socket: re-checked under the table lock, so a
     command of a member who has logged out (or was deactivated) is refused. With ``solver``
     a claim (R-W11) is solved in that worker pool before the transaction, never on the event
-    loop; a full pool refuses the claim with ``busy``."""
+    loop; a full pool refuses the claim with ``busy``. ``after_deal`` runs when the command
+    ends a deal (see :func:`app.services.live_table.advance`); the server passes the
+    seat-change hook through :class:`TableCommands`."""
     cid = _command_id(command)
     kind = command.get("type")
     if kind not in WRITE_COMMANDS:
@@ -275,7 +176,7 @@ async def execute(
         return await _apply(sessionmaker, cache, table_id=table_id, member_id=member_id,
                             seat=seat, name=name, command=command, cid=cid, kind=kind,
                             client_seq=client_seq, now=now, session_id=session_id,
-                            solver=solver)
+                            solver=solver, after_deal=after_deal)
     except (CommandRejected, IntegrityError) as exc:
         if isinstance(exc, CommandRejected) and not exc.after_lock:
             raise
@@ -305,6 +206,7 @@ async def _apply(
     now: datetime,
     session_id: int | None,
     solver: WorkerPool | None,
+    after_deal: AfterDeal | None = None,
 ) -> CommandResult:
     """The command's transaction: lock + checks (one statement), the engine, one write."""
     new_state: TableState | None = None
@@ -319,7 +221,7 @@ async def _apply(
         try:
             state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
                                   command=command, kind=kind, client_seq=client_seq, now=now,
-                                  solver=solver)
+                                  solver=solver, after_deal=after_deal)
         except CommandRejected as exc:
             exc.after_lock = True
             raise
@@ -334,7 +236,8 @@ async def _apply(
 async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,
                   seat: int, name: str, command: Mapping[str, Any], kind: str,
                   client_seq: int | None, now: datetime,
-                  solver: WorkerPool | None) -> TableState:
+                  solver: WorkerPool | None,
+                  after_deal: AfterDeal | None = None) -> TableState:
     """Under the row lock: check the command, append its events and sync the derived rows;
     the state after it (CommandRejected: nothing is written)."""
     if client_seq is not None and client_seq != table.version:
@@ -358,7 +261,7 @@ async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, m
     elif kind == "next_deal":
         if state.status != "waiting":
             raise CommandRejected("not_now", "the next deal is not waiting to start")
-        reason = await _deal_refusal(db, table, now)
+        reason = await deal_refusal(db, table, now)
         if reason is not None:
             raise CommandRejected("not_now", reason)
         state = dataclasses.replace(state, status="playing", notice=None)
@@ -370,7 +273,7 @@ async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, m
         body = {k: v for k, v in command.items() if k not in ("id", "seq")}
         with _claims_off_the_loop(kind == "claim" and solver is not None):
             state = append(db, table, state, *game.action_event(state, seat, body))
-        state = await advance(db, table, state, now)
+        state = await advance(db, table, state, now, after_deal=after_deal)
     await sync_rows(db, table, state, now, before)
     return state
 
@@ -380,13 +283,13 @@ async def fire_deadline(
     cache: StateCache | None,
     table_id: int,
     now: datetime,
+    after_deal: AfterDeal | None = None,
 ) -> bool:
-    """Play the default move of a player whose time ran out; True if a move was made.
+    """Play the default move (``app.rules.timeout.default_move``) of a player whose time ran
+    out; True if a move was made.
 
     Guarded by the row lock and ``deadline_seq``: of all processes that try, one fires, once.
     """
-    from app.bots.strategy import timeout_action
-
     async with session_scope(sessionmaker) as db:
         table = await lock_table(db, table_id)
         if (table is None or table.deadline_at is None or table.deadline_at > now
@@ -397,14 +300,43 @@ async def fire_deadline(
         if mover is None:
             table.deadline_at = None
             return False
-        action = timeout_action(engine.legal_json(state.deal, mover))
+        action = default_move(state.deal, mover)
         if action is None:
             table.deadline_at = None
             return False
-        state = append(db, table, state, *game.action_event(state, mover, action, auto=True))
-        state = await advance(db, table, state, now)
+        body = {k: v for k, v in action_to_json(action).items() if k != "seat"}
+        state = append(db, table, state, *game.action_event(state, mover, body, auto=True))
+        state = await advance(db, table, state, now, after_deal=after_deal)
         await sync_rows(db, table, state, now, before)
         await notify(db, table_id, table.version)
     if cache is not None:
         cache.put(state)
     return True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableCommands:
+    """The command executor as the server runs it: :func:`execute` and :func:`fire_deadline`
+    with the end-of-deal hook the composition root (``app/main.py``) hands in.
+
+    The websocket endpoint calls :meth:`execute`; the realtime hub is given
+    :meth:`fire_deadline` for its move timers (``realtime`` does not import ``services``)."""
+
+    after_deal: AfterDeal | None = None
+
+    async def execute(self, sessionmaker: async_sessionmaker[AsyncSession],
+                      cache: StateCache | None, *, table_id: int, member_id: int,
+                      seat: int | None, name: str, command: Mapping[str, Any],
+                      now: datetime, session_id: int | None = None,
+                      solver: WorkerPool | None = None) -> CommandResult:
+        """:func:`execute` with this executor's hook."""
+        return await execute(sessionmaker, cache, table_id=table_id, member_id=member_id,
+                             seat=seat, name=name, command=command, now=now,
+                             session_id=session_id, solver=solver,
+                             after_deal=self.after_deal)
+
+    async def fire_deadline(self, sessionmaker: async_sessionmaker[AsyncSession],
+                            cache: StateCache | None, table_id: int, now: datetime) -> bool:
+        """:func:`fire_deadline` with this executor's hook."""
+        return await fire_deadline(sessionmaker, cache, table_id, now,
+                                   after_deal=self.after_deal)

@@ -14,8 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.member import Member
@@ -25,63 +24,18 @@ from app.realtime import game
 from app.realtime.store import append, notify
 from app.rules.conventions import Conventions
 from app.rules.pulka import Pulka
+from app.services.live_table import advance, sync_rows
 from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
-from app.services.table_commands import advance, sync_rows
+from app.services.table_seats import (
+    SEATED_ELSEWHERE,
+    TableSetupError,
+    check_free_in_session,
+    write_seats,
+)
 
 __all__ = ["SEATED_ELSEWHERE", "SeatMoveError", "TableSetupError", "check_free_in_session",
            "create_table", "get_table", "join_fourth", "list_tables", "replace_player",
            "seat_names", "seat_of_member", "seats_of", "write_seats"]
-
-
-class TableSetupError(ValueError):
-    """Settings a table cannot be created with (message readable by the admin); ``code`` is a
-    stable machine code."""
-
-    def __init__(self, message: str, code: str = "bad_table_setup") -> None:
-        super().__init__(message)
-        self.code = code
-
-
-SEATED_ELSEWHERE = "seated_elsewhere"
-"""The code of "this member already holds a seat at another club table of the session"."""
-
-
-async def check_free_in_session(db: AsyncSession, club_session_id: int | None,
-                                member_ids: Sequence[int | None],
-                                except_table: int | None = None) -> None:
-    """Raise :class:`TableSetupError` (``seated_elsewhere``) if one of ``member_ids`` holds a
-    seat at another club table of the session: a member plays at one club table per session.
-    The unique index ``uq_table_seats_session_member`` enforces it; this gives the clear
-    message first."""
-    ids = [m for m in member_ids if m is not None]
-    if club_session_id is None or not ids:
-        return
-    query = (select(TableSeat.table_id, Member.display_name)
-             .join(Member, Member.id == TableSeat.member_id)
-             .where(TableSeat.club_session_id == club_session_id, TableSeat.member_id.in_(ids)))
-    if except_table is not None:
-        query = query.where(TableSeat.table_id != except_table)
-    clash = (await db.execute(query.limit(1))).first()
-    if clash is not None:
-        raise TableSetupError(f"{clash.display_name} already has a seat at table "
-                              f"{clash.table_id} of this session", SEATED_ELSEWHERE)
-
-
-async def write_seats(db: AsyncSession, table: Table, member_ids: Sequence[int | None]) -> None:
-    """Insert the table's seat rows (with its session, for the one-seat-per-session index) in a
-    savepoint, so a concurrent clash surfaces as ``seated_elsewhere`` and not as a broken
-    transaction."""
-    try:
-        async with db.begin_nested():
-            for seat, mid in enumerate(member_ids):
-                db.add(TableSeat(table_id=table.id, seat=seat, member_id=mid,
-                                 club_session_id=table.club_session_id))
-            await db.flush()
-    except IntegrityError as exc:
-        if "uq_table_seats_session_member" not in str(exc):
-            raise
-        raise TableSetupError("a member of this table already has a seat at another table of "
-                              "this session", SEATED_ELSEWHERE) from None
 
 
 async def seat_names(db: AsyncSession, member_ids: Sequence[int | None]) -> list[str]:
@@ -165,8 +119,6 @@ async def create_table(
 
 
 async def _db_now(db: AsyncSession) -> datetime:
-    from sqlalchemy import func
-
     value = await db.scalar(select(func.now()))
     assert isinstance(value, datetime)
     return value

@@ -1,0 +1,61 @@
+"""The default move of a seat whose move timer ran out (docs/protocol.md §6).
+
+RULES.md has no move timer (a club table plays without one); a table that turns it on needs a
+move the server can make for a player who does not answer. That move is a rule of the game, so
+it lives here, pure, and the server (``app.services.table_commands.fire_deadline``) and the bots
+(``app.bots.strategy.timeout_action``) both use it: pass when passing is legal (a call in the
+auction, R-B1, or a defender's pass, R-W1), else take the talon, else the first legal ordinary
+action. Claims, concessions and result proposals (R-W11, R-C4) and the answers to a proposal are
+never made for a player, nor is returning the talon (R-C6): those leave the seat to wait.
+
+Only the top-level package is imported, so the module keeps working however ``app.rules`` is
+split into modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.rules import (
+    AcceptResult,
+    Action,
+    Bid,
+    Claim,
+    Concede,
+    DealState,
+    DeclineResult,
+    Defend,
+    ProposeResult,
+    ReturnTalon,
+    TakeTalon,
+    legal_actions,
+)
+
+NEVER_BY_DEFAULT: tuple[type, ...] = (
+    Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon,
+)
+"""Actions that are a player's own decision: the timer never makes them for him."""
+
+
+def default_choice(legal: Sequence[Action]) -> Action | None:
+    """The default move among ``legal`` (a seat's legal actions, in the engine's order), or
+    None when only a player's own decisions are left (the seat then simply waits)."""
+    for action in legal:
+        if isinstance(action, Bid | Defend) and action.call == "pass":
+            return action
+    for action in legal:
+        if isinstance(action, TakeTalon):
+            return action
+    for action in legal:
+        if not isinstance(action, NEVER_BY_DEFAULT):
+            return action
+    return None
+
+
+def default_move(state: DealState, seat: int) -> Action | None:
+    """The move made for ``seat`` when its time ran out at ``state``; None if there is none
+    (not the seat's turn, the deal is over, or only its own decisions are left)."""
+    return default_choice(legal_actions(state, seat))
+
+
+__all__ = ["NEVER_BY_DEFAULT", "default_choice", "default_move"]
