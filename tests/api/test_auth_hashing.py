@@ -70,7 +70,7 @@ async def test_logins_do_not_block_the_event_loop(live: LiveApp, slow_hash: str)
     assert health and set(health) == {200}
     # Six slow hashes ran, yet the loop never stalled for anything near one of them (on the
     # loop, each would stall it for a whole hash). Relative bound: the machine may be loaded.
-    assert one_hash > 0.3
+    assert one_hash > 0.1  # slow enough that a stall on the loop would show
     assert max(gaps) < one_hash / 2, (max(gaps), one_hash)
 
 
