@@ -154,7 +154,7 @@ def amount_of(
     """The hill points entry ``entry_id`` charges ``seat`` on ``outcome``.
 
     ``min_level`` is the deal's lowest game (R-R6; the "declared game" of a pass-out, R-X6),
-    ``prior`` the penalties of the pulka's earlier deals (R-X2 and R-X11 count them), ``size``
+    ``prior`` the penalties recorded before this one (R-X2 and R-X11 count them), ``size``
     the over-entry of an entry error (R-X11).
     """
     if entry_id == "talon_seen":
@@ -213,19 +213,20 @@ def resolve(
     resolved: list[Penalty] = []
     scored = outcome
     relabel: str | None = None
-    for p in outcome.penalties:
+    for index, p in enumerate(outcome.penalties):
         entry = _entry(p, fail)
+        earlier = (*prior, *outcome.penalties[:index])
         _check_seat(entry, p, outcome, players, fail)
         if p.whists_on is not None or p.amount:
             raise fail("penalties", f"{entry.id} ({entry.rule}) is written in the hill only")
         if entry.id == "entry_error":
-            if p.size is None or isinstance(p.size, bool) or p.size <= 0:
+            if p.size is None or isinstance(p.size, bool) or p.size < 0:
                 raise fail("penalties", "entry_error needs size: the over-entry, a whole number")
         elif p.size is not None:
             raise fail("penalties", f"{entry.id} has no size")
         hill = amount_of(
             entry.id, outcome, conventions, seat=p.seat, min_level=min_level,
-            prior=prior, size=p.size,
+            prior=earlier, size=p.size,
         )  # fmt: skip
         if p.hill is not None and p.hill != hill:
             raise fail(
