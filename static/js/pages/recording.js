@@ -34,9 +34,11 @@ export async function renderRecording(root, { args, me }) {
     h("h2", { text: t("rec.disputes") }), disputes);
   let seq = view.seq;
 
+  // Redraw only when the table moved on: an entry refreshes both from its own answer and from
+  // the socket's event, and a second redraw would wipe a form the scorer has started to fill.
   const refresh = async () => {
     const fresh = await attempt(() => get(`/api/tables/${tableId}/recording`));
-    if (!fresh) return;
+    if (!fresh || fresh.seq <= seq) return;
     view = fresh;
     seq = view.seq;
     draw();
@@ -52,6 +54,7 @@ export async function renderRecording(root, { args, me }) {
   };
 
   function draw() {
+    root.dataset.seq = String(seq);
     clear(sheetBox);
     sheetBox.append(drawPulka({ players: view.players, names: view.names, seat: mySeat,
       target: view.target, sheet: view.sheet }));
@@ -110,6 +113,8 @@ export async function renderRecording(root, { args, me }) {
   function entryForm() {
     const form = h("form", { class: "rec-entry", "data-testid": "rec-form" });
     const dealer = seatSelect("dealer", view.next_dealer);
+    // R-X3: a deal out of turn that stands; the scorer says so (a dealer passed on by R-X2 is not).
+    const outOfTurn = h("input", { type: "checkbox", "data-field": "out_of_turn" });
     const type = h("select", { name: "type", "data-field": "type" },
       ...TYPES.map((k) => h("option", { value: k, text: t(`rec.type.${k}`) })));
     const declarer = seatSelect("declarer", null, { blank: true });
@@ -138,7 +143,7 @@ export async function renderRecording(root, { args, me }) {
     };
     const collect = () => {
       const deal = { dealer: Number(dealer.value), type: type.value };
-      if (Number(dealer.value) !== view.next_dealer) deal.out_of_turn = true;
+      if (outOfTurn.checked) deal.out_of_turn = true;
       if (declarer.value !== "" && type.value !== "pass_out") deal.declarer = Number(declarer.value);
       if (type.value === "game" || type.value === "conceded") deal.contract = `${level.value}${strain.value}`;
       if (type.value === "game" || type.value === "conceded") {
@@ -179,7 +184,7 @@ export async function renderRecording(root, { args, me }) {
     const field = (key, ...inputs) => h("label", { class: "rec-field" }, h("span", { text: t(key) }), ...inputs);
     form.append(
       h("h2", { text: t("rec.next", { n: view.deal_no + 1 }) }),
-      field("rec.dealer", dealer), field("rec.typeLabel", type), field("rec.declarer", declarer),
+      field("rec.dealer", dealer), field("rec.outOfTurn", outOfTurn), field("rec.typeLabel", type), field("rec.declarer", declarer),
       field("rec.contract", level, strain), field("rec.play", play),
       h("fieldset", {}, h("legend", { text: t("rec.calls") }),
         ...calls.map((sel, i) => h("label", {}, h("span", { text: seatName(i) }), sel))),
