@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
 from app.api.deps import ClockDep, CurrentMember, SessionDep
+from app.api.errors import ApiError
 from app.services import recording
 from app.services.errors import ServiceError
 
@@ -37,24 +38,15 @@ class DisputeIn(BaseModel):
     text: str = Field(min_length=1, max_length=recording.MAX_DISPUTE_CHARS)
 
 
-class RecordingHTTPError(HTTPException):
-    """An HTTP error with a stable ``code`` (and the deal ``field`` at fault, if any)."""
-
-    def __init__(self, status_code: int, detail: str, code: str) -> None:
-        super().__init__(status_code, detail)
-        self.code = code
-
-
 @contextmanager
 def _errors() -> Iterator[None]:
     try:
         yield
     except recording.RecordingError as exc:
         detail = str(exc) if exc.field is None else f"{exc.field}: {exc}"
-        raise RecordingHTTPError(exc.status, detail, exc.code) from exc
+        raise ApiError(exc.status, detail, exc.code) from exc
     except ServiceError as exc:
-        code = {403: "forbidden", 404: "not_found", 409: "conflict"}.get(exc.status, "bad_request")
-        raise RecordingHTTPError(exc.status, str(exc), getattr(exc, "code", None) or code) from exc
+        raise ApiError(exc.status, str(exc), exc.code) from exc
 
 
 @router.get("/{table_id}/recording")

@@ -48,8 +48,7 @@ class RecordingError(ServiceError):
 
     def __init__(self, message: str, *, code: str, status: int = 422,
                  field: str | None = None) -> None:
-        super().__init__(message, status=status)
-        self.code = code
+        super().__init__(message, status=status, code=code)
         self.field = field
 
 

@@ -124,7 +124,11 @@ async def create_table(
     committed here.
     """
     if mode not in ("live", "recorded"):
-        raise TableSetupError("mode is live or recorded")
+        raise TableSetupError("mode is live or recorded", "bad_table_mode")
+    if scorer_member_id is not None and (
+        mode != "recorded" or await db.get(Member, scorer_member_id) is None
+    ):
+        raise TableSetupError("the scorer is a member, at a recorded table only", "bad_scorer")
     players = len(seat_member_ids)
     if players == 5:
         raise TableSetupError(

@@ -156,7 +156,9 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     assert {e["rule"] for e in view["entries"]} >= {"R-X2", "R-X4", "R-X6", "R-X11"}
     shown = page.locator("[data-testid=rec-deals]").inner_text()
     for words in ("Подсмотрел прикуп", "Неверное число карт", "Фальшренонс",
-                  "Ошибка записи", "Сдача не в очередь", "Ошибка при сдаче"):
+                  "Ошибка записи", "Сдача не в очередь", "Ошибка при сдаче",
+                  "штраф: неверное число карт — Анна Записная: 24",
+                  "штраф за ошибку записи — Анна Записная: 2"):
         assert words in shown
     assert "-107.00" in page.locator("[data-testid=rec-settlement]").inner_text()
     screenshot(page, "recording-pulka")

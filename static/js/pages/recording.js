@@ -10,6 +10,7 @@ import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
+import { entryWords } from "../table/words.js";
 
 const TYPES = ["game", "misere", "pass_out", "conceded"];
 const STRAINS = ["S", "C", "D", "H", "NT"];
@@ -93,7 +94,7 @@ export async function renderRecording(root, { args, me }) {
       const item = h("li", { "data-deal": String(i), text: dealText(d) });
       const penaltyEntries = view.entries.filter((e) => e.deal === i && /^R-X/.test(e.rule));
       for (const e of penaltyEntries) {
-        item.append(h("div", { class: "rec-penalty", text: `${words(e.rule)} — ${view.names[e.seat]}: ${e.amount}` }));
+        item.append(h("div", { class: "rec-penalty", text: `${entryWords(e)} — ${view.names[e.seat]}: ${e.amount}` }));
       }
       if (mySeat !== null) {
         const input = h("input", { type: "text", maxlength: "500", "aria-label": t("rec.disputeWhy") });
