@@ -97,8 +97,9 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     page = new_page(browser)
     login(page, base, "recorder0", PASSWORD)
     page.wait_for_selector("#session-title")
-    page.goto(f"{base}/#/recording/{table_id}")
+    page.goto(f"{base}/#/table/{table_id}")  # the table's link leads to its recording page
     page.wait_for_selector("[data-testid=rec-form]")
+    assert page.url.endswith(f"#/recording/{table_id}")
 
     # Deal 1 (dealer Anna): 7♥ by Boris, both pass: pool 4 (R-P1). Misdeal before it (R-X1,
     # free), Anna's first dealing fault (R-X2: a warning), Vera saw the talon (R-X4: 5 into her
