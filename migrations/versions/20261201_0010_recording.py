@@ -4,7 +4,7 @@
 ``tables.scorer_member_id`` is the member the table chose to score, if not a seated player.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-01 01:45:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0010'
-down_revision: str | None = '0008'
+down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
