@@ -22,6 +22,7 @@ from app import __version__
 from app.api import archive as archive_api
 from app.api import auth, club_tables, health, members, sessions, ui_support
 from app.api import fund as fund_api
+from app.api import recording as recording_api
 from app.api import tables as tables_api
 from app.api import ws as ws_api
 from app.api.docs import install_offline_docs
@@ -87,6 +88,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(ui_support.router)
     app.include_router(fund_api.router)
     app.include_router(archive_api.router)
+    app.include_router(recording_api.router)
     _mount_browser(app)
     install_offline_docs(app)
     return app

@@ -4,7 +4,7 @@ socket, docs/protocol.md)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
@@ -38,6 +38,9 @@ class TableIn(BaseModel):
                            decimal_places=2)
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
     conventions: dict[str, Any] = Field(default_factory=dict)
+    mode: Literal["live", "recorded"] = "live"
+    """``recorded``: real cards, a scorer enters each deal (RULES.md §10, docs/club.md)."""
+    scorer_member_id: int | None = None
 
 
 class PracticeIn(BaseModel):
@@ -60,7 +63,7 @@ def _table_json(table: Table) -> dict[str, Any]:
         "id": table.id, "club_session_id": table.club_session_id, "practice": table.practice,
         "preset": table.preset, "players": table.players, "target": table.target,
         "stake": str(table.stake), "status": table.status, "seq": table.version,
-        "move_timer_seconds": table.move_timer_seconds,
+        "move_timer_seconds": table.move_timer_seconds, "mode": table.mode,
         "deadline_at": table.deadline_at.isoformat() if table.deadline_at else None,
         "created_at": table.created_at.isoformat() if table.created_at else None,
     }
@@ -90,7 +93,8 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
             db, seat_member_ids=body.seats, preset=body.preset, practice=body.practice,
             club_session_id=None, target=body.target, first_dealer=body.first_dealer,
             stake=body.stake, overrides=body.conventions,
-            move_timer_seconds=body.move_timer_seconds, now=clock.now())
+            move_timer_seconds=body.move_timer_seconds, now=clock.now(), mode=body.mode,
+            scorer_member_id=body.scorer_member_id)
     except TableSetupError as exc:
         raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
                                  exc.code) from None

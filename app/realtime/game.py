@@ -17,6 +17,7 @@ Event kinds and their stored payloads (server-side; clients get :func:`public_da
                    entries, sheet, deal_no, voided_deal, pulka}`` (R-T4, between deals)
 ``player_replaced`` ``{seat, member_id, name, leaving_member_id, leaving_name, names,
                    member_ids, pulka}`` (R-T5, between deals)
+``recorded_*``     a real-cards table's entries (§10), :mod:`app.realtime.recorded`
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.realtime import engine
+from app.realtime.recorded import RECORDED_KINDS, public_recorded
 from app.rules.pulka import Pulka
 from app.rules.record import deal_to_json, export_document
 
@@ -155,6 +157,8 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
             state, seq=seq, names=tuple(payload["names"]),
             member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
         )
+    if kind in RECORDED_KINDS:  # a real-cards table (§10)
+        return fold_recorded(state, seq, kind, payload)
     raise ValueError(f"unknown event kind {kind!r}")
 
 
@@ -199,6 +203,8 @@ def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
                 "name": payload["name"], "leaving_member_id": payload["leaving_member_id"],
                 "leaving_name": payload["leaving_name"], "players": len(payload["names"]),
                 "names": list(payload["names"]), "member_ids": list(payload["member_ids"])}
+    if kind in RECORDED_KINDS:
+        return public_recorded(kind, payload)
     return {}
 
 
@@ -314,3 +320,14 @@ def table_info(state: TableState) -> dict[str, Any]:
         "last_deal": state.last_deal,
         "settlement": state.settlement,
     }
+
+
+def fold_recorded(state: TableState, seq: int, kind: str,
+                  payload: Mapping[str, Any]) -> TableState:
+    """The table state after a recorded-table event."""
+    if kind == "recorded_dispute":
+        return dataclasses.replace(state, seq=seq)
+    return dataclasses.replace(
+        state, seq=seq, pulka=Pulka.from_json(payload["pulka"]),
+        last_deal=public_recorded(kind, payload), scored=True,
+    )

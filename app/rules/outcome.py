@@ -37,15 +37,18 @@ class Contract:
 class Penalty:
     """A penalty a scorer recorded at a physical table (RULES.md §10).
 
-    Either ``hill`` points into ``seat``'s hill, or ``amount`` whists that ``seat`` writes on
-    ``whists_on``.
+    ``rule`` is an id of the penalty catalogue (:mod:`app.rules.penalties`); ``hill`` is the
+    amount as recorded (``None``: not stated, the catalogue computes it). ``size`` is the
+    over-entry of an entry error (R-X11). ``whists_on``/``amount`` are refused by the catalogue,
+    kept so that an old record fails with a clear message.
     """
 
     seat: int
     rule: str
-    hill: int = 0
+    hill: int | None = None
     whists_on: int | None = None
     amount: int = 0
+    size: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,3 +74,5 @@ class DealOutcome:
     misere_partner: int | None = None
     """R-B9: the four-player dealer who accepted the declarer's misère invitation; every entry
     of the misère is written half on each partner."""
+    out_of_turn: bool = False
+    """Dealt out of turn and not claimed in time: it stands (R-X3)."""

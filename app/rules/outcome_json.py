@@ -34,6 +34,7 @@ _DEAL_KEYS = (
     "penalties",
     "talon_returned",
     "misere_partner",
+    "out_of_turn",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
@@ -65,6 +66,8 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["talon_returned"] = True
     if o.misere_partner is not None:
         out["misere_partner"] = o.misere_partner
+    if o.out_of_turn:
+        out["out_of_turn"] = True
     return out
 
 
@@ -131,6 +134,9 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
             raise fail(
                 "misere_partner", "only the dealer can be a misère partner, on a misère (R-B9)"
             )
+    out_of_turn = data.get("out_of_turn", False)
+    if not isinstance(out_of_turn, bool):
+        raise fail("out_of_turn", "out_of_turn must be true or false")
     return DealOutcome(
         dealer=dealer,
         kind=cast(DealKind, kind),
@@ -144,6 +150,7 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         penalties=penalties,
         talon_returned=talon_returned,
         misere_partner=misere_partner,
+        out_of_turn=out_of_turn,
     )
 
 
@@ -152,8 +159,10 @@ def _penalty_to_json(p: Penalty) -> dict[str, Any]:
     if p.whists_on is not None:
         out["whists_on"] = p.whists_on
         out["amount"] = p.amount
-    if p.hill or p.whists_on is None:
+    if p.hill is not None:
         out["hill"] = p.hill
+    if p.size is not None:
+        out["size"] = p.size
     return out
 
 
@@ -193,13 +202,14 @@ def _penalty(raw: object, fail: Any) -> Penalty:
     if not isinstance(raw, Mapping):
         raise fail("penalties", "a penalty is an object")
     for key in raw:
-        if key not in ("seat", "rule", "hill", "whists_on", "amount"):
+        if key not in ("seat", "rule", "hill", "whists_on", "amount", "size"):
             raise fail("penalties", f"unknown penalty key {key!r}")
     rule = raw.get("rule")
     if not isinstance(rule, str) or not rule:
         raise fail("penalties", "a penalty names its rule")
     seat = _int(raw.get("seat"), fail, "penalties")
-    hill = _int(raw.get("hill", 0), fail, "penalties")
+    hill = None if raw.get("hill") is None else _int(raw["hill"], fail, "penalties")
+    size = None if raw.get("size") is None else _int(raw["size"], fail, "penalties")
     whists_on = None
     amount = 0
     if "whists_on" in raw:
@@ -207,9 +217,9 @@ def _penalty(raw: object, fail: Any) -> Penalty:
         amount = _int(raw.get("amount"), fail, "penalties")
     elif "amount" in raw:
         raise fail("penalties", "a whists penalty needs whists_on")
-    elif "hill" not in raw:
-        raise fail("penalties", "a penalty has hill or whists_on and amount")
-    return Penalty(seat=seat, rule=rule, hill=hill, whists_on=whists_on, amount=amount)
+    return Penalty(
+        seat=seat, rule=rule, hill=hill, whists_on=whists_on, amount=amount, size=size
+    )
 
 
 def is_card_text(card: object) -> bool:

@@ -41,8 +41,9 @@ from typing import Any, Literal, TypeAlias
 
 from app.rules.conventions import Conventions, conventions_to_json
 from app.rules.errors import InvalidConventionError, InvalidRecordError
-from app.rules.outcome import STRAINS, DealOutcome
+from app.rules.outcome import STRAINS, DealOutcome, Penalty
 from app.rules.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
+from app.rules.penalties import Resolution, expected_dealer, resolve
 from app.rules.prices import HALF_WHIST_TRICKS
 from app.rules.seats import defenders, playing_seats
 from app.rules.settlement import (
@@ -164,14 +165,17 @@ class Pulka:
         Raises :class:`InvalidRecordError` (``deal`` = this deal's index, ``field`` = the
         ``pulka/1`` field at fault) if the deal could not have happened here.
         """
-        self._validate(outcome)
+        resolution = self._validate(outcome)
         entries = score_deal(
-            outcome,
+            resolution.outcome,
             self.conventions,
             players=self.players,
             deal=self.deal_index,
             pass_out_streak=self.pass_out_streak,
         )
+        if resolution.relabel is not None:
+            # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
+            entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
         streak = self.pass_out_streak + 1 if outcome.kind == "pass_out" else 0
         new = dataclasses.replace(
             self,
@@ -341,7 +345,11 @@ class Pulka:
 
     # -- validation ---------------------------------------------------------------------------
 
-    def _validate(self, o: DealOutcome) -> None:
+    def _prior_penalties(self) -> list[Penalty]:
+        """The penalties of every deal recorded so far (R-X2 and R-X11 count them)."""
+        return [p for e in self.events if e.outcome is not None for p in e.outcome.penalties]
+
+    def _validate(self, o: DealOutcome) -> Resolution:
         deal = self.deal_index
 
         def fail(field: str | None, message: str) -> InvalidRecordError:
@@ -354,10 +362,17 @@ class Pulka:
             raise fail("deals", "every pool has reached the target; the pulka has ended")
         if not _is_seat(o.dealer, n):
             raise fail("dealer", f"dealer {o.dealer!r} is not a seat")
-        if o.dealer != self.next_dealer:
+        prior = self._prior_penalties()
+        due = expected_dealer(o, self.next_dealer, n, prior)
+        if not isinstance(o.out_of_turn, bool):
+            raise fail("out_of_turn", "out_of_turn must be true or false")
+        if o.out_of_turn and o.dealer == due:
+            raise fail("out_of_turn", f"seat {due} deals this deal in turn; it is not out of turn")
+        if not o.out_of_turn and o.dealer != due:
             raise fail(
                 "dealer",
-                f"seat {self.next_dealer} deals this deal (clockwise rotation), not {o.dealer}",
+                f"seat {due} deals this deal (clockwise rotation), not {o.dealer}; "
+                "a deal out of turn that stands is marked out_of_turn (R-X3)",
             )
         if o.kind not in ("game", "misere", "pass_out", "conceded"):
             raise fail("type", f"unknown deal type {o.kind!r}")
@@ -410,7 +425,14 @@ class Pulka:
             if o.kind == "pass_out" and n == 4 and o.dealer in o.tricks:
                 seats = (*playing, o.dealer)  # the dealer's talon tricks; absent means none
             self._validate_tricks(o, seats, fail)
-        self._validate_penalties(o, fail)
+        return resolve(
+            o,
+            self.conventions,
+            players=n,
+            min_level=self.next_min_level(),
+            prior=prior,
+            fail=fail,
+        )
 
     def _validate_talon(self, o: DealOutcome, fail: Any) -> None:
         talon = o.talon
@@ -510,21 +532,6 @@ class Pulka:
             self._validate_tricks(o, playing_seats(self.players, o.dealer), fail)
         elif o.tricks is not None:
             raise fail("tricks", "nobody whisted, so the game was not played: no tricks")
-
-    def _validate_penalties(self, o: DealOutcome, fail: Any) -> None:
-        for p in o.penalties:
-            if not _is_seat(p.seat, self.players):
-                raise fail("penalties", f"penalty seat {p.seat!r} is not a seat")
-            if not isinstance(p.rule, str) or not p.rule:
-                raise fail("penalties", "a penalty names its rule")
-            for value in (p.hill, p.amount):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise fail("penalties", f"penalty amount {value!r} is not an integer")
-            if p.whists_on is not None:
-                if not _is_seat(p.whists_on, self.players) or p.whists_on == p.seat:
-                    raise fail("penalties", "whists_on must be another seat")
-            elif p.amount:
-                raise fail("penalties", "a whists penalty needs whists_on")
 
 
 def parse_stake(stake: Decimal | str | int) -> Decimal:

@@ -48,7 +48,9 @@ __all__ = [
 
 FORMAT = "pulka/1"
 SCORE_FORMAT = "pulka-score/1"
-_TOP_KEYS = ("format", "conventions", "players", "target", "stake", "ended", "deals")
+_TOP_KEYS = (
+    "format", "conventions", "players", "target", "stake", "ended", "first_dealer", "deals",
+)  # fmt: skip
 
 
 
@@ -61,6 +63,8 @@ class RecordMeta:
     target: int
     stake: str
     ended: EndReason | None
+    first_dealer: int | None = None
+    """The seat the rotation starts from, when the first deal was dealt out of turn (R-X3)."""
 
 
 def parse_document(doc: object) -> tuple[RecordMeta, list[DealOutcome]]:
@@ -103,13 +107,22 @@ def parse_document(doc: object) -> tuple[RecordMeta, list[DealOutcome]]:
     deals = doc.get("deals", [])
     if not isinstance(deals, list):
         raise InvalidRecordError("deals must be a list", field="deals")
-    meta = RecordMeta(conventions, tuple(players), target, str(stake), ended)
+    first_dealer = doc.get("first_dealer")
+    if first_dealer is not None and (
+        isinstance(first_dealer, bool)
+        or not isinstance(first_dealer, int)
+        or not 0 <= first_dealer < len(players)
+    ):
+        raise InvalidRecordError("first_dealer must be a seat", field="first_dealer")
+    meta = RecordMeta(conventions, tuple(players), target, str(stake), ended, first_dealer)
     return meta, [deal_from_json(d, i) for i, d in enumerate(deals)]
 
 
 def replay(meta: RecordMeta, outcomes: list[DealOutcome]) -> Pulka:
     """Record every deal through :meth:`Pulka.record` and close the pulka as the record says."""
     first_dealer = outcomes[0].dealer if outcomes else 0
+    if meta.first_dealer is not None:
+        first_dealer = meta.first_dealer
     if not 0 <= first_dealer < len(meta.players):
         raise InvalidRecordError(f"dealer {first_dealer} is not a seat", deal=0, field="dealer")
     pulka = Pulka.new(
@@ -158,6 +171,9 @@ def export_document(pulka: Pulka) -> dict[str, Any]:
     if any(e.kind == "join" for e in pulka.events):
         raise InvalidRecordError("pulka/1 cannot express a player joining mid-pulka (R-T4)")
     deals = [deal_to_json(e.outcome) for e in pulka.events if e.outcome is not None]
+    start: dict[str, Any] = {}
+    if deals and deals[0]["dealer"] != pulka.first_dealer:
+        start["first_dealer"] = pulka.first_dealer  # the first deal was out of turn (R-X3)
     return {
         "format": FORMAT,
         "conventions": conventions_to_json(pulka.conventions),
@@ -165,6 +181,7 @@ def export_document(pulka: Pulka) -> dict[str, Any]:
         "target": pulka.target,
         "stake": str(pulka.stake),
         "ended": pulka.ended,
+        **start,
         "deals": deals,
     }
 

@@ -66,13 +66,23 @@ async def create_table(
     overrides: Mapping[str, Any] | None = None,
     move_timer_seconds: int | None = None,
     now: datetime | None = None,
+    mode: str = "live",
+    scorer_member_id: int | None = None,
 ) -> Table:
     """Create a table with its seats and pulka and start the first deal; return the table.
 
     ``seat_member_ids`` lists the member in each seat clockwise (3 or 4 seats; ``None`` leaves a
     seat empty). ``first_dealer`` is the seat R-T3's lot chose. ``move_timer_seconds`` is off
-    (``None``) by default for club tables. Nothing is committed here.
+    (``None``) by default for club tables. ``mode="recorded"`` opens a real-cards table (§10): no
+    deal is dealt; a scorer enters each deal (:mod:`app.services.recording`). Nothing is
+    committed here.
     """
+    if mode not in ("live", "recorded"):
+        raise TableSetupError("mode is live or recorded", "bad_table_mode")
+    if scorer_member_id is not None and (
+        mode != "recorded" or await db.get(Member, scorer_member_id) is None
+    ):
+        raise TableSetupError("the scorer is a member, at a recorded table only", "bad_scorer")
     players = len(seat_member_ids)
     if players == 5:
         raise TableSetupError(
@@ -102,6 +112,7 @@ async def create_table(
         conventions=conventions.to_mapping(),
         target=target, stake=pulka.stake, players=players, first_dealer=first_dealer,
         version=0, status="playing", move_timer_seconds=move_timer_seconds,
+        mode=mode, scorer_member_id=scorer_member_id,
     )
     db.add(table)
     await db.flush()
@@ -111,7 +122,8 @@ async def create_table(
     await db.flush()
     when = now or await _db_now(db)
     state = append(db, table, None, *game.pulka_started(pulka, names, seat_member_ids))
-    state = await advance(db, table, state, when)
+    if mode == "live":
+        state = await advance(db, table, state, when)
     await sync_rows(db, table, state, when)
     await db.flush()
     await notify(db, table.id, table.version)

@@ -133,6 +133,7 @@ const PAGES = {
   reset: () => import("./pages/login.js").then((m) => m.renderReset),
   lobby: () => import("./pages/lobby.js").then((m) => m.renderLobby),
   table: () => import("./pages/table.js").then((m) => m.renderTable),
+  recording: () => import("./pages/recording.js").then((m) => m.renderRecording),
   members: () => import("./pages/members.js").then((m) => m.renderMembers),
   fund: () => import("./pages/fund.js").then((m) => m.renderFund),
   history: () => import("./pages/history.js").then((m) => m.renderHistory),

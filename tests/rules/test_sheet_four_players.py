@@ -98,15 +98,14 @@ def test_misere_and_conceded_at_four() -> None:
 
 
 def test_physical_table_penalties() -> None:
-    # §10: the scorer's penalties are written with the rule they cite.
+    # §10: the scorer's catalogue penalties are written with the rule they cite (R-X4, R-X6).
     o = game(
         0,
         1,
         "6H",
         {2: "pass", 0: "pass"},
-        penalties=(penalty(2, "R-D5", hill=5), penalty(0, "R-P7", whists_on=1, amount=12)),
+        penalties=(penalty(2, "talon_seen", hill=5), penalty(0, "wrong_card_count")),
     )
     p = one(o)
-    assert ints(p.sheet.hill) == [0, 0, 5]
-    assert whists(p)[0][1] == 12
-    assert [e.rule for e in p.entries][-2:] == ["R-D5", "R-P7"]
+    assert ints(p.sheet.hill) == [12, 0, 5]
+    assert [e.rule for e in p.entries][-2:] == ["R-X4", "R-X6"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import (
     Boolean,
+    CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
@@ -56,6 +57,15 @@ class Table(TimestampMixin, Base):
     deadline_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The ``version`` the deadline was set at; a deadline fires only if nothing happened since."""
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    mode: Mapped[str] = mapped_column(String(16), nullable=False, default="live",
+                                      server_default="live")
+    """``live`` (the server deals) or ``recorded`` (real cards; a scorer enters each deal, §10)."""
+    scorer_member_id: Mapped[int | None] = mapped_column(
+        ForeignKey("members.id", ondelete="SET NULL"), nullable=True
+    )
+    """At a recorded table: a member the table chose to score besides the seated players."""
+
+    __table_args__ = (CheckConstraint("mode IN ('live', 'recorded')", name="mode"),)
 
 
 class TableSeat(Base):

@@ -28,6 +28,12 @@ const KEY_STRAINS = { KeyS: "S", KeyC: "C", KeyD: "D", KeyH: "H", KeyN: "NT" };
 
 export async function renderTable(root, { args, me }) {
   const tableId = Number(args[0]);
+  // A real-cards table is recorded, not played here (RULES.md §10): its page is #/recording/<id>.
+  const kind = await get(`/api/tables/${tableId}`).catch(() => null);
+  if (kind?.mode === "recorded") {
+    location.replace(`#/recording/${tableId}`);
+    return undefined;
+  }
   const storeKey = `prefclub.table.${tableId}.${me.id}`;
   let st = loadStored() || { seq: null, seat: null, deal: null, legal: [], info: {} };
   st.seen = st.seen || {};

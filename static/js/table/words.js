@@ -28,6 +28,8 @@ export function entryWords(entry, entries = []) {
     "R-W9": column === "hill" ? "remiz" : "ten", "R-P2": "responsible", "R-P3": "gentleman",
     "R-W4": "half", "R-R4": "raspasy", "R-R5": "raspasy", "R-T4": "join", "R-T5": "replace",
   };
+  // A penalty of the catalogue (RULES.md §10, app/rules/penalties.py) cites its rule R-X1 … R-X11.
+  if (/^R-X\d+$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
   return t(`tp.rule.${byRule[rule] || "other"}`);
 }
 

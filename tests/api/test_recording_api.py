@@ -1,0 +1,55 @@
+"""``/api/tables/{id}/recording``: a real-cards table over HTTP (RULES.md §10, docs/club.md)."""
+
+from __future__ import annotations
+
+from app.db.models import Role
+from tests.api.conftest import LoggedIn, clock, logged_in, make_member  # noqa: F401
+
+PASSED = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "pass", "0": "pass"}}
+
+
+async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
+    anna_client, anna = await logged_in()
+    boris_client, boris = await logged_in()
+    _, vera = await logged_in()
+    outsider, _ = await logged_in()
+    admin, _ = await logged_in(Role.admin)
+    seats = [anna.id, boris.id, vera.id]
+
+    made = await admin.post("/api/tables", json={"seats": seats, "mode": "recorded"})
+    assert made.status_code == 201, made.text
+    table = made.json()
+    assert table["mode"] == "recorded" and table["seq"] == 1  # pulka_started, no deal dealt
+    base = f"/api/tables/{table['id']}/recording"
+    view = (await outsider.get(base)).json()
+    assert view["deal_no"] == 0 and view["next_dealer"] == 0 and len(view["catalogue"]) == 11
+
+    bad = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": {
+        **PASSED, "penalties": [{"seat": 0, "rule": "anything at all", "hill": -500}]}})
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid_entry"
+    assert "penalties" in bad.json()["detail"] and "anything at all" in bad.json()["detail"]
+    assert (await outsider.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
+            ).status_code == 403
+
+    entered = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
+    assert entered.status_code == 201, entered.text
+    assert entered.json()["type"] == "recorded_deal"
+    assert entered.json()["data"]["sheet"]["pool"] == [0, 4, 0]
+    again = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
+    assert again.status_code == 409 and again.json()["code"] == "stale_entry"
+
+    fixed = await anna_client.put(f"{base}/deals/0", json={"deal": {**PASSED, "contract": "8H"}})
+    assert fixed.status_code == 200, fixed.text
+    assert fixed.json()["data"]["size"] == 0  # an under-entry corrected: nothing over-entered
+    assert (await outsider.get(base)).json()["sheet"]["pool"] == [0, 6, 0]
+
+    disputed = await boris_client.post(f"{base}/deals/0/disputes", json={"text": "was 7♥"})
+    assert disputed.status_code == 201 and disputed.json()["data"]["seat"] == 1
+
+    bad_scorer = await admin.post("/api/tables", json={"seats": seats, "mode": "recorded",
+                                                       "scorer_member_id": 999999})
+    assert bad_scorer.status_code == 422 and bad_scorer.json()["code"] == "bad_scorer"
+    live = await admin.post("/api/tables", json={"seats": seats, "practice": False})
+    not_recorded = await outsider.get(f"/api/tables/{live.json()['id']}/recording")
+    assert not_recorded.status_code == 409 and not_recorded.json()["code"] == "not_recorded"
+    assert (await outsider.get("/api/tables/999999/recording")).status_code == 404
