@@ -6,33 +6,35 @@ it lives here, pure, and the server (``app.services.table_commands.fire_deadline
 (``app.bots.strategy.timeout_action``) both use it: pass when passing is legal (a call in the
 auction, R-B1, or a defender's pass, R-W1), else take the talon, else the first legal ordinary
 action. Claims, concessions and result proposals (R-W11, R-C4) and the answers to a proposal are
-never made for a player, nor is returning the talon (R-C6): those leave the seat to wait.
-
-Only the top-level package is imported, so the module keeps working however ``app.rules`` is
-split into modules.
+never made for a player, nor is returning the talon (R-C6), inviting the dealer to a misère
+(R-B9) or looking at a hand (R-W4): those leave the seat to wait (an invitation's answer lists
+"decline" first, so the timer declines).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.rules import (
+from app.rules.actions import (
     AcceptResult,
     Action,
     Bid,
     Claim,
     Concede,
-    DealState,
     DeclineResult,
     Defend,
+    InviteMisere,
+    LookAtHand,
     ProposeResult,
     ReturnTalon,
     TakeTalon,
-    legal_actions,
 )
+from app.rules.deal import legal_actions
+from app.rules.state import DealState
 
 NEVER_BY_DEFAULT: tuple[type, ...] = (
-    Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon,
+    Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon, InviteMisere,
+    LookAtHand,
 )
 """Actions that are a player's own decision: the timer never makes them for him."""
 

@@ -25,6 +25,8 @@ from app.rules import (
     DealState,
     DeclineResult,
     Defend,
+    InviteMisere,
+    LookAtHand,
     ProposeResult,
     ReturnTalon,
     TakeTalon,
@@ -36,7 +38,8 @@ from app.rules import (
 )
 from app.rules.timeout import NEVER_BY_DEFAULT, default_choice, default_move
 
-OWN_DECISIONS = (Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon)
+OWN_DECISIONS = (Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon,
+                 InviteMisere, LookAtHand)
 
 
 def _deal(seed: int, players: int = 3, preset: str = "club") -> DealState:
