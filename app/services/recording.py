@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.game import TableState
-from app.realtime.store import append, load_state, lock_table, notify
+from app.realtime.store import append, load_state, lock_table, notify, rebuild
 from app.rules.errors import InvalidRecordError
 from app.rules.outcome import DealOutcome, Penalty
 from app.rules.outcome_json import deal_from_json, deal_to_json
@@ -220,8 +220,6 @@ async def dispute_deal(db: AsyncSession, table_id: int, member_id: int, deal_no:
 
 async def recording_view(db: AsyncSession, table_id: int) -> dict[str, Any]:
     """What the entry form needs: the next deal's proposal, the sheet, entries and catalogue."""
-    from app.realtime.store import rebuild
-
     table = await db.get(Table, table_id)
     if table is None:
         raise NotFoundError(f"there is no table {table_id}")
