@@ -9,8 +9,9 @@ The call lives in the API layer: services never import the bots (import-linter c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, status
@@ -59,11 +60,6 @@ def _hint_pool(request: Request) -> WorkerPool:
     return pool
 
 
-def compute_hint(message: Mapping[str, Any], budget: float) -> dict[str, Any] | None:
-    """Run in a worker process: :func:`app.bots.levels.hint` on one seat's message."""
-    return hint(message, budget=budget)
-
-
 @router.post("/{table_id}/hint", responses={
     503: {"model": ErrorOut, "description": "busy computing other hints; see Retry-After"}})
 async def table_hint(table_id: IdPath, member: CurrentMember, db: SessionDep,
@@ -89,7 +85,8 @@ async def table_hint(table_id: IdPath, member: CurrentMember, db: SessionDep,
         raise CodedHTTPException(status.HTTP_409_CONFLICT, "it is not your move",
                                  "not_your_turn")
     try:
-        action = await _hint_pool(request).run(compute_hint, message, HINT_BUDGET)
+        # A partial of the bots' function: the worker imports app.bots.levels only.
+        action = await _hint_pool(request).run(partial(hint, budget=HINT_BUDGET), message)
     except PoolBusy:
         raise CodedHTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE, "the server is busy with other hints; nothing "
