@@ -22,6 +22,7 @@ from app import __version__
 from app.api import archive as archive_api
 from app.api import auth, club_tables, health, members, sessions, ui_support
 from app.api import fund as fund_api
+from app.api import hints as hints_api
 from app.api import recording as recording_api
 from app.api import tables as tables_api
 from app.api import ws as ws_api
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(sessions.router)
     app.include_router(club_tables.router)
     app.include_router(tables_api.router)
+    app.include_router(hints_api.router)
     app.include_router(ws_api.router)
     app.include_router(ui_support.router)
     app.include_router(fund_api.router)

@@ -14,8 +14,10 @@ from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, Id, IdPath
 from app.api.sessions import DrawOut
+from app.api.tables import checked_bot_level
 from app.bots.runner import start_house_bots
 from app.db.models import SeatChange
+from app.db.models.table import Table
 from app.services import accounts, forming, schedule, seat_changes
 from app.services.forming import Seated
 
@@ -66,6 +68,8 @@ class PracticeIn(BaseModel):
 
     players: Literal[3, 4] = 3
     target: int = Field(default=10, ge=1, le=200)
+    bot_level: str = Field(default="beginner", max_length=40)
+    """The house bots' strength: ``beginner``, ``club`` or ``strong`` (docs/bots.md)."""
 
 
 class ExtensionIn(BaseModel):
@@ -171,12 +175,17 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
     """Any member, any time: a practice table with him in seat 0 and house bots in the other
     seats (the same service as ``POST /api/tables/practice``). It never counts toward
     attendance, club statistics or the fund."""
+    bot_level = checked_bot_level(body.bot_level)
     with service_errors():
         opened = await forming.open_practice_table(db, member, players=body.players,
                                                    target=body.target, rng=rng, now=clock.now())
+    table = await db.get(Table, opened.seated.table_id)
+    assert table is not None
+    table.bot_level = bot_level
+    await db.flush()
     out = _seated(opened.seated)
     await db.commit()  # the bots connect right away: the table must be visible to them
-    start_house_bots(request.app, opened.seated.table_id, opened.bot_cookies)
+    start_house_bots(request.app, opened.seated.table_id, opened.bot_cookies, bot_level)
     return out
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
+from app.bots.levels import LEVELS
 from app.bots.runner import start_house_bots
 from app.db.models.member import Member, Role
 from app.db.models.table import Table
@@ -41,6 +42,8 @@ class TableIn(BaseModel):
     mode: Literal["live", "recorded"] = "live"
     """``recorded``: real cards, a scorer enters each deal (RULES.md §10, docs/club.md)."""
     scorer_member_id: int | None = None
+    bot_level: str = Field(default="beginner", max_length=40)
+    """The house bots' strength at a practice table: ``beginner``, ``club`` or ``strong``."""
 
 
 class PracticeIn(BaseModel):
@@ -48,6 +51,16 @@ class PracticeIn(BaseModel):
     preset: Line = Field(default="club", max_length=40)
     target: int = Field(default=20, ge=1, le=1000)
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
+    bot_level: str = Field(default="beginner", max_length=40)
+    """The house bots' strength: ``beginner``, ``club`` or ``strong`` (docs/bots.md)."""
+
+
+def checked_bot_level(value: str) -> str:
+    """``value`` if it names a bot level, else a 422 ``invalid_bot_level`` (nothing changed)."""
+    if value not in LEVELS:
+        raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
+                                 f"bot_level is one of {', '.join(LEVELS)}", "invalid_bot_level")
+    return value
 
 
 class TimerIn(BaseModel):
@@ -64,6 +77,7 @@ def _table_json(table: Table) -> dict[str, Any]:
         "preset": table.preset, "players": table.players, "target": table.target,
         "stake": str(table.stake), "status": table.status, "seq": table.version,
         "move_timer_seconds": table.move_timer_seconds, "mode": table.mode,
+        "bot_level": table.bot_level,
         "deadline_at": table.deadline_at.isoformat() if table.deadline_at else None,
         "created_at": table.created_at.isoformat() if table.created_at else None,
     }
@@ -75,6 +89,7 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
     """Create a table. Members may create practice tables they sit at, with house bots (or
     empty seats) beside them: a member is never seated without his consent. Admins any
     table."""
+    bot_level = checked_bot_level(body.bot_level)
     if member.role != Role.admin:
         if not body.practice or member.id not in body.seats:
             raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
@@ -98,6 +113,8 @@ async def create(body: TableIn, member: CurrentMember, db: SessionDep,
     except TableSetupError as exc:
         raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
                                  exc.code) from None
+    table.bot_level = bot_level
+    await db.flush()
     return _table_json(table)
 
 
@@ -108,16 +125,19 @@ async def practice(body: PracticeIn, member: CurrentMember, db: SessionDep, cloc
     play through the public socket from this server process. The same service as
     ``POST /api/practice-tables`` (the first dealer is drawn, R-T3); it never counts toward
     attendance, club statistics or the fund."""
+    bot_level = checked_bot_level(body.bot_level)
     with service_errors():
         opened = await open_practice_table(
             db, member, players=body.players, target=body.target, rng=rng, now=clock.now(),
             preset=body.preset, move_timer_seconds=body.move_timer_seconds)
     table = await db.get(Table, opened.seated.table_id)
     assert table is not None
+    table.bot_level = bot_level
+    await db.flush()
     out = {**_table_json(table), "seats": opened.seated.seats,
            "first_dealer": table.first_dealer}
     await db.commit()  # the bots connect right away: the table must be visible to them
-    start_house_bots(request.app, table.id, opened.bot_cookies)
+    start_house_bots(request.app, table.id, opened.bot_cookies, bot_level)
     return out
 
 

@@ -187,9 +187,9 @@ class BotRunner:
         async with self.sessionmaker() as db:
             levels: dict[int, str | None] = {}
             if level_column is not None:
-                levels = dict((await db.execute(
+                levels = {table_id: level for table_id, level in (await db.execute(
                     select(Table.id, level_column).where(
-                        Table.practice.is_(True), Table.status == "playing"))).tuples().all())
+                        Table.practice.is_(True), Table.status == "playing"))).all()}
             rows = (await db.execute(
                 select(TableSeat.table_id, Member.id)
                 .join(Table, Table.id == TableSeat.table_id)

@@ -561,6 +561,20 @@ Object.assign(STRINGS.en, {
   "analysis.partial": "The play was not analysed to the end: out of time.",
 });
 
+// Bot level and hints at practice tables (issue 15, docs/bots.md).
+Object.assign(STRINGS.ru, {
+  "botlevel.label": "Уровень ботов", "botlevel.beginner": "Новичок", "botlevel.club": "Клубный",
+  "botlevel.strong": "Сильный",
+  "hint.button": "Подсказка", "hint.loading": "Думаю…", "hint.busy": "Сервер занят, попробуйте ещё раз.",
+  "hint.suggest": "Подсказка: {what}",
+});
+Object.assign(STRINGS.en, {
+  "botlevel.label": "Bot level", "botlevel.beginner": "Beginner", "botlevel.club": "Club",
+  "botlevel.strong": "Strong",
+  "hint.button": "Hint", "hint.loading": "Thinking…", "hint.busy": "The server is busy; try again.",
+  "hint.suggest": "Hint: {what}",
+});
+
 const KEY = "prefclub.lang";
 
 export function lang() {

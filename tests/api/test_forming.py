@@ -147,7 +147,7 @@ class _Runner:
     def __init__(self) -> None:
         self.spawned: list[tuple[int, list[str]]] = []
 
-    def spawn(self, table_id: int, cookies: list[str]) -> None:
+    def spawn(self, table_id: int, cookies: list[str], level: str | None = None) -> None:
         self.spawned.append((table_id, cookies))
 
 

@@ -171,7 +171,7 @@ async def test_concurrent_practice_tables_create_the_house_bots_once(
         class Recorder:
             """The bot runner's seam (``app.state.bot_runner``): records what would start."""
 
-            def spawn(self, table_id: int, cookies: list[str]) -> None:
+            def spawn(self, table_id: int, cookies: list[str], level: str | None = None) -> None:
                 spawned.append(table_id)
 
         club.app.state.bot_runner = Recorder()

@@ -64,8 +64,14 @@ class Table(TimestampMixin, Base):
         ForeignKey("members.id", ondelete="SET NULL"), nullable=True
     )
     """At a recorded table: a member the table chose to score besides the seated players."""
+    bot_level: Mapped[str] = mapped_column(String(16), nullable=False, default="beginner",
+                                           server_default="beginner")
+    """The house bots' strength at a practice table: ``beginner``, ``club`` or ``strong``."""
 
-    __table_args__ = (CheckConstraint("mode IN ('live', 'recorded')", name="mode"),)
+    __table_args__ = (
+        CheckConstraint("mode IN ('live', 'recorded')", name="mode"),
+        CheckConstraint("bot_level IN ('beginner', 'club', 'strong')", name="bot_level"),
+    )
 
 
 class TableSeat(Base):

@@ -244,12 +244,16 @@ export async function renderLobby(root, { me }) {
         h("option", { value: "3", text: "3" }), h("option", { value: "4", text: "4" }))),
     h("div", { class: "field" }, h("label", { for: "p-target", text: t("lobby.target") }),
       h("input", { id: "p-target", name: "target", type: "number", min: 1, max: 200, value: 10 })),
+    h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
+      h("select", { id: "p-level", name: "bot_level" },
+        ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),
     h("button", { type: "submit", class: "primary", text: t("lobby.create") }));
   practice.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = new FormData(practice);
     const out = await attempt(() => post("/api/practice-tables",
-      { players: Number(data.get("players")), target: Number(data.get("target")) }));
+      { players: Number(data.get("players")), target: Number(data.get("target")),
+        bot_level: String(data.get("bot_level") || "beginner") }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),

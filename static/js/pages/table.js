@@ -7,7 +7,7 @@
 // panel where the browser re-checks the revealed deck itself (R-D4). Every word comes from the
 // i18n catalogue: server errors are shown by their code, sheet entries by the rule's name.
 // The page keeps its last state per table so a reload resumes from the last seq.
-import { get } from "../api.js";
+import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
@@ -46,6 +46,9 @@ export async function renderTable(root, { args, me }) {
   let held = null; // the completed trick kept on the cloth: {cards, winner, until}
   let heldKey = null;
   let meta = { move_timer_seconds: null, deadline_at: null }; // GET /api/tables/{id}
+  // Hints (practice tables only, docs/bots.md): the strong bot's move for this seat at seq.
+  const practice = Boolean(kind?.practice);
+  let hint = null; // { seq, text }
   const away = {}; // seat -> {since: epoch ms, lower: true when the page only knows "at least"}
   let firstPresence = true;
   let tab = "table";
@@ -533,7 +536,33 @@ export async function renderTable(root, { args, me }) {
       panel.append(h("div", { class: "actions" }, rest.slice(0, 12).map((a, i) => h("button", { type: "button",
         text: `${t("tp.action")} ${i + 1}`, onclick: () => send({ ...a }) }))));
     }
+    if (practice && myMove()) panel.append(hintBox());
     return panel.childNodes.length ? panel : null;
+  }
+
+  // The suggested call or card in words (cards.js's labels: the page's language).
+  function hintWords(a) {
+    if (a.card) return cardLabel(a.card);
+    if (a.cards) return a.cards.map(cardLabel).join(", ");
+    if (a.call) return callText(a.call);
+    if (a.contract) return callText(a.contract);
+    if (a.type === "cut") return `${t("table.cut")}: ${a.position}`;
+    return a.type;
+  }
+
+  function hintBox() {
+    const shown = hint && hint.seq === st.seq ? hint.text : null;
+    return h("div", { class: "actions hint", "data-testid": "hint" },
+      h("button", { type: "button", text: t("hint.button"), onclick: async () => {
+        const seq = st.seq;
+        hint = { seq, text: t("hint.loading") };
+        render();
+        const out = await post(`/api/tables/${tableId}/hint`).catch((err) => ({ error: err }));
+        hint = { seq, text: out?.action ? t("hint.suggest", { what: hintWords(out.action) })
+          : out?.error?.status === 503 ? t("hint.busy") : null };
+        render();
+      } }),
+      shown ? h("span", { class: "muted", text: shown }) : null);
   }
 
   function renderTabs() {
