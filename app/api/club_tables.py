@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
@@ -226,6 +226,17 @@ async def replace(table_id: IdPath, body: ReplaceIn, member: CurrentMember, db: 
         newcomer = await accounts.get_member(db, body.member_id)
         return await seat_changes.request_replace(db, table_id, body.seat, newcomer, member,
                                                   clock.now())
+
+
+@router.get("/seat-changes", response_model=list[SeatChangeOut])
+async def awaiting_me(member: CurrentMember, db: SessionDep,
+                      awaiting: Literal["me"] = Query(
+                          description="only ``me``: the requests awaiting the caller's consent")
+                      ) -> list[SeatChange]:
+    """The seat changes (R-T4 joins, R-T5 replacements) still pending that wait for the
+    caller's consent, oldest first; the lobby lists them with agree/refuse buttons
+    (``POST /api/seat-changes/{id}/consent``)."""
+    return await seat_changes.awaiting(db, member)
 
 
 @router.post("/seat-changes/{change_id}/consent", response_model=SeatChangeOut)

@@ -452,7 +452,7 @@ Object.assign(STRINGS.ru, {
   "lobby.checkinOver": "Сессия окончена.",
   "lobby.consents": "Ваше согласие", "lobby.consentJoin": "{name} просит сесть четвёртым за стол {table}.",
   "lobby.consentReplace": "{name} садится на место {seat} за столом {table}.",
-  "lobby.agree": "Согласен", "lobby.refuse": "Не согласен",
+  "lobby.agree": "Согласен", "lobby.refuse": "Отказываюсь",
   "lobby.extensionAsk": "Стол {table}: сыграть ещё круг после 22:15?",
   "members.copy": "Копировать", "members.copied": "Ссылка скопирована.",
   "members.resetLinkLabel": "Ссылка сброса пароля для {login}",
