@@ -10,7 +10,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
+from app.api.deps import AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, Id, IdPath
 from app.api.sessions import DrawOut
@@ -83,7 +83,7 @@ class ExtensionOut(BaseModel):
         "table_id": 11, "required": [7, 9, 12], "agreed": [7, 9], "extension_agreed": False,
         "deals_after_end": 0, "deals_remaining": None, "may_start_deal": False,
         "reason": "it is past 22:15: no new deal starts unless every player at the table "
-                  "agreed to extend by one round (R-S2)"}]})
+                  "agreed to extend by one round (R-S2)", "refused": False}]})
 
     table_id: int
     required: list[int]
@@ -93,6 +93,8 @@ class ExtensionOut(BaseModel):
     deals_remaining: int | None
     may_start_deal: bool
     reason: str | None
+    refused: bool = False
+    """An admin refused the extension: the table ends at the session's end."""
 
 
 class JoinIn(BaseModel):
@@ -202,6 +204,16 @@ async def set_extension(table_id: IdPath, body: ExtensionIn, member: CurrentMemb
     with service_errors():
         return (await schedule.set_extension_consent(db, table_id, member, body.agree,
                                                      clock.now())).to_json()
+
+
+@router.post("/tables/{table_id}/extension/refuse", response_model=ExtensionOut)
+async def refuse_extension(table_id: IdPath, admin: AdminMember, db: SessionDep,
+                           clock: ClockDep) -> Any:
+    """Admin: refuse a club table's extension past 22:15; the players' consents are dropped and
+    the table ends as a table without extension (R-S2). 409 ``not_a_club_table``,
+    ``extension_already_refused``, ``extension_round_started`` (the round is played out)."""
+    with service_errors():
+        return (await schedule.refuse_extension(db, table_id, clock.now())).to_json()
 
 
 @router.post("/tables/{table_id}/join", response_model=SeatChangeOut,

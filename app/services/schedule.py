@@ -39,13 +39,15 @@ from app.services.session_clock import (
     record_deal_started,
     refusal,
     refusal_at,
+    refuse_extension,
     set_extension_consent,
     table_clock,
 )
 
 __all__ = [  # the R-S2 gate's names, re-exported for the callers of the schedule
     "ExtensionState", "TableClock", "deal_start_refusal", "deals_started_since",
-    "extension_state", "record_deal_started", "refusal", "set_extension_consent", "table_clock",
+    "extension_state", "record_deal_started", "refusal", "refuse_extension",
+    "set_extension_consent", "table_clock",
 ]
 
 SESSION_START = time(19, 0)

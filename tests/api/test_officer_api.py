@@ -14,9 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.clock import FrozenClock
 from app.db.models import Attendance, ClubSession, DrawRecord, Member, Role
 from app.db.session import session_scope
-from tests.api.conftest import AT_2215, LoggedIn
-from tests.api.test_races import CONCURRENT, Club, club, race_db  # noqa: F401 (fixtures)
+from app.services import schedule
+from tests.api.conftest import AT_1900, AT_2215, LoggedIn
+from tests.api.test_races import CONCURRENT, Club, _evening, club, race_db  # noqa: F401 (fixtures)
 from tests.api.test_seat_consent import _practice
+from tests.api.test_table_consents import _seated_table
 
 
 async def test_seat_changes_awaiting_me_lists_only_what_waits_for_my_consent(
@@ -157,3 +159,78 @@ async def test_a_cancel_racing_the_table_draw_never_both_succeed(club: Club) -> 
         assert {a.json()["code"] for a in answers if a.status_code == 409} == {
             "session_has_tables", "tables_already_drawn"}
         assert draws == 1
+
+
+async def test_admin_refuses_a_tables_extension(evening, clock: FrozenClock,
+                                                logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
+    # R-S2: the admin sees each table's extension and may refuse it; the table then ends as a
+    # table without extension, whatever its players agree.
+    ev = await evening(3)
+    clock.set(AT_1900 + timedelta(minutes=1))
+    table_id, players = await _seated_table(ev)
+    clock.set(AT_2215 + timedelta(minutes=1))
+    first = players[0][0]
+    agreed = await first.post(f"/api/tables/{table_id}/extension", json={"agree": True})
+    assert agreed.status_code == 200 and agreed.json()["refused"] is False
+
+    member_refuses = await first.post(f"/api/tables/{table_id}/extension/refuse")
+    assert member_refuses.status_code == 403 and member_refuses.json()["code"] == "forbidden"
+    refused = await ev.admin.post(f"/api/tables/{table_id}/extension/refuse")
+    assert refused.status_code == 200, refused.text
+    state = refused.json()
+    assert state["refused"] is True and state["agreed"] == []
+    assert state["may_start_deal"] is False and "R-S2" in state["reason"]
+    for client, _ in players:
+        late = await client.post(f"/api/tables/{table_id}/extension", json={"agree": True})
+        assert late.status_code == 409 and late.json()["code"] == "extension_refused"
+    seen = (await ev.admin.get(f"/api/tables/{table_id}/extension")).json()
+    assert seen["refused"] is True and seen["extension_agreed"] is False
+    assert seen["may_start_deal"] is False
+    twice = await ev.admin.post(f"/api/tables/{table_id}/extension/refuse")
+    assert twice.status_code == 409 and twice.json()["code"] == "extension_already_refused"
+    missing = await ev.admin.post("/api/tables/2147483647/extension/refuse")
+    assert missing.status_code == 404
+
+
+async def test_no_refusal_once_the_extension_round_has_started_or_at_practice(
+        app, evening, clock: FrozenClock, db_session: AsyncSession) -> None:  # type: ignore[no-untyped-def]
+    # R-S2: once the first deal after 22:15 has started, the round is played out.
+    ev = await evening(3)
+    clock.set(AT_1900 + timedelta(minutes=1))
+    table_id, players = await _seated_table(ev)
+    clock.set(AT_2215 + timedelta(minutes=1))
+    for client, _ in players:
+        r = await client.post(f"/api/tables/{table_id}/extension", json={"agree": True})
+        assert r.status_code == 200, r.text
+    await schedule.record_deal_started(db_session, table_id, 0, clock.now())
+    started = await ev.admin.post(f"/api/tables/{table_id}/extension/refuse")
+    assert started.status_code == 409 and started.json()["code"] == "extension_round_started"
+    assert (await ev.admin.get(f"/api/tables/{table_id}/extension")).json()["refused"] is False
+
+    practice = await _practice(app, players[0][0])
+    not_club = await ev.admin.post(f"/api/tables/{practice['table_id']}/extension/refuse")
+    assert not_club.status_code == 409 and not_club.json()["code"] == "not_a_club_table"
+
+
+async def test_concurrent_extension_refusals_refuse_once(club: Club) -> None:  # noqa: F811
+    # R-S2: of concurrent refusals of one table's extension exactly one is taken.
+    session_id, players = await _evening(club, 3)
+    drawn = await players[0][0].post(f"/api/sessions/{session_id}/draw-tables", json={})
+    assert drawn.status_code == 201, drawn.text
+    table = drawn.json()["tables"][0]
+    seated = await players[0][0].post(f"/api/drawn-tables/{table['id']}/seat",
+                                      json={"mode": "draw"})
+    assert seated.status_code == 201, seated.text
+    table_id = seated.json()["table_id"]
+    admin, admin_id = await club.member("admin")
+    async with session_scope(club.sessions) as db:
+        row = await db.get(Member, admin_id)
+        assert row is not None
+        row.role = Role.admin
+    club.clock.set(club.clock.now() + timedelta(hours=3, minutes=30))  # past the session's end
+    answers = await asyncio.gather(*(
+        admin.post(f"/api/tables/{table_id}/extension/refuse") for _ in range(CONCURRENT)))
+    assert sorted(a.status_code for a in answers) == [200] + [409] * (CONCURRENT - 1), [
+        a.text for a in answers if a.status_code not in (200, 409)]
+    assert {a.json()["code"] for a in answers if a.status_code == 409} == {
+        "extension_already_refused"}
