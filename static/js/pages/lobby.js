@@ -176,7 +176,8 @@ export async function renderLobby(root, { me }) {
       if (tb.practice || !tb.club_session_id) continue;
       let ext = null;
       try { ext = await get(`/api/tables/${tb.id}/extension`); } catch { ext = null; }
-      if (!ext || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
+      // nothing to ask once the admin refused the extension (R-S2)
+      if (!ext || ext.refused || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
         || ext.agreed.includes(me.id) || ext.deals_after_end > 0) continue;
       items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id }) }), " ",
         answerButtons(() => `/api/tables/${tb.id}/extension`, (agree) => ({ agree }))));
