@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
+from app.api.deps import AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, Id, IdPath
 from app.api.sessions import DrawOut
@@ -87,7 +87,7 @@ class ExtensionOut(BaseModel):
         "table_id": 11, "required": [7, 9, 12], "agreed": [7, 9], "extension_agreed": False,
         "deals_after_end": 0, "deals_remaining": None, "may_start_deal": False,
         "reason": "it is past 22:15: no new deal starts unless every player at the table "
-                  "agreed to extend by one round (R-S2)"}]})
+                  "agreed to extend by one round (R-S2)", "refused": False}]})
 
     table_id: int
     required: list[int]
@@ -97,6 +97,8 @@ class ExtensionOut(BaseModel):
     deals_remaining: int | None
     may_start_deal: bool
     reason: str | None
+    refused: bool = False
+    """An admin refused the extension: the table ends at the session's end."""
 
 
 class JoinIn(BaseModel):
@@ -213,6 +215,16 @@ async def set_extension(table_id: IdPath, body: ExtensionIn, member: CurrentMemb
                                                      clock.now())).to_json()
 
 
+@router.post("/tables/{table_id}/extension/refuse", response_model=ExtensionOut)
+async def refuse_extension(table_id: IdPath, admin: AdminMember, db: SessionDep,
+                           clock: ClockDep) -> Any:
+    """Admin: refuse a club table's extension past 22:15; the players' consents are dropped and
+    the table ends as a table without extension (R-S2). 409 ``not_a_club_table``,
+    ``extension_already_refused``, ``extension_round_started`` (the round is played out)."""
+    with service_errors():
+        return (await schedule.refuse_extension(db, table_id, clock.now())).to_json()
+
+
 @router.post("/tables/{table_id}/join", response_model=SeatChangeOut,
              status_code=status.HTTP_201_CREATED)
 async def join(table_id: IdPath, body: JoinIn, member: CurrentMember, db: SessionDep,
@@ -235,6 +247,17 @@ async def replace(table_id: IdPath, body: ReplaceIn, member: CurrentMember, db: 
         newcomer = await accounts.get_member(db, body.member_id)
         return await seat_changes.request_replace(db, table_id, body.seat, newcomer, member,
                                                   clock.now())
+
+
+@router.get("/seat-changes", response_model=list[SeatChangeOut])
+async def awaiting_me(member: CurrentMember, db: SessionDep,
+                      awaiting: Literal["me"] = Query(
+                          description="only ``me``: the requests awaiting the caller's consent")
+                      ) -> list[SeatChange]:
+    """The seat changes (R-T4 joins, R-T5 replacements) still pending that wait for the
+    caller's consent, oldest first; the lobby lists them with agree/refuse buttons
+    (``POST /api/seat-changes/{id}/consent``)."""
+    return await seat_changes.awaiting(db, member)
 
 
 @router.post("/seat-changes/{change_id}/consent", response_model=SeatChangeOut)

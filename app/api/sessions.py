@@ -222,6 +222,16 @@ async def add_extra(body: ExtraIn, admin: AdminMember, db: SessionDep, clock: Cl
                                                 now=clock.now())
 
 
+@router.post("/sessions/{session_id}/cancel", status_code=status.HTTP_204_NO_CONTENT)
+async def cancel(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep) -> None:
+    """Admin: cancel an extra session that has no table draw and no tables yet; it disappears
+    from the lists with its check-ins and late notices (R-S1). 409 ``not_an_extra_session``
+    for a Monday session, ``session_has_tables`` once the tables are drawn, ``session_over``
+    after its end."""
+    with service_errors():
+        await schedule.cancel_extra_session(db, session_id, clock.now())
+
+
 @router.get("/sessions/current", response_model=SessionDetail)
 async def current(member: CurrentMember, db: SessionDep, clock: ClockDep) -> SessionDetail:
     """Today's session (running, or open for check-in), with its lobby."""

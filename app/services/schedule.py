@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import (
     Attendance,
     ClubSession,
+    DrawRecord,
     LateNotice,
     Member,
 )
@@ -38,13 +39,15 @@ from app.services.session_clock import (
     record_deal_started,
     refusal,
     refusal_at,
+    refuse_extension,
     set_extension_consent,
     table_clock,
 )
 
 __all__ = [  # the R-S2 gate's names, re-exported for the callers of the schedule
     "ExtensionState", "TableClock", "deal_start_refusal", "deals_started_since",
-    "extension_state", "record_deal_started", "refusal", "set_extension_consent", "table_clock",
+    "extension_state", "record_deal_started", "refusal", "refuse_extension",
+    "set_extension_consent", "table_clock",
 ]
 
 SESSION_START = time(19, 0)
@@ -110,6 +113,35 @@ async def add_extra_session(db: AsyncSession, *, day: date, start: time, end: ti
     db.add(row)
     await db.flush()
     return row
+
+
+async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime) -> None:
+    """An admin cancels an extra session (R-S1) that has no table draw and no tables yet: it is
+    deleted with its check-ins and late notices, so it leaves every list and frees its time.
+
+    The session row is locked (``SELECT ... FOR UPDATE``) exactly as the table draw locks it,
+    so a cancel and a concurrent draw never both succeed: the draw, once committed, makes the
+    cancel a 409 ``session_has_tables``; the cancel, once committed, makes the draw a 404.
+    Monday sessions are the club's calendar and are never cancelled (409
+    ``not_an_extra_session``); nor is a session already over (409 ``session_over``).
+    """
+    session = await db.scalar(select(ClubSession).where(ClubSession.id == session_id)
+                              .with_for_update().execution_options(populate_existing=True))
+    if session is None:
+        raise NotFoundError(f"no session {session_id}")
+    if not session.extra:
+        raise ConflictError("only an extra session can be cancelled", code="not_an_extra_session")
+    if session.ended_at is not None or now >= session.ends_at:
+        raise ConflictError("this session is over", code="session_over")
+    drawn = await db.scalar(select(DrawRecord.id).where(
+        DrawRecord.club_session_id == session.id).limit(1))
+    tables = await db.scalar(select(Table.id).where(
+        Table.club_session_id == session.id).limit(1))
+    if drawn is not None or tables is not None:
+        raise ConflictError("this session already has its table draw or tables",
+                            code="session_has_tables")
+    await db.delete(session)
+    await db.flush()
 
 
 async def get_session(db: AsyncSession, session_id: int) -> ClubSession:

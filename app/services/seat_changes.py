@@ -160,6 +160,16 @@ async def get_change(db: AsyncSession, change_id: int) -> SeatChange:
     return row
 
 
+async def awaiting(db: AsyncSession, member: Member) -> list[SeatChange]:
+    """The seat changes still ``pending`` that ask ``member``'s consent and that he has not
+    given yet (R-T4, R-T5), oldest first: what his lobby shows him to agree to or refuse."""
+    rows = await db.scalars(select(SeatChange).where(
+        SeatChange.status == "pending",
+        SeatChange.required.contains([member.id]),
+        ~SeatChange.consents.contains([member.id])).order_by(SeatChange.id))
+    return list(rows)
+
+
 async def answer(db: AsyncSession, change: SeatChange, member: Member, agree: bool,
                  now: datetime) -> SeatChange:
     """A player agrees or refuses; the change applies once everyone needed agreed."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ClubSession, DealStart, ExtensionConsent, Member
@@ -36,6 +36,8 @@ class TableClock:
     finished: bool
     seated: tuple[int, ...]
     """Human members seated (bots excluded): those whose consent an extension needs."""
+    extension_refused: bool = False
+    """An admin refused the extension (R-S2): the table ends without one."""
 
 
 async def table_clock(db: AsyncSession, table_id: int) -> TableClock | None:
@@ -50,7 +52,8 @@ async def table_clock(db: AsyncSession, table_id: int) -> TableClock | None:
     session = (await db.get(ClubSession, table.club_session_id)
                if table.club_session_id is not None else None)
     return TableClock(table_id, table.practice, table.players, session,
-                      table.status == "finished", tuple(m for m in seated if m is not None))
+                      table.status == "finished", tuple(m for m in seated if m is not None),
+                      table.extension_refused_at is not None)
 
 
 async def _consents(db: AsyncSession, table_id: int) -> set[int]:
@@ -80,6 +83,8 @@ def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
         return "the session has not started yet: club tables deal from 19:00 (R-S1)"
     if now < session.ends_at:
         return None
+    if tc.extension_refused:
+        return "the club refused this table's extension: no new deal starts after 22:15 (R-S2)"
     if not extension_agreed:
         return ("it is past 22:15: no new deal starts unless every player at the table agreed "
                 "to extend by one round (R-S2)")
@@ -98,7 +103,8 @@ async def refusal_at(db: AsyncSession, table_id: int, now: datetime) -> tuple[st
     after = 0
     late = tc.session is not None and not tc.practice and now >= tc.session.ends_at
     if tc.session is not None and now >= tc.session.ends_at:
-        agreed = bool(tc.seated) and set(tc.seated) <= await _consents(db, table_id)
+        agreed = (bool(tc.seated) and not tc.extension_refused
+                  and set(tc.seated) <= await _consents(db, table_id))
         after = await deals_started_since(db, table_id, tc.session.ends_at)
     return refusal(tc, now, extension_agreed=agreed, deals_after_end=after), late
 
@@ -150,6 +156,8 @@ class ExtensionState:
     deals_remaining: int | None
     may_start_deal: bool
     reason: str | None
+    refused: bool = False
+    """An admin refused the extension (R-S2): the table ends at the session's end."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -161,7 +169,7 @@ async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> Ext
     if tc is None:
         raise NotFoundError(f"no table {table_id}")
     consents = await _consents(db, table_id)
-    agreed = bool(tc.seated) and set(tc.seated) <= consents
+    agreed = bool(tc.seated) and not tc.extension_refused and set(tc.seated) <= consents
     after = 0
     remaining: int | None = None
     if tc.session is not None:
@@ -170,7 +178,7 @@ async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> Ext
             remaining = max(0, tc.players - after)
     reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
     return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
-                          after, remaining, reason is None, reason)
+                          after, remaining, reason is None, reason, tc.extension_refused)
 
 
 async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,
@@ -185,6 +193,9 @@ async def set_extension_consent(db: AsyncSession, table_id: int, member: Member,
         raise ForbiddenError("only the players at this table may agree to extend it")
     if tc.finished or tc.session.ended_at is not None:
         raise ConflictError("the pulka at this table has ended")
+    if agree and tc.extension_refused:
+        raise ConflictError("an admin refused this table's extension: it ends at the session's "
+                            "end (R-S2)", code="extension_refused")
     existing = await db.get(ExtensionConsent, (table_id, member.id))
     if agree and existing is None:
         db.add(ExtensionConsent(table_id=table_id, member_id=member.id, at=now))
@@ -192,5 +203,38 @@ async def set_extension_consent(db: AsyncSession, table_id: int, member: Member,
         if await deals_started_since(db, table_id, tc.session.ends_at):
             raise ConflictError("the extension round has started; it is played out")
         await db.delete(existing)
+    await db.flush()
+    return await extension_state(db, table_id, now)
+
+
+async def refuse_extension(db: AsyncSession, table_id: int, now: datetime) -> ExtensionState:
+    """An admin refuses a club table's extension past 22:15 (R-S2): its players' consents are
+    dropped and no new one counts, so the table ends as a table without extension (no deal
+    starts after the session's end; the session end closes it, R-S3).
+
+    The table row is locked (``SELECT ... FOR UPDATE``), as the live table locks it to start a
+    deal, so the refusal and the first deal of the extension round never both happen: once
+    that deal has started the round is played out (409 ``extension_round_started``). A table
+    is refused once (409 ``extension_already_refused``).
+    """
+    table = await db.scalar(select(Table).where(Table.id == table_id)
+                            .with_for_update().execution_options(populate_existing=True))
+    if table is None:
+        raise NotFoundError(f"no table {table_id}")
+    session = (await db.get(ClubSession, table.club_session_id)
+               if table.club_session_id is not None else None)
+    if table.practice or session is None:
+        raise ConflictError("only club tables of a session stop at 22:15; nothing to refuse",
+                            code="not_a_club_table")
+    if table.status == "finished" or session.ended_at is not None:
+        raise ConflictError("the pulka at this table has ended")
+    if table.extension_refused_at is not None:
+        raise ConflictError("this table's extension is already refused",
+                            code="extension_already_refused")
+    if await deals_started_since(db, table_id, session.ends_at):
+        raise ConflictError("the extension round has started; it is played out",
+                            code="extension_round_started")
+    table.extension_refused_at = now
+    await db.execute(delete(ExtensionConsent).where(ExtensionConsent.table_id == table_id))
     await db.flush()
     return await extension_state(db, table_id, now)

@@ -425,7 +425,6 @@ Object.assign(STRINGS.ru, {
   "admin.sessions": "Сессии", "admin.extra": "Дополнительная сессия",
   "admin.date": "Дата", "admin.start": "Начало", "admin.end": "Конец", "admin.add": "Добавить",
   "admin.added": "Дополнительная сессия добавлена: {when}.",
-  "admin.cancelMissing": "Отменить сессию пока нельзя: на сервере нет такой операции.",
   "admin.when": "Когда", "admin.kind": "Вид", "admin.regular": "обычная", "admin.state": "Состояние",
   "admin.upcoming": "впереди", "admin.running": "идёт", "admin.endSession": "Завершить сессию",
   "admin.confirmEnd": "Завершить сессию? Все незаконченные пульки будут закрыты и рассчитаны.",
@@ -452,7 +451,7 @@ Object.assign(STRINGS.ru, {
   "lobby.checkinOver": "Сессия окончена.",
   "lobby.consents": "Ваше согласие", "lobby.consentJoin": "{name} просит сесть четвёртым за стол {table}.",
   "lobby.consentReplace": "{name} садится на место {seat} за столом {table}.",
-  "lobby.agree": "Согласен", "lobby.refuse": "Не согласен",
+  "lobby.agree": "Согласен", "lobby.refuse": "Отказываюсь",
   "lobby.extensionAsk": "Стол {table}: сыграть ещё круг после 22:15?",
   "members.copy": "Копировать", "members.copied": "Ссылка скопирована.",
   "members.resetLinkLabel": "Ссылка сброса пароля для {login}",
@@ -497,7 +496,6 @@ Object.assign(STRINGS.en, {
   "admin.sessions": "Sessions", "admin.extra": "Extra session",
   "admin.date": "Date", "admin.start": "Start", "admin.end": "End", "admin.add": "Add",
   "admin.added": "Extra session added: {when}.",
-  "admin.cancelMissing": "A session cannot be cancelled yet: the server has no such operation.",
   "admin.when": "When", "admin.kind": "Kind", "admin.regular": "regular", "admin.state": "State",
   "admin.upcoming": "ahead", "admin.running": "running", "admin.endSession": "End the session",
   "admin.confirmEnd": "End the session? Every unfinished pulka is closed and settled.",
@@ -573,6 +571,36 @@ Object.assign(STRINGS.en, {
   "botlevel.strong": "Strong",
   "hint.button": "Hint", "hint.loading": "Thinking…", "hint.busy": "The server is busy; try again.",
   "hint.suggest": "Hint: {what}",
+});
+// Officer APIs (issue 11): cancelling an extra session, the admin refusing a table's extension
+// past 22:15 (R-S2), and the codes of those refusals.
+Object.assign(STRINGS.ru, {
+  "admin.cancelSession": "Отменить", "admin.confirmCancel": "Отменить эту дополнительную сессию?",
+  "admin.cancelledOk": "Сессия отменена.",
+  "admin.refuseExtension": "Отказать в продлении",
+  "admin.confirmRefuseExt": "Отказать столу {id} в продлении? Стол закончит игру в конце сессии.",
+  "admin.extRefused": "в продлении отказано", "admin.extRefusedOk": "Столу {id} отказано в продлении.",
+  "err.code.not_an_extra_session": "Отменить можно только дополнительную сессию.",
+  "err.code.session_has_tables": "Столы этой сессии уже разыграны: отменить её нельзя.",
+  "err.code.session_over": "Эта сессия уже прошла.",
+  "err.code.not_a_club_table": "Продление бывает только у клубного стола сессии.",
+  "err.code.extension_refused": "Администратор отказал этому столу в продлении.",
+  "err.code.extension_already_refused": "Этому столу уже отказано в продлении.",
+  "err.code.extension_round_started": "Круг продления уже начат: он доигрывается.",
+});
+Object.assign(STRINGS.en, {
+  "admin.cancelSession": "Cancel", "admin.confirmCancel": "Cancel this extra session?",
+  "admin.cancelledOk": "The session is cancelled.",
+  "admin.refuseExtension": "Refuse the extension",
+  "admin.confirmRefuseExt": "Refuse table {id} its extension? The table stops at the session's end.",
+  "admin.extRefused": "extension refused", "admin.extRefusedOk": "Table {id}: extension refused.",
+  "err.code.not_an_extra_session": "Only an extra session can be cancelled.",
+  "err.code.session_has_tables": "This session's tables are drawn: it cannot be cancelled.",
+  "err.code.session_over": "This session is over.",
+  "err.code.not_a_club_table": "Only a club table of a session has an extension.",
+  "err.code.extension_refused": "The admin refused this table's extension.",
+  "err.code.extension_already_refused": "This table's extension is already refused.",
+  "err.code.extension_round_started": "The extension round has started: it is played out.",
 });
 
 const KEY = "prefclub.lang";

@@ -311,12 +311,10 @@ def test_closed_pulka_leaves_the_lobby_and_a_replacement_waits_for_consent(
 
 def test_a_member_answers_a_consent_request_in_the_lobby(server: ServerProcess,
                                                          browser: Any) -> None:
-    """Needs ``GET /api/seat-changes`` (the requests awaiting the caller), which the server does
-    not offer yet: skipped until it does (reported to the lead)."""
+    """R-T5: the admin asks Petrov to take over a bot's seat; Petrov's lobby lists the request
+    (``GET /api/seat-changes?awaiting=me``) and he agrees with one click."""
     _needs_setup()
     api = admin_api(server.base_url, ADMIN_PASSWORD)
-    if api.get("/api/seat-changes?awaiting=me").status_code in (404, 405):
-        pytest.skip("the server has no list of seat changes awaiting a member's consent")
     opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
     opened.raise_for_status()
     table_id = opened.json()["table_id"]
@@ -328,5 +326,28 @@ def test_a_member_answers_a_consent_request_in_the_lobby(server: ServerProcess,
     item.wait_for()
     item.locator("button", has_text="Согласен").click()
     item.wait_for(state="detached")
+    assert page.js_errors == []
+    page.context.close()
+
+
+def test_admin_cancels_an_extra_session(server: ServerProcess, browser: Any) -> None:
+    """R-S1: an extra session without a draw has a cancel button; once cancelled it leaves the
+    list (``POST /api/sessions/{id}/cancel``)."""
+    _needs_setup()
+    api = admin_api(server.base_url, ADMIN_PASSWORD)
+    day = a_free_weekday(17)
+    made = api.post("/api/sessions/extra",
+                    json={"date": day.isoformat(), "start": "17:05", "end": "20:35"})
+    made.raise_for_status()
+    session_id = made.json()["id"]
+    page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)
+    page.goto(server.base_url + "/#/admin")
+    row = page.locator(f"[data-testid=sessions] tr[data-session='{session_id}']")
+    row.wait_for()
+    page.on("dialog", lambda dialog: dialog.accept())
+    row.locator("button", has_text="Отменить").click()
+    assert notice(page) == "Сессия отменена."
+    row.wait_for(state="detached")
+    assert session_id not in [s["id"] for s in api.get("/api/sessions").json()]
     assert page.js_errors == []
     page.context.close()

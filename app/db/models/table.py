@@ -57,6 +57,10 @@ class Table(TimestampMixin, Base):
     deadline_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The ``version`` the deadline was set at; a deadline fires only if nothing happened since."""
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    extension_refused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
+                                                                  nullable=True)
+    """When an admin refused this club table's extension past 22:15 (R-S2): from then on it
+    ends as a table without extension, whatever its players agree."""
     mode: Mapped[str] = mapped_column(String(16), nullable=False, default="live",
                                       server_default="live")
     """``live`` (the server deals) or ``recorded`` (real cards; a scorer enters each deal, §10)."""

@@ -1,5 +1,6 @@
 // Running a club night (#/admin, admins): the sessions with their own times, an extra session,
-// ending a session after its end time; the open tables with their extension past the end (R-S2),
+// cancelling an extra session before its draw, ending a session after its end time; the open
+// tables with their extension past the end (R-S2) which the admin may refuse,
 // closing a pulka, and asking for a fourth player (R-T4) or a replacement (R-T5) — the players'
 // consents are collected in their lobbies. Nothing an officer does needs curl.
 import { get, post } from "../api.js";
@@ -41,6 +42,19 @@ export async function renderAdmin(root, { me }) {
     return byId.has(st.member_id) ? nameOf(st.member_id) : (tb.names?.[st.seat] ?? nameOf(st.member_id));
   };
 
+  /** An extra session not yet over may be cancelled (the server refuses it once drawn). */
+  function cancelButton(s, now) {
+    if (!s.extra || s.ended_at || now >= new Date(s.ends_at).getTime()) return null;
+    return h("button", { type: "button", class: "danger cancel-session", text: t("admin.cancelSession"),
+      onclick: async () => {
+        if (!confirm(t("admin.confirmCancel"))) return;
+        // 204: the answer is null; attempt() gives undefined only when it was refused
+        if ((await attempt(() => post(`/api/sessions/${s.id}/cancel`))) === undefined) return;
+        notify(t("admin.cancelledOk"), "info");
+        await loadSessions();
+      } });
+  }
+
   async function loadSessions() {
     clear(sessionsBox).append(h("h2", { id: "adm-sessions", text: t("admin.sessions") }));
     const all = await attempt(() => get("/api/sessions"));
@@ -67,10 +81,9 @@ export async function renderAdmin(root, { me }) {
                 notify(t("admin.endedOk", { n: out.closed_tables.length }), "info");
                 await Promise.all([loadSessions(), loadTables()]);
               } })
-            : null)))))));
+            : cancelButton(s, now))))))));
     }
-    sessionsBox.append(h("p", { class: "muted small", text: t("admin.cancelMissing") }),
-      h("button", { type: "button", text: t("admin.generate"), onclick: async () => {
+    sessionsBox.append(h("button", { type: "button", text: t("admin.generate"), onclick: async () => {
         if (await attempt(() => post("/api/sessions/generate", { weeks: 8 }))) await loadSessions();
       } }));
   }
@@ -144,16 +157,25 @@ export async function renderAdmin(root, { me }) {
     return form;
   }
 
-  function extensionView(ext) {
+  function extensionView(tb, ext) {
     if (!ext) return null;
     let text;
-    if (ext.extension_agreed) text = t("admin.extYes");
+    if (ext.refused) text = t("admin.extRefused");
+    else if (ext.extension_agreed) text = t("admin.extYes");
     else if (ext.may_start_deal && !ext.agreed.length) text = t("admin.extNone");
     else text = t("admin.extAgreed", { n: ext.agreed.length, of: ext.required.length });
     const waiting = ext.required.filter((id) => !ext.agreed.includes(id));
     return h("p", { class: "small extension" }, h("strong", { text: `${t("admin.extension")}: ` }), text,
       !ext.extension_agreed && ext.agreed.length ? ` · ${t("admin.waitingFor")}: ${waiting.map(nameOf).join(", ")}` : "",
-      ` · ${ext.may_start_deal ? t("admin.mayDeal") : t("admin.mayNotDeal")}`);
+      ` · ${ext.may_start_deal ? t("admin.mayDeal") : t("admin.mayNotDeal")}`,
+      // R-S2: the admin may refuse the extension until its round has started
+      ext.refused || ext.deals_after_end > 0 ? null : [" ", h("button", { type: "button",
+        class: "danger refuse-extension", text: t("admin.refuseExtension"), onclick: async () => {
+          if (!confirm(t("admin.confirmRefuseExt", { id: tb.id }))) return;
+          if (!(await attempt(() => post(`/api/tables/${tb.id}/extension/refuse`)))) return;
+          notify(t("admin.extRefusedOk", { id: tb.id }), "info");
+          await loadTables();
+        } })]);
   }
 
   async function loadTables() {
@@ -186,7 +208,7 @@ export async function renderAdmin(root, { me }) {
           tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
         h("p", { class: "small", text: tb.seats.map((st) =>
           `${st.seat + 1}: ${seatName(tb, st)}`).join(" · ") }),
-        extensionView(tb.ext),
+        extensionView(tb, tb.ext),
         request ? requestView(request) : null,
         seatChangeForm(tb),
         h("div", { class: "row" }, reason,

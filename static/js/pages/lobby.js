@@ -150,11 +150,12 @@ export async function renderLobby(root, { me }) {
   }
 
   /**
-   * What is asked of me: seat changes waiting for my consent (GET /api/seat-changes, when the
-   * server offers it) and, at my club tables past the session's end, the extension (R-S2).
+   * What is asked of me: seat changes waiting for my consent (GET /api/seat-changes?awaiting=me;
+   * R-T4, R-T5) and, at my club tables past the session's end, the extension (R-S2).
    */
   async function loadConsents(myTables) {
-    clear(consentBox);
+    // Built first and shown at once: two loads that overlap (the poll, an answer) never both
+    // append to the box.
     const items = [];
     let changes = [];
     try {
@@ -175,11 +176,13 @@ export async function renderLobby(root, { me }) {
       if (tb.practice || !tb.club_session_id) continue;
       let ext = null;
       try { ext = await get(`/api/tables/${tb.id}/extension`); } catch { ext = null; }
-      if (!ext || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
+      // nothing to ask once the admin refused the extension (R-S2)
+      if (!ext || ext.refused || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
         || ext.agreed.includes(me.id) || ext.deals_after_end > 0) continue;
       items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id }) }), " ",
         answerButtons(() => `/api/tables/${tb.id}/extension`, (agree) => ({ agree }))));
     }
+    clear(consentBox);
     if (!items.length) { consentBox.hidden = true; return; }
     consentBox.hidden = false;
     consentBox.append(h("h2", { id: "consents-title", text: t("lobby.consents") }),
