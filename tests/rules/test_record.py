@@ -186,12 +186,14 @@ def test_export_and_rescore_identically() -> None:
     assert again["sheet"]["whists"][1][2] == 22.5
 
 
-def test_export_refuses_a_mid_pulka_join() -> None:
+def test_export_writes_a_mid_pulka_join_as_a_seat_change() -> None:
+    """R-T4: see tests/rules/test_record_seat_changes.py for the full coverage."""
     p = Pulka.new(3)
     p, _ = p.record(DealOutcome(dealer=0, kind="pass_out", tricks={1: 4, 2: 3, 0: 3}))
     p, _ = p.join_fourth(after_dealer_seat=0)
-    with pytest.raises(InvalidRecordError):
-        export_document(p)
+    doc = export_document(p)
+    assert doc["players"] == ["Seat 0", "Seat 1", "Seat 2"]
+    assert doc["seat_changes"][0]["kind"] == "join"
 
 
 # -- property: any valid record settles to zero and scores as the live path does -------------
