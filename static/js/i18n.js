@@ -677,3 +677,20 @@ Object.assign(STRINGS.en, {
   "err.code.not_recorded": "This table is played live, not with real cards.",
   "err.code.no_such_deal": "No such deal has been entered yet.",
 });
+
+// The fund page (issue 11): a credit instead of a negative debt, the payout confirmation, the
+// member's own vote, the amount check and the general refusal shown instead of English text.
+Object.assign(STRINGS.ru, {
+  "fund.credit": "переплата {amount}",
+  "fund.payConfirm": "Выплатить {amount} из кубышки на «{title}»?",
+  "fund.myVoteYes": "ваш голос: за", "fund.myVoteNo": "ваш голос: против",
+  "fund.amountBad": "Сумма — число с не более чем двумя знаками после запятой, например 12,50.",
+  "fund.refused": "Сервер отклонил запрос.",
+});
+Object.assign(STRINGS.en, {
+  "fund.credit": "credit {amount}",
+  "fund.payConfirm": "Pay {amount} from the fund for “{title}”?",
+  "fund.myVoteYes": "your vote: yes", "fund.myVoteNo": "your vote: no",
+  "fund.amountBad": "The amount is a number with at most two decimals, for example 12.50.",
+  "fund.refused": "The server refused the request.",
+});

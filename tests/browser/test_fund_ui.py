@@ -80,6 +80,7 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
     voter_page.wait_for_selector("tr[data-status=approved]")  # 3 yes: the quorum (R-F2)
 
     page.reload()
+    page.once("dialog", lambda dialog: dialog.accept())  # paying out asks first
     page.click("tr[data-status=approved] >> text=Выплатить")
     page.wait_for_selector("tr[data-status=paid]")
     wait_for(lambda: text_of(page, ".balance") == "10.25 ₽", what="the balance after paying")

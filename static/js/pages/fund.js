@@ -7,9 +7,10 @@
 import { ApiError, cookie, get } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 
-const MONEY = "-?[0-9]{1,10}([.,][0-9]{1,2})?";
+/** An amount as typed: digits with at most two decimals after a point or the local comma. */
+const MONEY = /^-?[0-9]{1,10}([.,][0-9]{1,2})?$/;
 
 /** A fresh idempotency key (a UUID v4; crypto.getRandomValues works on plain http too). */
 export function newKey() {
@@ -20,12 +21,15 @@ export function newKey() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The message of a refusal: the translation of its code, else the server's English detail. */
+/** The message of a refusal: the translation of its code; the server's English detail only
+ * in English mode (a Russian reader gets a general Russian message, never English server text
+ * or rule IDs). */
 function refusalText(data, fallback) {
   if (data && data.code) {
     const text = t(`err.${data.code}`);
     if (text !== `err.${data.code}`) return text;
   }
+  if (lang() === "ru") return t("fund.refused");
   if (data && typeof data.detail === "string") return data.detail;
   if (data && Array.isArray(data.detail)) {
     return data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
@@ -60,6 +64,35 @@ async function send(path, body, key) {
 
 function money(value) {
   return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: `${value} ₽` });
+}
+
+/** A member's outstanding debt; below zero he paid ahead, which is a credit, not a debt. */
+function outstanding(value) {
+  if (!value.startsWith("-")) return money(value);
+  return h("span", { class: "money credit", text: t("fund.credit", { amount: `${value.slice(1)} ₽` }) });
+}
+
+/** Check the amount input before sending: "12,5" becomes "12.5"; a bad value gets a message
+ * under the field (in the reader's language) and null, so nothing is sent. */
+function checkedAmount(input, errorBox) {
+  const raw = input.value.trim();
+  const ok = MONEY.test(raw);
+  input.setAttribute("aria-invalid", ok ? "false" : "true");
+  errorBox.textContent = ok ? "" : t("fund.amountBad");
+  if (!ok) {
+    input.focus();
+    return null;
+  }
+  return raw.replace(",", ".");
+}
+
+/** An amount field with its error line, which is announced when it changes. */
+function amountField(id, placeholder) {
+  const input = h("input", { id, name: "amount", required: true, inputmode: "decimal",
+    placeholder, "aria-describedby": `${id}-error` });
+  const error = h("p", { id: `${id}-error`, class: "field-error", role: "alert" });
+  return { input, error, field: h("div", { class: "field" },
+    h("label", { for: id, text: t("fund.amount") }), input, error) };
 }
 
 export async function renderFund(root, { me }) {
@@ -112,7 +145,8 @@ export async function renderFund(root, { me }) {
 
   function paymentForm() {
     let key = newKey();
-    const form = h("form", { id: "fund-payment", "aria-labelledby": "fp-title" },
+    const amount = amountField("fp-amount", "40,00");
+    const form = h("form", { id: "fund-payment", "aria-labelledby": "fp-title", novalidate: true },
       h("h3", { id: "fp-title", text: t("fund.record") }),
       h("div", { class: "row" },
         h("div", { class: "field" }, h("label", { for: "fp-kind", text: t("fund.kind") }),
@@ -123,19 +157,19 @@ export async function renderFund(root, { me }) {
             h("option", { value: "", text: "—" }),
             members.filter((m) => m.active && !m.is_bot).map((m) =>
               h("option", { value: String(m.id), text: m.display_name })))),
-        h("div", { class: "field" }, h("label", { for: "fp-amount", text: t("fund.amount") }),
-          h("input", { id: "fp-amount", name: "amount", required: true, inputmode: "decimal",
-            pattern: MONEY, placeholder: "40.00" })),
+        amount.field,
         h("div", { class: "field" }, h("label", { for: "fp-reason", text: t("fund.reason") }),
           h("input", { id: "fp-reason", name: "reason", maxlength: "300" })),
         h("button", { type: "submit", class: "primary", text: t("fund.save") })));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      const value = checkedAmount(amount.input, amount.error);
+      if (value === null) return;
       const data = new FormData(form);
       const memberId = data.get("member_id");
       const out = await attempt(() => send("/api/fund/payments", {
         kind: data.get("kind"), member_id: memberId ? Number(memberId) : null,
-        amount: String(data.get("amount")).trim(), reason: data.get("reason") || null,
+        amount: value, reason: data.get("reason") || null,
       }, key).catch(forgetKey(() => { key = newKey(); })));
       if (!out) return;
       notify(t("fund.saved"), "info");
@@ -155,7 +189,7 @@ export async function renderFund(root, { me }) {
         .map((k) => h("th", { scope: "col", text: t(k) })))),
       h("tbody", {}, fund.debts.map((d) => h("tr", {},
         h("td", { text: d.display_name }), h("td", {}, money(d.owed)), h("td", {}, money(d.paid)),
-        h("td", {}, money(d.outstanding)))))));
+        h("td", {}, outstanding(d.outstanding)))))));
   }
 
   function renderProposals(list) {
@@ -174,10 +208,11 @@ export async function renderFund(root, { me }) {
   }
 
   /** A button that POSTs once per key: the key is made now and kept while retries fail. */
-  function action(path, label, body, extra = {}) {
+  function action(path, label, body, extra = {}, question = null) {
     let key = newKey();
     return h("button", { type: "button", text: label, ...extra,
       onclick: async () => {
+        if (question && !window.confirm(question)) return;
         const out = await attempt(() => send(`/api/fund/proposals/${path}`, body, key)
           .catch(forgetKey(() => { key = newKey(); })));
         if (out) await load();
@@ -185,40 +220,45 @@ export async function renderFund(root, { me }) {
   }
 
   function proposalRow(p) {
-    const act = (path, label) => action(`${p.id}/${path}`, label, undefined,
-      { "aria-label": `${label}: ${p.title}` });
+    const act = (path, label, question = null) => action(`${p.id}/${path}`, label, undefined,
+      { "aria-label": `${label}: ${p.title}` }, question);
     const vote = (yes) => action(`${p.id}/vote`, t(yes ? "fund.voteYes" : "fund.voteNo"), { yes },
       { "aria-pressed": p.my_vote === yes ? "true" : "false",
         "aria-label": `${t(yes ? "fund.voteYes" : "fund.voteNo")}: ${p.title}` });
     const actions = [];
     if (p.status === "open" && p.proposer_id !== me.id) actions.push(vote(true), vote(false));
     if (isAdmin && (p.status === "open" || p.status === "approved")) actions.push(act("reject", t("fund.reject")));
-    if (canRecord && p.status === "approved") actions.push(act("pay", t("fund.pay")));
+    if (canRecord && p.status === "approved") actions.push(act("pay", t("fund.pay"),
+      t("fund.payConfirm", { title: p.title, amount: `${p.amount} ₽` })));
     return h("tr", { dataset: { status: p.status } },
       h("td", { text: p.rank ?? "" }), h("td", { text: p.title }),
       h("td", { text: `${p.proposer_name} (${p.year})` }), h("td", { text: String(p.attendance) }),
       h("td", {}, money(p.amount)), h("td", { text: t(`fund.status.${p.status}`) }),
-      h("td", { text: `${p.yes} / ${p.no}`, title: t("fund.quorum", { q: p.quorum }) }),
+      h("td", { title: t("fund.quorum", { q: p.quorum }) }, `${p.yes} / ${p.no}`,
+        p.my_vote === true || p.my_vote === false
+          ? h("span", { class: "my-vote", text: t(p.my_vote ? "fund.myVoteYes" : "fund.myVoteNo") })
+          : null),
       h("td", { class: "row" }, actions));
   }
 
   function proposalForm() {
     let key = newKey();
-    const form = h("form", { id: "fund-proposal", "aria-labelledby": "fprop-title" },
+    const amount = amountField("fprop-amount", "1200,00");
+    const form = h("form", { id: "fund-proposal", "aria-labelledby": "fprop-title", novalidate: true },
       h("h3", { id: "fprop-title", text: t("fund.propose") }),
       h("div", { class: "row" },
         h("div", { class: "field" }, h("label", { for: "fprop-title-in", text: t("fund.proposal") }),
           h("input", { id: "fprop-title-in", name: "title", required: true, maxlength: "200" })),
-        h("div", { class: "field" }, h("label", { for: "fprop-amount", text: t("fund.amount") }),
-          h("input", { id: "fprop-amount", name: "amount", required: true, inputmode: "decimal",
-            pattern: MONEY, placeholder: "1200.00" })),
+        amount.field,
         h("button", { type: "submit", class: "primary", text: t("fund.submit") })),
       h("p", { class: "muted small", text: t("fund.oncePerYear") }));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      const value = checkedAmount(amount.input, amount.error);
+      if (value === null) return;
       const data = new FormData(form);
       const out = await attempt(() => send("/api/fund/proposals", {
-        title: data.get("title"), amount: String(data.get("amount")).trim(),
+        title: data.get("title"), amount: value,
       }, key).catch(forgetKey(() => { key = newKey(); })));
       if (out) await load();
     });
