@@ -694,3 +694,13 @@ Object.assign(STRINGS.en, {
   "fund.amountBad": "The amount is a number with at most two decimals, for example 12.50.",
   "fund.refused": "The server refused the request.",
 });
+
+// Table page: words for the R-B9 misère invitation and the R-W4 look (issue 12).
+Object.assign(STRINGS.ru, {
+  "tp.act.inviteMisere": "Пригласить сдающего на мизер", "tp.act.acceptInvitation": "Принять приглашение на мизер",
+  "tp.act.declineInvitation": "Отказаться от мизера", "tp.act.lookAt": "Посмотреть карты: {name}",
+});
+Object.assign(STRINGS.en, {
+  "tp.act.inviteMisere": "Invite the dealer to the misère", "tp.act.acceptInvitation": "Accept the misère invitation",
+  "tp.act.declineInvitation": "Decline the misère", "tp.act.lookAt": "Look at the cards of {name}",
+});

@@ -230,6 +230,15 @@ export async function renderTable(root, { args, me }) {
   // -- rendering -----------------------------------------------------------------------------
 
   const names = () => st.info.names || [];
+
+  /** Words for an action this page has no own control for (the misère invitation R-B9, the
+   * dealer's look at a hand R-W4, …); a numbered "action" only for what it cannot name. */
+  function actionText(a, i) {
+    if (a.type === "invite_misere") return t("tp.act.inviteMisere");
+    if (a.type === "answer_invitation") return t(a.accept ? "tp.act.acceptInvitation" : "tp.act.declineInvitation");
+    if (a.type === "look_at_hand") return t("tp.act.lookAt", { name: names()[a.target] || `#${a.target + 1}` });
+    return `${t("tp.action")} ${i + 1}`;
+  }
   const nameOf = (seat) => names()[seat] || `${t("table.seat")} ${seat + 1}`;
   const legalOf = (type) => st.legal.filter((a) => a.type === type);
   const send = (command) => {
@@ -534,7 +543,7 @@ export async function renderTable(root, { args, me }) {
     const rest = st.legal.filter((a) => !handled.has(a.type) && a.type !== "propose_result");
     if (rest.length) {
       panel.append(h("div", { class: "actions" }, rest.slice(0, 12).map((a, i) => h("button", { type: "button",
-        text: `${t("tp.action")} ${i + 1}`, onclick: () => send({ ...a }) }))));
+        text: actionText(a, i), onclick: () => send({ ...a }) }))));
     }
     if (practice && myMove()) panel.append(hintBox());
     return panel.childNodes.length ? panel : null;
