@@ -1,7 +1,7 @@
 """Deal analysis (issue 15, app.rules.analysis) against the simple exhaustive solver.
 
 Every number the analysis gives is a double-dummy value; the reference is the former claim
-solver kept as ``app.rules.claims._reference_best_tricks`` (an independent search). The
+solver kept as ``tests.rules.reference_solver._reference_best_tricks`` (an independent search). The
 per-card marks are checked against values recomputed with the reference on small random
 deals played out at random (legal cards only, R-W7).
 """
@@ -15,9 +15,9 @@ import pytest
 
 from app.rules.analysis import DealFacts, analyse_deal, best_discard, makeable_table
 from app.rules.cards import CARD_TEXTS, parse_card, strain_suit
-from app.rules.claims import _reference_best_tricks
 from app.rules.play import legal_cards, trick_winner
 from bench.engine import solver_deals
+from tests.rules.reference_solver import _reference_best_tricks
 
 Hands = tuple[int, int, int]
 

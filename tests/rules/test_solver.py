@@ -2,7 +2,8 @@
 
 The claim check must be exact: a claim is accepted exactly when no defence can deny it
 (R-W11), on misère too (R-W10: no trumps, the declarer avoids tricks). The reference is the
-former solver, kept in app.rules.claims as ``_reference_best_tricks`` / ``_reference_claim_holds``.
+former solver, kept in tests/rules/reference_solver.py as ``_reference_best_tricks`` /
+``_reference_claim_holds``.
 """
 
 from __future__ import annotations
@@ -13,15 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules.claims import (
-    _reference_best_tricks,
-    _reference_claim_holds,
-    best_tricks,
-    claim_holds,
-)
+from app.rules.claims import best_tricks, claim_holds
 from app.rules.play import legal_cards
 from app.rules.solver import max_good_tricks, reaches
 from bench.engine import solver_deals
+from tests.rules.reference_solver import _reference_best_tricks, _reference_claim_holds
 
 Hands = tuple[int, int, int]
 
