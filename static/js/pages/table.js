@@ -765,11 +765,17 @@ export async function renderTable(root, { args, me }) {
     return details;
   }
 
+  /** A number as the page's language writes it (a decimal comma in Russian). */
+  function localNumber(value) {
+    const text = String(value);
+    return lang() === "ru" ? text.replace(".", ",") : text;
+  }
+
   function settlementView(settlement) {
     const rows = (settlement.whists || []).map((w, i) => h("tr", {},
-      h("td", { text: nameOf(i) }), h("td", { text: String(w) }),
-      h("td", { text: String(settlement.rounded?.[i] ?? "") }),
-      h("td", { text: String(settlement.money?.[i] ?? "") })));
+      h("td", { text: nameOf(i) }), h("td", { text: localNumber(w) }),
+      h("td", { text: localNumber(settlement.rounded?.[i] ?? "") }),
+      h("td", { text: localNumber(settlement.money?.[i] ?? "") })));
     return h("div", { class: "settle-box", "data-testid": "settlement" },
       h("p", { class: "ended", text: endedText(st.info.ended, st.info.notice) }),
       h("ul", { class: "settle-words" }, settlementLines(settlement, nameOf).map((line) => h("li", { text: line }))),
