@@ -53,7 +53,8 @@ def _analysis_pool(request: Request) -> WorkerPool:
 
 
 def _fail(exc: archive.ArchiveError) -> HTTPException:
-    return HTTPException(exc.status, exc.message)
+    """The archive's refusal with its stable ``code`` (``deal_not_over`` for R-W8)."""
+    return CodedHTTPException(exc.status, exc.message, exc.code)
 
 
 @router.get("/pulkas")

@@ -50,13 +50,21 @@ and is the largest a table writes."""
 FACT_FIELDS = ("names", "member_ids", "deal_no", "outcome", "entries")
 
 
-class ArchiveError(LookupError):
-    """Something the archive cannot show; ``status`` is the HTTP status that says why."""
+DEAL_NOT_OVER = "deal_not_over"
+"""The ``code`` of a refused deal that has not ended (being played, or abandoned): R-W8."""
+PULKA_NOT_OVER = "pulka_not_over"
+"""The ``code`` of a refused pulka summary while the pulka is still being played."""
 
-    def __init__(self, status: int, message: str) -> None:
+
+class ArchiveError(LookupError):
+    """Something the archive cannot show; ``status`` is the HTTP status that says why and
+    ``code`` the stable machine reason (``not_found`` unless told)."""
+
+    def __init__(self, status: int, message: str, code: str = "not_found") -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -92,7 +100,7 @@ async def _finished(db: AsyncSession, pulka_id: int) -> tuple[PulkaRow, Table]:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
     if row.status != "finished":
         raise ArchiveError(409, f"pulka {pulka_id} is still being played; the archive shows "
-                                "finished pulkas only")
+                                "finished pulkas only", PULKA_NOT_OVER)
     return row, table
 
 
@@ -258,7 +266,8 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     if ended is None or start is None:
         if start is not None and start["deal_no"] == deal_no:
             raise ArchiveError(409, f"deal {deal_no} has not ended (it is being played or was "
-                                    "abandoned): only finished deals are shown (R-W8)")
+                                    "abandoned): only finished deals are shown (R-W8)",
+                               DEAL_NOT_OVER)
         raise ArchiveError(404, f"pulka {pulka_id} has no finished deal {deal_no}")
     pulka = Pulka.from_json(start["pulka"])
     config = DealConfig(players=start["players"], dealer=start["dealer"],
@@ -266,7 +275,7 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     parsed = [action_from_json({**a["action"], "seat": a["seat"]}) for a in actions]
     state, events = replay(config, start["deck"], bytes.fromhex(start["salt"]), parsed)
     if not state.finished:  # the log says it ended: the engine must agree
-        raise ArchiveError(409, f"deal {deal_no} does not replay to its end")
+        raise ArchiveError(409, f"deal {deal_no} does not replay to its end", "conflict")
     shown = view(state, None)
     public = [event_to_json(ev) for ev in events]
     tricks = [{"no": ev["trick"], "winner": ev["seat"], "cards": ev["cards"]}

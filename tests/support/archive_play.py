@@ -51,8 +51,10 @@ def choose(options: list[dict[str, Any]], contract: str = "6S") -> dict[str, Any
 
 async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now: datetime,
                     chooser: Callable[[list[dict[str, Any]]], dict[str, Any]] = choose,
-                    stop: Callable[[Any], Awaitable[bool]] | None = None) -> int:
-    """Play the table's current deal to its end; returns the finished deal's number."""
+                    stop: Callable[[Any], Awaitable[bool]] | None = None,
+                    prefix: str = "a") -> int:
+    """Play the table's current deal to its end (or until ``stop`` says so); returns the deal's
+    number. Command ids start with ``prefix``: a second call for the same deal needs another."""
     factory: Any = SameSession(db)
     state = await rebuild(db, table_id)
     assert state is not None and state.deal is not None
@@ -65,7 +67,7 @@ async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now:
         if stop is not None and await stop(state):
             return deal_no
         seat = state.deal.to_move
-        command = {"id": f"a{deal_no}-{step}", **chooser(legal_json(state.deal, seat))}
+        command = {"id": f"{prefix}{deal_no}-{step}", **chooser(legal_json(state.deal, seat))}
         await execute(factory, None, table_id=table_id, member_id=member_ids[seat], seat=seat,
                       name=f"seat {seat}", command=command, now=now)
     raise AssertionError("the deal did not end")
