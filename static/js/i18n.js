@@ -529,7 +529,8 @@ Object.assign(STRINGS.en, {
   "members.status": "State", "admin.actions": "Actions",
 });
 
-// Deal analysis on the replay page (issue 15, docs/analysis.md): double-dummy tables and marks.
+// Deal analysis on the replay page and the live table (issue 15, docs/analysis.md): double-dummy
+// tables and marks.
 Object.assign(STRINGS.ru, {
   "analysis.title": "Анализ сдачи", "analysis.show": "Показать анализ (в открытую)",
   "analysis.loading": "Считаем… это может занять несколько секунд.",
@@ -541,8 +542,12 @@ Object.assign(STRINGS.ru, {
   "analysis.passOut": "Распасы: минимум с третьей взятки (плюс взятки на прикупе)",
   "analysis.heldTo": "минимум {held}, взято {taken}",
   "analysis.plays": "Ошибки розыгрыша", "analysis.noMistakes": "Ни одной взятки не потеряно.",
-  "analysis.mark": "взятка {trick}: {name} — {card} −{loss}", "analysis.better": "лучше: {cards}",
+  "analysis.mark": "взятка {trick}: {name} — {card}: −{loss} здесь", "analysis.better": "лучше: {cards}",
   "analysis.partial": "Разбор розыгрыша неполный: не хватило времени.",
+  "analysis.byTrick": "Розыгрыш по взяткам",
+  "tp.analysis": "Разбор сдачи", "tp.analysisOf": "Разбор сдачи {n} (в открытую)",
+  "err.code.deal_not_over": "Сдача ещё не окончена: её разбор и карты видны только после неё.",
+  "err.code.pulka_not_over": "Пулька ещё идёт: в архиве только законченные пульки.",
 });
 Object.assign(STRINGS.en, {
   "analysis.title": "Deal analysis", "analysis.show": "Show the analysis (open cards)",
@@ -555,8 +560,12 @@ Object.assign(STRINGS.en, {
   "analysis.passOut": "Pass-out: the fewest tricks from the third trick (plus the talon tricks)",
   "analysis.heldTo": "fewest {held}, taken {taken}",
   "analysis.plays": "Mistakes in play", "analysis.noMistakes": "No trick was lost.",
-  "analysis.mark": "trick {trick}: {name} — {card} −{loss}", "analysis.better": "better: {cards}",
+  "analysis.mark": "trick {trick}: {name} — {card}: −{loss} here", "analysis.better": "better: {cards}",
   "analysis.partial": "The play was not analysed to the end: out of time.",
+  "analysis.byTrick": "The play, trick by trick",
+  "tp.analysis": "Deal analysis", "tp.analysisOf": "Analysis of deal {n} (open cards)",
+  "err.code.deal_not_over": "The deal is not over yet: its analysis and cards are shown only afterwards.",
+  "err.code.pulka_not_over": "The pulka is still being played: the archive holds finished pulkas only.",
 });
 
 // Bot level and hints at practice tables (issue 15, docs/bots.md).

@@ -7,7 +7,8 @@ import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { SUIT_SYMBOL, callClass, callText, cardFace, cardLabel, sortHand } from "../table/cards.js";
+import { analysisPath, analysisView, costlyMarks } from "../table/analysis.js";
+import { callClass, callText, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { archiveCss, outcomeText } from "./archive-common.js";
 
 export async function renderReplay(root, { args }) {
@@ -129,12 +130,11 @@ export async function renderReplay(root, { args }) {
     load.disabled = true;
     const wait = h("p", { text: t("analysis.loading") });
     analysisBox.append(wait);
-    const result = await attempt(() => get(`/api/pulkas/${pulkaId}/deals/${dealNo}/analysis`));
+    const result = await attempt(() => get(analysisPath(pulkaId, dealNo)));
     wait.remove();
     if (!result) { load.disabled = false; return; }
     load.remove();
-    marks = {};
-    for (const m of result.plays) if (m.loss > 0) (marks[m.trick] ||= {})[m.card] = m;
+    marks = costlyMarks(result);
     analysisBox.append(...analysisView(result, nameOf));
     show(step);
   } });
@@ -148,46 +148,4 @@ export async function renderReplay(root, { args }) {
   };
   document.addEventListener("keydown", keys);
   return () => document.removeEventListener("keydown", keys);
-}
-
-/** The analysis panel's content: the makeable table, the contract, discard, pass-out and marks. */
-function analysisView(a, nameOf) {
-  const strains = ["S", "C", "D", "H", "NT"];
-  const head = h("tr", {}, h("th", { scope: "col", text: t("analysis.player") }),
-    strains.map((s) => h("th", { scope: "col", text: s === "NT" ? callText("6NT").replace(/^6\s*/, "") : SUIT_SYMBOL[s] })),
-    h("th", { scope: "col", text: t("analysis.misere") }));
-  const rows = a.seats.map((seat) => {
-    const m = a.misere[String(seat)];
-    return h("tr", { "data-seat": seat }, h("th", { scope: "row", text: nameOf(seat) }),
-      strains.map((s) => h("td", { "data-strain": s, text: String(a.makeable[String(seat)][s]) })),
-      h("td", { "data-strain": "misere", text: m.caught ? t("analysis.caught", { n: m.tricks }) : t("analysis.clean") }));
-  });
-  const out = [
-    h("p", { class: "small", text: t("analysis.hint") }),
-    h("table", { class: "makeable", "data-testid": "makeable" }, h("thead", {}, head), h("tbody", {}, rows)),
-  ];
-  const c = a.contract;
-  if (c) {
-    out.push(h("p", { "data-testid": "dd-contract", text: t(c.misere ? "analysis.misereContract" : "analysis.contract", { dd: c.tricks, taken: c.taken ?? "—" }) }));
-  }
-  const d = a.best_discard;
-  if (d) {
-    out.push(h("p", { "data-testid": "best-discard", text: t("analysis.bestDiscard", {
-      cards: d.cards.map(cardLabel).join(" "), tricks: d.tricks, actual: d.actual.map(cardLabel).join(" "), actualTricks: d.actual_tricks }) }));
-  }
-  if (a.pass_out) {
-    out.push(h("p", { text: t("analysis.passOut") }), h("ul", { "data-testid": "pass-out" },
-      a.seats.map((seat) => {
-        const p = a.pass_out[String(seat)];
-        return h("li", { text: `${nameOf(seat)}: ${t("analysis.heldTo", { held: p.held_to, taken: p.taken })}` });
-      })));
-  }
-  const costly = a.plays.filter((m) => m.loss > 0);
-  out.push(h("h3", { text: t("analysis.plays") }), costly.length
-    ? h("ul", { "data-testid": "marks" }, costly.map((m) => h("li", {},
-      t("analysis.mark", { trick: m.trick, name: nameOf(m.seat), card: cardLabel(m.card), loss: m.loss }),
-      m.better.length ? ` (${t("analysis.better", { cards: m.better.map(cardLabel).join(", ") })})` : "")))
-    : h("p", { "data-testid": "marks", text: t("analysis.noMistakes") }));
-  if (!a.plays_complete) out.push(h("p", { class: "small", text: t("analysis.partial") }));
-  return out;
 }

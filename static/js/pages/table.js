@@ -11,6 +11,7 @@ import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { beep, setSound, soundOn, tick } from "../table/extras.js";
 import { drawPulka } from "../table/sheet.js";
@@ -56,6 +57,11 @@ export async function renderTable(root, { args, me }) {
   let verifyOpen = false;
   const verified = {}; // deal_no -> verifyDeal() result
   const fetchedReveal = new Set(); // deal numbers whose reveal was asked of the archive
+  // «Разбор сдачи» (docs/analysis.md): deal_no -> {loading: true} | {result}; the table's one
+  // pulka's id (the analysis lives under it), known from GET /api/tables/{id} or asked later.
+  const analyses = {};
+  const analysisShut = new Set(); // deal numbers whose loaded analysis the player folded
+  let pulkaId = kind?.pulka?.id ?? null;
   let pendingLevel = null;
   let wasMyMove = false;
   let metaTimer = null;
@@ -694,7 +700,45 @@ export async function renderTable(root, { args, me }) {
       defence ? h("p", { class: "small", text: defence }) : null,
       tricks ? h("p", { class: "small", text: `${t("table.tricks")}: ${tricks}` }) : null,
       entries.length ? h("ul", { class: "small entries" }, entries) : null,
-      verifyBox(last.deal_no));
+      verifyBox(last.deal_no),
+      analysisBox(last.deal_no));
+  }
+
+  /**
+   * Fetch the analysis of finished deal `dealNo` (GET /api/pulkas/{pulka}/deals/{n}/analysis).
+   * The first request computes it for a few seconds in the server's worker pool; `busy` (the
+   * pool is full) or any refusal is told by its code and the button comes back.
+   */
+  async function loadAnalysis(dealNo) {
+    analyses[dealNo] = { loading: true };
+    render();
+    const result = await attempt(async () => {
+      if (!pulkaId) pulkaId = (await get(`/api/tables/${tableId}/pulka`)).id;
+      return get(analysisPath(pulkaId, dealNo));
+    });
+    if (result) analyses[dealNo] = { result };
+    else delete analyses[dealNo];
+    render();
+  }
+
+  /** «Разбор сдачи»: a button under the finished deal, then the analysis itself (R-W8: this
+   * box exists only for a deal whose end the server announced). */
+  function analysisBox(dealNo) {
+    const got = analyses[dealNo];
+    if (!got?.result) {
+      return h("div", { class: "deal-analysis", "data-testid": "deal-analysis" },
+        h("button", { type: "button", id: "deal-analysis-load", class: "small-btn", disabled: Boolean(got?.loading),
+          text: t("tp.analysis"), onclick: () => loadAnalysis(dealNo) }),
+        got?.loading ? h("p", { class: "small", role: "status", text: t("analysis.loading") }) : null);
+    }
+    const details = h("details", { class: "deal-analysis", "data-testid": "deal-analysis", open: !analysisShut.has(dealNo) },
+      h("summary", { text: t("tp.analysisOf", { n: dealNo }) }),
+      analysisView(got.result, nameOf), playedTricks(got.result, nameOf));
+    details.addEventListener("toggle", () => {
+      if (details.open) analysisShut.delete(dealNo);
+      else analysisShut.add(dealNo);
+    });
+    return details;
   }
 
   /** Run the browser's own check of the finished deal `no` (optionally with changed reveal fields). */
