@@ -119,4 +119,16 @@ def test_the_table_page_shows_the_finished_deals_makeable_table(server: ServerPr
     # every card of the ten tricks, trick by trick (the budget may cut the marks short)
     assert 1 <= box.locator("[data-testid=played-tricks] li").count() <= 10
     screenshot(page, "analysis-live-table")
+    # In English (the page is drawn again: the analysis now comes from the cache)
+    page.click("#lang")
+    wait_for(lambda: text_of(page, LOAD) == "Deal analysis", timeout=30, what="the English page")
+    page.click(LOAD)
+    page.wait_for_selector("[data-testid=deal-analysis] [data-testid=makeable]", timeout=60_000)
+    assert box.locator(":scope > summary").inner_text() == "Analysis of deal 1 (open cards)"
+    for position, seat in enumerate(replay["active"]):
+        row = box.locator(f"[data-testid=makeable] tr[data-seat='{seat}']")
+        assert row.locator("td[data-strain=NT]").inner_text() == str(expected[position]["NT"])
+        misere = row.locator("td[data-strain=misere]").inner_text()
+        assert misere == (f"caught: {caught[position]}" if caught[position] else "clean")
+    assert f"(taken {taken})" in box.locator("[data-testid=dd-contract]").inner_text()
     assert page.js_errors == []
