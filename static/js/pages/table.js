@@ -4,7 +4,8 @@
 // trick one tap away, the auction and the contract always on screen, move and cut countdowns
 // when the server keeps a deadline, who is disconnected and for how long, a turn alert, keyboard
 // shortcuts, chat between deals, the paper pulka with a running balance, and a «verify the deal»
-// panel where the browser re-checks the revealed deck itself (R-D4). Every word comes from the
+// panel where the browser re-checks the revealed deck itself (R-D4), and «Разбор сдачи», the
+// double-dummy analysis of the deal just ended (docs/analysis.md). Every word comes from the
 // i18n catalogue: server errors are shown by their code, sheet entries by the rule's name.
 // The page keeps its last state per table so a reload resumes from the last seq.
 import { get, post } from "../api.js";
