@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import archive as archive_api
-from app.api import auth, club_tables, health, members, sessions, ui_support
+from app.api import auth, club_settings, club_tables, health, members, sessions, ui_support
 from app.api import fund as fund_api
 from app.api import hints as hints_api
 from app.api import recording as recording_api
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(members.router)
     app.include_router(sessions.router)
     app.include_router(club_tables.router)
+    app.include_router(club_settings.router)
     app.include_router(tables_api.router)
     app.include_router(hints_api.router)
     app.include_router(ws_api.router)
