@@ -8,6 +8,14 @@ import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
+/** The conventions presets a table may be opened with (app/rules/conventions.py), club first. */
+export const PRESETS = ["club", "leningrad", "sochi", "rostov", "classic"];
+
+/** A <select name="preset"> of every preset, named in the player's language. */
+function presetSelect(id) {
+  return h("select", { id, name: "preset", "aria-label": t("preset.label") },
+    ...PRESETS.map((v) => h("option", { value: v, text: t(`preset.${v}`) })));
+}
 /** Check-in opens six hours before the start (13:00 for a 19:00 session; R-S4). */
 const CHECK_IN_OPENS_MS = 6 * 3600 * 1000;
 
@@ -48,6 +56,17 @@ function peopleList(title, items, testid) {
     items.length
       ? h("ul", {}, items.map((item) => h("li", {}, item)))
       : h("p", { class: "muted", text: t("lobby.nobody") }));
+}
+
+/** Seating a drawn table by the seat draw, under the preset the players choose (issue 13). */
+function seatDrawControls(d) {
+  const preset = presetSelect(`d-preset-${d.id}`);
+  return h("span", { class: "seat-draw" }, preset, " ",
+    h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
+      const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`,
+        { mode: "draw", preset: preset.value }));
+      if (out) go(`#/table/${out.table_id}`);
+    } }));
 }
 
 export async function renderLobby(root, { me }) {
@@ -133,10 +152,7 @@ export async function renderLobby(root, { me }) {
           names(d.member_ids, byId).join(", "), " ",
           d.table_id
             ? h("a", { class: "button", href: `#/table/${d.table_id}`, text: t("table.go") })
-            : h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
-              const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`, { mode: "draw" }));
-              if (out) go(`#/table/${out.table_id}`);
-            } })))));
+            : seatDrawControls(d)))));
     }
     // A session draws its tables once (latecomers join a three-player table as its fourth).
     const mayDraw = (present || me.role === "admin") && today && !s.ended_at
@@ -236,6 +252,7 @@ export async function renderLobby(root, { me }) {
       return h("li", { class: mine ? "mine" : "" },
         h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
         tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
+        tb.preset ? h("span", { class: "badge", "data-testid": "table-preset", text: t(`preset.${tb.preset}`) }) : null,
         h("span", { class: "muted small", text: ` ${t(`table.status.${tb.status}`)} · ${t("lobby.target")} ${tb.target}` }),
         h("div", { class: "small" }, seated.join(" · ")));
     })));
@@ -250,13 +267,14 @@ export async function renderLobby(root, { me }) {
     h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
       h("select", { id: "p-level", name: "bot_level" },
         ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),
+    h("div", { class: "field" }, h("label", { for: "p-preset", text: t("preset.label") }), presetSelect("p-preset")),
     h("button", { type: "submit", class: "primary", text: t("lobby.create") }));
   practice.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = new FormData(practice);
     const out = await attempt(() => post("/api/practice-tables",
       { players: Number(data.get("players")), target: Number(data.get("target")),
-        bot_level: String(data.get("bot_level") || "beginner") }));
+        bot_level: String(data.get("bot_level") || "beginner"), preset: String(data.get("preset") || "club") }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),

@@ -607,6 +607,8 @@ export async function renderTable(root, { args, me }) {
     clear(felt).append(...[
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),
+        st.info.preset ? h("span", { class: "badge", "data-testid": "preset",
+          title: t("preset.label"), text: t(`preset.${st.info.preset}`) }) : null,
         h("span", { class: "conn" }),
         h("span", { class: "head-tools" }, helpPopover()),
         h("a", { href: "#/lobby", text: t("table.back") })),
