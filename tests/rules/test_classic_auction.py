@@ -28,6 +28,7 @@ from app.rules import (
     parse_card,
     view,
 )
+from app.rules.timeout import default_move
 from tests.rules.engine_support import (
     LAYOUT,
     LAYOUT_TALON,
@@ -179,3 +180,11 @@ def test_k1_k3_four_players_the_dealer_sits_out_and_no_misere_invitation() -> No
     state = bids(state, "pass", "6D", "pass")
     assert state.declarer == 2 and state.phase == "defence"
     assert legal_actions(state, 0) == []
+
+
+def test_k5_a_seat_out_of_time_passes_the_talon_on() -> None:
+    """K-5: the move timer never buys a talon for a player: his default is to pass it on."""
+    state = bids(classic(), "pass", "pass", "pass")
+    assert default_move(state, 1) == Bid(1, "pass")
+    state = bids(state, "pass", "pass")
+    assert default_move(state, 0) == Bid(0, "pass")
