@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
 from app.rules.cards import SUIT_LETTERS
+from app.rules.conventions import PRESET_NAMES
 from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members
@@ -193,6 +194,9 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
                              .with_for_update().execution_options(populate_existing=True))
     assert locked is not None
     drawn = locked
+    if preset not in PRESET_NAMES:  # the players' own choice: unprocessable, nothing changed
+        raise ServiceError(f"unknown preset {preset!r}; known presets: {', '.join(PRESET_NAMES)}",
+                           status=422, code="bad_table_setup")
     if drawn.table_id is not None:
         raise ConflictError("this table is already seated", code="already_seated")
     session = await db.get(ClubSession, drawn.club_session_id)

@@ -30,7 +30,7 @@ async def test_k1_a_practice_table_plays_classic(app, logged_in: LoggedIn) -> No
     state = (await member.get(f"/api/tables/{table_id}/state")).json()
     assert state["table"]["preset"] == "classic"
     bad = await member.post("/api/practice-tables", json={"players": 3, "preset": "martian"})
-    assert bad.status_code in (409, 422) and "classic" in bad.text
+    assert bad.status_code == 422 and "classic" in bad.text
 
 
 async def test_k1_a_drawn_club_table_is_seated_under_the_chosen_preset(evening) -> None:
@@ -39,6 +39,9 @@ async def test_k1_a_drawn_club_table_is_seated_under_the_chosen_preset(evening) 
     drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
                                  json={})).json()["tables"][0]
     player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
+    bad = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
+                            json={"mode": "draw", "preset": "martian"})
+    assert bad.status_code == 422 and "classic" in bad.text
     seated = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
                                json={"mode": "draw", "preset": "classic"})
     assert seated.status_code == 201, seated.text
