@@ -245,6 +245,7 @@ _CLASSIC = dataclasses.replace(
     half_whist=False,
     whist_style="gentleman",
     raspasy_exit=(6, 6, 6),
+    closing="double",
     cut_min=6,
 )
 """Classic preferans (seed 003, docs/rules-classic.md): its bidding, talon purchase, redeal and

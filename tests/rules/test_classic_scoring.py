@@ -153,3 +153,11 @@ def test_k12_prefclub_score_rescores_a_classic_record() -> None:
     assert result["sheet"]["pool"] == [0, 4, 0]
     assert result["sheet"]["hill"] == [2, 0, 2]
     assert result["sheet"]["whists"] == [[0, 0, 0]] * 3
+
+
+def test_k12_the_settlement_is_the_clubs_without_whists() -> None:
+    """K-12: closing ``double`` (no help whists). The record above: pools 0/4/0 against target
+    4, hills 2/0/2. Corrected hills (hill + 2 x points short): Anna 2 + 8 = 10, Boris 0, Vera
+    10; mean 20/3; each 10 x (mean - hill): Anna -100/3, Boris +200/3, Vera -100/3."""
+    result = score_document(CLASSIC_RECORD)
+    assert result["settlement"]["whists"] == ["-33.33", "66.67", "-33.33"]
