@@ -18,6 +18,11 @@ def classic_refusal(o: DealOutcome, classic: bool) -> tuple[str, str] | None:
         return None
     if o.kind == "pass_out":
         return "type", "classic preferans has no pass-outs: the cards are dealt again (K-6)"
+    if any(p.rule != "entry_error" for p in o.penalties):
+        return "penalties", (
+            "the penalty catalogue (RULES.md §10) is the club's; a classic record carries only a "
+            "scorer's entry_error correction (K-13)"
+        )
     if o.kind in ("misere", "conceded"):
         return "type", f"classic preferans has no {o.kind.replace('misere', 'misère')} (K-3, K-8)"
     if o.kind == "redeal":

@@ -161,3 +161,17 @@ def test_k12_the_settlement_is_the_clubs_without_whists() -> None:
     10; mean 20/3; each 10 x (mean - hill): Anna -100/3, Boris +200/3, Vera -100/3."""
     result = score_document(CLASSIC_RECORD)
     assert result["settlement"]["whists"] == ["-33.33", "66.67", "-33.33"]
+
+
+def test_k13_a_classic_record_takes_no_club_penalty_but_an_entry_correction() -> None:
+    """K-13: "talon_seen" (R-X4) is the club's catalogue: refused under classic; a scorer's
+    entry_error (R-X11) is kept."""
+    deal = {"dealer": 0, "type": "game", "declarer": 1, "contract": "6H",
+            "defence": {"2": "pass", "0": "pass"}}
+    doc = {**CLASSIC_RECORD, "deals": [{**deal, "penalties": [{"seat": 2, "rule": "talon_seen"}]}]}
+    with pytest.raises(InvalidRecordError) as err:
+        score_document(doc)
+    assert err.value.field == "penalties"
+    fixed = {**CLASSIC_RECORD,
+             "deals": [{**deal, "penalties": [{"seat": 1, "rule": "entry_error", "size": 0}]}]}
+    assert score_document(fixed)["sheet"]["pool"] == [0, 4, 0]
