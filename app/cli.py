@@ -24,6 +24,7 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.logging_setup import configure_logging
 from app.main import create_app
+from app.rules import PRESET_NAMES
 from app.services.bootstrap import ensure_first_admin
 from app.services.members import create_admin_account
 from app.services.schedule import generate_sessions
@@ -132,7 +133,9 @@ def selfplay(
     tables: Annotated[int, typer.Option(help="number of tables")] = 1,
     players: Annotated[int, typer.Option(help="players per table: 3 or 4")] = 3,
     deals: Annotated[int, typer.Option(help="deals to play at every table")] = 4,
-    preset: Annotated[str, typer.Option(help="conventions preset")] = "club",
+    preset: Annotated[
+        str, typer.Option(help=f"conventions preset: {', '.join(PRESET_NAMES)}")
+    ] = "club",
     json_: Annotated[bool, typer.Option("--json", help="print a JSON summary last")] = False,
 ) -> None:
     """Bots play N deals at T tables of a real server; exports and rescores every pulka."""

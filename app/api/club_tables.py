@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
-from app.api.schemas import ERRORS, Id, IdPath
+from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.api.sessions import DrawOut
 from app.api.tables import checked_bot_level
 from app.bots.runner import start_house_bots
@@ -34,6 +34,8 @@ class SeatIn(BaseModel):
     mode: Literal["draw", "choice"] = "draw"
     seats: list[Id] | None = Field(default=None, min_length=3, max_length=5)
     target: int = Field(default=forming.DEFAULT_TARGET, ge=1, le=200)
+    preset: Line = Field(default="club", max_length=40)
+    """The conventions preset the table plays: ``club``, …, ``classic`` (docs/rules-classic.md)."""
 
     @model_validator(mode="after")
     def _seats_with_choice(self) -> SeatIn:
@@ -74,6 +76,8 @@ class PracticeIn(BaseModel):
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
     """Seconds per move, or ``null``: no move timer (the default). When time runs out the
     server makes the default move (``app/rules/timeout.py``)."""
+    preset: Line = Field(default="club", max_length=40)
+    """The conventions preset: ``club``, …, ``classic`` (docs/rules-classic.md)."""
 
 
 class ExtensionIn(BaseModel):
@@ -171,7 +175,8 @@ async def seat_drawn_table(drawn_id: IdPath, body: SeatIn, member: CurrentMember
     with service_errors():
         drawn = await forming.get_drawn_table(db, drawn_id)
         result = await forming.seat_drawn_table(db, drawn, by=member, now=clock.now(), rng=rng,
-                                                order=body.seats, target=body.target)
+                                                order=body.seats, target=body.target,
+                                                preset=body.preset)
     return _seated(result)
 
 
@@ -185,7 +190,7 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
     with service_errors():
         opened = await forming.open_practice_table(
             db, member, players=body.players, target=body.target, rng=rng, now=clock.now(),
-            move_timer_seconds=body.move_timer_seconds)
+            move_timer_seconds=body.move_timer_seconds, preset=body.preset)
     table = await db.get(Table, opened.seated.table_id)
     assert table is not None
     table.bot_level = bot_level

@@ -117,6 +117,8 @@ class Strategy:
             return {"type": "accept_result"}
         if "cut" in types:
             return dict(self.rng.choice(_typed(legal, "cut")))
+        if "bid" in types and "take_talon" in types:
+            return self._buy(view)  # K-5: a classic talon offered
         if "bid" in types:
             return self._bid(view, _typed(legal, "bid"))
         if "take_talon" in types:
@@ -150,6 +152,16 @@ class Strategy:
         for (level, s), call in options:
             if level <= estimate and (s == strain or level < estimate - 0.5):
                 return {"type": "bid", "call": call}
+        return {"type": "bid", "call": "pass"}
+
+    def _buy(self, view: Mapping[str, Any]) -> dict[str, Any]:
+        """K-5: buy a classic talon with a fair hand; the last seat offered it always buys,
+        so bot tables do not redeal forever (K-6)."""
+        deal = view.get("deal", view)
+        estimate, _ = hand_estimate(deal["hand"])
+        last = len(deal["auction"]) >= 5  # three suit passes, then two talon passes
+        if last or estimate + 1.5 >= 5.5:
+            return {"type": "take_talon"}
         return {"type": "bid", "call": "pass"}
 
     # -- declarer ----------------------------------------------------------------------------

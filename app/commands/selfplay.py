@@ -38,6 +38,7 @@ from app.db.embedded import database_url
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
+from app.rules import PRESET_NAMES
 from app.services.pulkas import close_pulka
 
 
@@ -159,6 +160,9 @@ def run_selfplay(tables: int, players: int, deals: int, preset: str, as_json: bo
     if players not in (3, 4) or tables < 1 or deals < 1:
         print("error: --players must be 3 or 4, --tables and --deals at least 1",
               file=sys.stderr)
+        return 2
+    if preset not in PRESET_NAMES:
+        print(f"error: --preset must be one of {', '.join(PRESET_NAMES)}", file=sys.stderr)
         return 2
     summary, ok = asyncio.run(selfplay(tables, players, deals, preset, out_dir,
                                        log=sys.stderr))

@@ -1,8 +1,8 @@
 """Conventions: the named rule switches a pulka is played and scored under (RULES.md §8, §11).
 
 A :class:`Conventions` value is immutable. It is built from a preset (``club``, ``sochi``,
-``leningrad``, ``rostov``) and optional overrides by convention name, exactly as the ``pulka/1``
-``conventions`` object spells them::
+``leningrad``, ``rostov``, ``classic``) and optional overrides by convention name, exactly as
+the ``pulka/1`` ``conventions`` object spells them::
 
     >>> c = Conventions.from_mapping({"preset": "sochi", "stalingrad": True})
     >>> c.whist_style, c.stalingrad
@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from app.rules.errors import InvalidConventionError
 
-PresetName: TypeAlias = Literal["club", "sochi", "leningrad", "rostov"]
+PresetName: TypeAlias = Literal["club", "sochi", "leningrad", "rostov", "classic"]
 WhistStyle: TypeAlias = Literal["gentleman", "greedy"]
 RaspasyZero: TypeAlias = Literal["hill_minus_two", "pool_one", "pool_one_point"]
 Closing: TypeAlias = Literal["double", "help"]
@@ -237,11 +237,26 @@ _ROSTOV = dataclasses.replace(
     raspasy_rates="rostov",
     raspasy_zero="pool_one_point",
 )
+_CLASSIC = dataclasses.replace(
+    _SOCHI,
+    preset="classic",
+    whist_multiplier=0,
+    consolation="fixed:0",
+    half_whist=False,
+    whist_style="gentleman",
+    raspasy_exit=(6, 6, 6),
+    closing="double",
+    cut_min=6,
+)
+"""Classic preferans (seed 003, docs/rules-classic.md): its bidding, talon purchase, redeal and
+remiz scoring live in :mod:`app.rules.classic`; these switches turn the club's extras off and set
+the cut of at least six cards (K-2)."""
 _PRESETS: dict[str, Conventions] = {
     "club": _CLUB,
     "leningrad": _LENINGRAD,
     "sochi": _SOCHI,
     "rostov": _ROSTOV,
+    "classic": _CLASSIC,
 }
 
 

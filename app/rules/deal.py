@@ -55,12 +55,12 @@ from app.rules.phases.claims import (
     apply_propose,
     claim_options,
 )
+from app.rules.phases.classic import apply_take
 from app.rules.phases.contract import (
     apply_concede,
     apply_discard,
     apply_name,
     apply_return_talon,
-    apply_take_talon,
     concede_refusal,
     contract_options,
     discard_options,
@@ -120,7 +120,7 @@ _Handler: TypeAlias = Callable[[DealState, Any], Transition]
 _HANDLERS: dict[type[Any], _Handler] = {
     Cut: apply_cut,
     Bid: apply_bid,
-    TakeTalon: apply_take_talon,
+    TakeTalon: apply_take,
     ReturnTalon: apply_return_talon,
     Discard: apply_discard,
     NameContract: apply_name,

@@ -14,7 +14,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal, TypeAlias
 
-DealKind: TypeAlias = Literal["game", "misere", "pass_out", "conceded"]
+DealKind: TypeAlias = Literal["game", "misere", "pass_out", "conceded", "redeal"]
+"""``redeal``: classic preferans, everyone passed the talon; nothing is written (K-6)."""
 Strain: TypeAlias = Literal["S", "C", "D", "H", "NT"]
 DefenceCall: TypeAlias = Literal["whist", "pass", "half"]
 PlayMode: TypeAlias = Literal["open", "closed"]

@@ -87,11 +87,11 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
     dealer = _int(data["dealer"], fail, "dealer")
     kind = data.get("type")
     if kind not in get_args(DealKind):
-        raise fail("type", "type must be game, misere, pass_out or conceded")
+        raise fail("type", "type must be game, misere, pass_out, conceded or redeal")
     declarer = None
     if data.get("declarer") is not None:
         declarer = _int(data["declarer"], fail, "declarer")
-    elif kind != "pass_out":
+    elif kind not in ("pass_out", "redeal"):
         raise fail("declarer", "declarer is required")
     contract = None
     if data.get("contract") is not None:

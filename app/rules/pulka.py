@@ -39,6 +39,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
+from app.rules.classic import is_classic
+from app.rules.classic_record import classic_refusal
 from app.rules.conventions import Conventions, conventions_to_json
 from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome, Penalty
@@ -374,8 +376,15 @@ class Pulka:
                 f"seat {due} deals this deal (clockwise rotation), not {o.dealer}; "
                 "a deal out of turn that stands is marked out_of_turn (R-X3)",
             )
-        if o.kind not in ("game", "misere", "pass_out", "conceded"):
+        if o.kind not in ("game", "misere", "pass_out", "conceded", "redeal"):
             raise fail("type", f"unknown deal type {o.kind!r}")
+        refusal = classic_refusal(o, is_classic(self.conventions))
+        if refusal is not None:
+            raise fail(*refusal)
+        if o.kind == "redeal":  # K-6: nothing but the dealer (and the talon) to check
+            if o.talon is not None:
+                self._validate_talon(o, fail)
+            return Resolution(o)
         playing = playing_seats(n, o.dealer)
         if o.kind == "pass_out":
             if o.declarer is not None:

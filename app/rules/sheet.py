@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
+from app.rules.classic import is_classic
+from app.rules.classic_sheet import classic_writes
 from app.rules.conventions import Conventions
 from app.rules.outcome import DealOutcome
 from app.rules.prices import HALF_WHIST_TRICKS as HALF_WHIST_TRICKS  # re-exported
@@ -288,7 +290,10 @@ def score_deal(
     Penalties recorded at a physical table (§10) are written last.
     """
     w = _Writer(deal)
-    if outcome.kind == "pass_out":
+    if is_classic(conventions):
+        for seat, column, amount, rule in classic_writes(outcome):  # K-9..K-11
+            (w.pool if column == "pool" else w.hill)(seat, amount, rule)
+    elif outcome.kind == "pass_out":
         _score_pass_out(w, outcome, conventions, players, pass_out_streak)
     elif outcome.kind == "misere":
         _score_misere(w, outcome, conventions)

@@ -29,7 +29,7 @@ Phase: TypeAlias = Literal[
 ]
 DefenceStage: TypeAlias = Literal["first", "second", "return", "return_dealer", "dealer", ""]
 EndReason: TypeAlias = Literal[
-    "", "played", "claim", "agreement", "conceded", "without_play", "half_whist"
+    "", "played", "claim", "agreement", "conceded", "without_play", "half_whist", "redeal"
 ]
 
 

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
 from app.rules.cards import SUIT_LETTERS
+from app.rules.conventions import PRESET_NAMES
 from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
 from app.services.club_settings import club_settings
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
@@ -183,10 +184,11 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
 
 async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, now: datetime,
                            rng: random.Random, order: list[int] | None,
-                           target: int = DEFAULT_TARGET) -> Seated:
+                           target: int = DEFAULT_TARGET, preset: str = "club") -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
-    open the live table, with the club's move timer (``club_settings``; off by default).
+    open the live table under the conventions ``preset`` (the table's choice; club by default),
+    with the club's move timer (``club_settings``; off by default).
 
     The drawn table's row is locked and re-read first, so concurrent requests seat it once
     (the others get a 409 ``already_seated``)."""
@@ -194,6 +196,9 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
                              .with_for_update().execution_options(populate_existing=True))
     assert locked is not None
     drawn = locked
+    if preset not in PRESET_NAMES:  # the players' own choice: unprocessable, nothing changed
+        raise ServiceError(f"unknown preset {preset!r}; known presets: {', '.join(PRESET_NAMES)}",
+                           status=422, code="bad_table_setup")
     if drawn.table_id is not None:
         raise ConflictError("this table is already seated", code="already_seated")
     session = await db.get(ClubSession, drawn.club_session_id)
@@ -225,7 +230,7 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
     timer = (await club_settings(db)).move_timer_seconds  # the club's setting (issue 11)
     result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
                                target=target, by=by, rng=rng, now=now, seat_record=seat_row,
-                               move_timer_seconds=timer)
+                               move_timer_seconds=timer, preset=preset)
     drawn.table_id = result.table_id
     await db.flush()
     return result

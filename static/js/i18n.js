@@ -718,6 +718,23 @@ Object.assign(STRINGS.en, {
   "fund.refused": "The server refused the request.",
 });
 
+// Presets a table plays by (issue 13): shown in the lobby and on the table; classic preferans
+// (seed 003, docs/rules-classic.md) and its words.
+Object.assign(STRINGS.ru, {
+  "preset.label": "Правила", "preset.club": "клубные", "preset.sochi": "сочинка",
+  "preset.leningrad": "ленинградка", "preset.rostov": "ростовка",
+  "preset.classic": "классический преферанс (XIX век)", "table.preferans": "(преферанс)",
+  "table.buyTalon": "Купить прикуп",
+  "tp.kind.redeal": "пересдача", "tp.rule.whisterRemiz": "ремиз вистующего", "rec.type.redeal": "пересдача",
+});
+Object.assign(STRINGS.en, {
+  "preset.label": "Rules", "preset.club": "club", "preset.sochi": "Sochi",
+  "preset.leningrad": "Leningrad", "preset.rostov": "Rostov",
+  "preset.classic": "classic preferans (19th century)", "table.preferans": "(preferans)",
+  "table.buyTalon": "Buy the talon",
+  "tp.kind.redeal": "redeal", "tp.rule.whisterRemiz": "whister's remiz", "rec.type.redeal": "redeal",
+});
+
 // Table page: words for the R-B9 misère invitation and the R-W4 look (issue 12).
 Object.assign(STRINGS.ru, {
   "tp.act.inviteMisere": "Пригласить сдающего на мизер", "tp.act.acceptInvitation": "Принять приглашение на мизер",

@@ -41,6 +41,7 @@ from app.rules import (
     NameContract,
     PlayCard,
     ProposeResult,
+    TakeTalon,
     action_from_json,
     action_to_json,
     apply,
@@ -59,11 +60,13 @@ from app.rules import (
     view,
 )
 from app.rules.cards import SUIT_MASKS
+from app.rules.classic import is_classic
+from app.rules.classic_auction import classic_calls
 from app.rules.pulka import Pulka
 
 from .engine_support import brute_value
 
-PRESETS = ("club", "sochi", "leningrad", "rostov")
+PRESETS = ("club", "sochi", "leningrad", "rostov", "classic")
 CONVENTIONS = {p: Conventions.preset_named(p) for p in PRESETS}
 RETURN_ON = Conventions().with_overrides({"talon_return_penalty": True})
 DEALS_PER_EXAMPLE = 400
@@ -131,7 +134,7 @@ def check_views(state: DealState) -> None:
 def check_tricks(state: DealState) -> None:
     """Re-check every trick of a played-out deal from the dealt hands (R-W7, R-R1..R-R3)."""
     hands = list(state.dealt)
-    if state.declarer is not None and not state.talon_returned:
+    if state.declarer is not None and state.discard:  # K-4: a classic suit game has no talon
         hands[state.declarer] |= (1 << state.talon[0]) | (1 << state.talon[1])
         hands[state.declarer] &= ~state.discard
     contract = state.contract
@@ -197,7 +200,11 @@ class Policy:
                 return InviteMisere(seat)
             bids = [a for a in options if isinstance(a, Bid)]
             assert state.auction is not None
-            assert [b.call for b in bids] == state.auction.legal_calls()
+            classic = is_classic(state.config.conventions)  # K-3..K-5
+            expected = classic_calls(state.auction) if classic else state.auction.legal_calls()
+            assert [b.call for b in bids] == expected
+            if TakeTalon(seat) in options and rng.random() < 0.5:
+                return TakeTalon(seat)  # K-5: the talon bought
             if rng.random() < 0.55:
                 return bids[0]
             return rng.choice(bids[1:5] or bids)
@@ -320,7 +327,7 @@ def play_one(rng: random.Random, players: int, conventions: Conventions, deep: b
 def test_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
     rng = random.Random(seed)
     for index in range(DEALS_PER_EXAMPLE):
-        preset = PRESETS[index % 4]
+        preset = PRESETS[index % len(PRESETS)]
         conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
         play_one(rng, 3 + (index // 4) % 2, conventions, deep=index % 8 == 0)
 

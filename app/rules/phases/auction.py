@@ -12,6 +12,8 @@ from __future__ import annotations
 from app.rules.actions import Action, Bid, Event
 from app.rules.auction import ALL_CONTRACTS, call_text
 from app.rules.cards import card_text
+from app.rules.classic import is_classic
+from app.rules.phases.classic import apply_classic_bid, classic_bid_options
 from app.rules.phases.contract import take_talon
 from app.rules.phases.play import start_pass_out
 from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
@@ -30,6 +32,8 @@ _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
 
 def bid_options(state: DealState, seat: int) -> list[Action]:
     """Every call ``seat`` (the seat to call) may make now."""
+    if is_classic(state.config.conventions):
+        return classic_bid_options(state, seat)  # K-3, K-5
     auction = state.auction
     assert auction is not None
     cached = _BIDS[seat]
@@ -44,6 +48,8 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
 
 def apply_bid(state: DealState, action: Bid) -> Transition:
     """One call; the auction value refuses an illegal one (R-B8)."""
+    if is_classic(state.config.conventions):
+        return apply_classic_bid(state, action)  # K-3..K-6
     require_turn(state, action.seat, "auction")
     if state.invited is not None:
         raise OutOfTurnError("the dealer is answering a misère invitation (R-B9)")

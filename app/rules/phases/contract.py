@@ -20,6 +20,7 @@ from app.rules.actions import (
 )
 from app.rules.auction import ALL_CONTRACTS, ContractCall, call_rank, call_text, contract_pretty
 from app.rules.cards import card_pretty, mask_cards
+from app.rules.classic import CLASSIC_CONTRACTS, is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import Contract
 from app.rules.phases.outcome import ended_event
@@ -73,7 +74,9 @@ def discard_options(state: DealState, seat: int) -> list[Action]:
 
 
 def contract_options(state: DealState, seat: int) -> list[Action]:
-    """Every contract the declarer may name (R-C2)."""
+    """Every contract the declarer may name (R-C2; K-5: the buyer of a classic talon, a suit)."""
+    if is_classic(state.config.conventions):
+        return [NameContract(seat, c) for c in CLASSIC_CONTRACTS]
     bid = state.bid
     assert isinstance(bid, Contract)
     return [NameContract(seat, c) for c in nameable(bid)]
@@ -85,6 +88,8 @@ def concede_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         return OutOfTurnError("you can concede only after taking the talon and before play (R-C4)")
     if seat != state.declarer:
         return OutOfTurnError("only the declarer can concede (R-C4)")
+    if is_classic(state.config.conventions):
+        return IllegalContractError("classic preferans has no conceding: the game is played (K-8)")
     if state.bid == "misere" or state.talon_returned:
         return IllegalContractError(
             "only a declarer who took the talon for a trick game can concede (R-C4)"
@@ -150,6 +155,11 @@ def apply_name(state: DealState, action: NameContract) -> Transition:
     """Name the contract: the bid or higher, misère only by itself (R-C2)."""
     require_turn(state, action.seat, "contract")
     contract = action.contract
+    if is_classic(state.config.conventions):
+        if contract not in CLASSIC_CONTRACTS:
+            raise IllegalContractError("name a suit for six tricks: 6♠, 6♣, 6♦ or 6♥ (K-5)")
+        assert isinstance(contract, Contract)
+        return name_contract(state, contract, [])
     bid = state.bid
     assert bid is not None
     if contract == "misere" or bid == "misere":

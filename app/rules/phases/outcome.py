@@ -67,6 +67,8 @@ def outcome(state: DealState) -> DealOutcome | None:
         return None
     talon = (card_text(state.talon[0]), card_text(state.talon[1]))
     dealer = state.dealer
+    if state.kind == "redeal":
+        return DealOutcome(dealer=dealer, kind="redeal", talon=talon)  # K-6
     if state.kind == "pass_out":
         return DealOutcome(
             dealer=dealer,

@@ -15,6 +15,7 @@ that he looked, and at whose cards (the events name the seats, never a card).
 from __future__ import annotations
 
 from app.rules.actions import Action, AnswerInvitation, Bid, Event, InviteMisere, LookAtHand
+from app.rules.classic import is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.phases.auction import apply_bid
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
@@ -24,6 +25,8 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
     """Why ``seat`` may not invite the dealer to a misère now, or ``None`` (R-B9)."""
     if state.players != 4:
         return IllegalActionError("a misère invitation needs a four-player dealer (R-B9)")
+    if is_classic(state.config.conventions):
+        return IllegalActionError("classic preferans has no misère (K-3)")
     if state.phase != "auction" or state.to_move != seat or state.invited is not None:
         return IllegalActionError("you can invite the dealer only at your turn to bid (R-B9)")
     auction = state.auction
@@ -39,8 +42,8 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
 
 def invitation_options(state: DealState, seat: int) -> list[Action]:
     """The auction actions that are not calls: invite (R-B9), or answer an invitation."""
-    if state.config.players != 4:
-        return []  # the common case, decided without building a refusal
+    if state.config.players != 4 or is_classic(state.config.conventions):
+        return []  # the common case, decided without building a refusal; K-3: no misère
     if state.invited is not None:
         if seat == state.dealer:
             return [AnswerInvitation(seat, False), AnswerInvitation(seat, True)]  # decline first

@@ -24,6 +24,7 @@ export function outcomeText(outcome, names) {
   const who = (s) => names[s] ?? `${t("table.seat")} ${Number(s) + 1}`;
   if (!outcome) return "";
   if (outcome.type === "pass_out") return t("table.passOut");
+  if (outcome.type === "redeal") return t("tp.kind.redeal");
   const what = outcome.type === "misere" ? t("table.misere") : callText(outcome.contract);
   let line = `${who(outcome.declarer)}: ${what}`;
   if (outcome.type === "conceded") line += ` — ${t("archive.conceded")}`;

@@ -58,7 +58,8 @@ function pulkaList(pulkas) {
     const ended = p.ended ? t(`history.ended.${p.ended}`) : "";
     list.append(h("section", { class: "card", "data-pulka": p.id },
       h("h2", {}, `${t("archive.pulka")} ${p.id} · ${t("history.table")} ${p.table_id}: ${p.names.join(", ")}`,
-        p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null),
+        p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
+        p.preset && p.preset !== "club" ? h("span", { class: "badge", text: t(`preset.${p.preset}`) }) : null),
       h("p", { class: "small muted" }, `${fmtTime(p.finished_at || p.started_at, true)} · ${ended} · ${t("lobby.target")} ${p.target} · ${t("history.deals")} ${p.deals}`),
       p.settlement ? h("p", { class: "small" }, p.names.map((n, i) => `${n}: ${p.settlement.whists?.[i] ?? ""} (${p.settlement.money?.[i] ?? ""} ${t("table.money")})`).join(" · ")) : null,
       show, detail));

@@ -9,6 +9,14 @@ import { t } from "../i18n.js";
 import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
+/** The conventions presets a table may be opened with (app/rules/conventions.py), club first. */
+export const PRESETS = ["club", "leningrad", "sochi", "rostov", "classic"];
+
+/** A <select name="preset"> of every preset, named in the player's language. */
+function presetSelect(id) {
+  return h("select", { id, name: "preset", "aria-label": t("preset.label") },
+    ...PRESETS.map((v) => h("option", { value: v, text: t(`preset.${v}`) })));
+}
 /** Check-in opens six hours before the start (13:00 for a 19:00 session; R-S4). */
 const CHECK_IN_OPENS_MS = 6 * 3600 * 1000;
 
@@ -49,6 +57,17 @@ function peopleList(title, items, testid) {
     items.length
       ? h("ul", {}, items.map((item) => h("li", {}, item)))
       : h("p", { class: "muted", text: t("lobby.nobody") }));
+}
+
+/** Seating a drawn table by the seat draw, under the preset the players choose (issue 13). */
+function seatDrawControls(d) {
+  const preset = presetSelect(`d-preset-${d.id}`);
+  return h("span", { class: "seat-draw" }, preset, " ",
+    h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
+      const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`,
+        { mode: "draw", preset: preset.value }));
+      if (out) go(`#/table/${out.table_id}`);
+    } }));
 }
 
 export async function renderLobby(root, { me }) {
@@ -134,10 +153,7 @@ export async function renderLobby(root, { me }) {
           names(d.member_ids, byId).join(", "), " ",
           d.table_id
             ? h("a", { class: "button", href: `#/table/${d.table_id}`, text: t("table.go") })
-            : h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
-              const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`, { mode: "draw" }));
-              if (out) go(`#/table/${out.table_id}`);
-            } })))));
+            : seatDrawControls(d)))));
     }
     // A session draws its tables once (latecomers join a three-player table as its fourth).
     const mayDraw = (present || me.role === "admin") && today && !s.ended_at
@@ -237,6 +253,7 @@ export async function renderLobby(root, { me }) {
       return h("li", { class: mine ? "mine" : "" },
         h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
         tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
+        tb.preset ? h("span", { class: "badge", "data-testid": "table-preset", text: t(`preset.${tb.preset}`) }) : null,
         h("span", { class: "muted small", text: ` ${t(`table.status.${tb.status}`)} · ${t("lobby.target")} ${tb.target}` }),
         h("div", { class: "small" }, seated.join(" · ")));
     })));
@@ -255,6 +272,7 @@ export async function renderLobby(root, { me }) {
       h("select", { id: "p-timer", name: "move_timer_seconds" },
         ...TIMER_CHOICES.map((v) => h("option", { value: v, text: timerChoice(v) })))),
     h("p", { class: "muted small", text: t("timer.rule") }),
+    h("div", { class: "field" }, h("label", { for: "p-preset", text: t("preset.label") }), presetSelect("p-preset")),
     h("button", { type: "submit", class: "primary", text: t("lobby.create") }));
   practice.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -262,7 +280,8 @@ export async function renderLobby(root, { me }) {
     const out = await attempt(() => post("/api/practice-tables",
       { players: Number(data.get("players")), target: Number(data.get("target")),
         bot_level: String(data.get("bot_level") || "beginner"),
-        move_timer_seconds: Number(data.get("move_timer_seconds")) || null }));
+        move_timer_seconds: Number(data.get("move_timer_seconds")) || null,
+        preset: String(data.get("preset") || "club") }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),

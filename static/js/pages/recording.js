@@ -12,7 +12,7 @@ import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { entryWords } from "../table/words.js";
 
-const TYPES = ["game", "misere", "pass_out", "conceded"];
+const TYPES = ["game", "misere", "pass_out", "conceded", "redeal"];  // redeal: classic only (K-6)
 const STRAINS = ["S", "C", "D", "H", "NT"];
 const SUIT = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const strainText = (s) => SUIT[s] || (lang() === "ru" ? "БК" : "NT");
@@ -145,7 +145,7 @@ export async function renderRecording(root, { args, me }) {
     const collect = () => {
       const deal = { dealer: Number(dealer.value), type: type.value };
       if (outOfTurn.checked) deal.out_of_turn = true;
-      if (declarer.value !== "" && type.value !== "pass_out") deal.declarer = Number(declarer.value);
+      if (declarer.value !== "" && !["pass_out", "redeal"].includes(type.value)) deal.declarer = Number(declarer.value);
       if (type.value === "game" || type.value === "conceded") deal.contract = `${level.value}${strain.value}`;
       if (type.value === "game" || type.value === "conceded") {
         const defence = {};

@@ -429,15 +429,18 @@ export async function renderTable(root, { args, me }) {
   function bidBox() {
     const legal = new Set(legalOf("bid").map((a) => a.call));
     const box = h("div", { class: "bidbox", role: "group", "aria-label": t("table.bidding"), "data-testid": "bidbox" });
-    for (const level of LEVELS) {
-      for (const strain of STRAINS) {
+    // classic preferans (K-3): six tricks in a suit, no misère or "here"; hearts is "преферанс"
+    const classic = st.info.preset === "classic";
+    for (const level of classic ? [6] : LEVELS) {
+      for (const strain of classic ? STRAINS.filter((s) => s !== "NT") : STRAINS) {
         const call = `${level}${strain}`;
+        const label = classic && call === "6H" ? `${callText(call)} ${t("table.preferans")}` : callText(call);
         box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
-          id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
+          id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
           onclick: () => send({ type: "bid", call }) }));
       }
     }
-    box.append(h("div", { class: "specials" }, ["pass", "here", "misere"].map((call) =>
+    box.append(h("div", { class: "specials" }, (classic ? ["pass"] : ["pass", "here", "misere"]).map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
     return box;
@@ -483,7 +486,8 @@ export async function renderTable(root, { args, me }) {
       handled.add("bid");
       panel.append(h("h2", { text: t("table.bidding") }), bidBox());
     }
-    for (const [type, key] of [["take_talon", "table.takeTalon"], ["return_talon", "table.returnTalon"]]) {
+    const take = st.info.preset === "classic" ? "table.buyTalon" : "table.takeTalon";  // K-5: bought
+    for (const [type, key] of [["take_talon", take], ["return_talon", "table.returnTalon"]]) {
       if (legalOf(type).length) {
         handled.add(type);
         panel.append(h("button", { type: "button", text: t(key), onclick: () => send({ type }) }));
@@ -621,6 +625,8 @@ export async function renderTable(root, { args, me }) {
     clear(felt).append(...[
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),
+        st.info.preset ? h("span", { class: "badge", "data-testid": "preset",
+          title: t("preset.label"), text: t(`preset.${st.info.preset}`) }) : null,
         h("span", { class: "conn" }),
         h("span", { class: "head-tools" }, helpPopover()),
         h("a", { href: "#/lobby", text: t("table.back") })),

@@ -27,6 +27,7 @@ export function entryWords(entry, entries = []) {
     "R-C5": "talonBonus", "R-C6": "talonReturn", "R-W10": "misere",
     "R-W9": column === "hill" ? "remiz" : "ten", "R-P2": "responsible", "R-P3": "gentleman",
     "R-W4": "half", "R-R4": "raspasy", "R-R5": "raspasy", "R-T4": "join", "R-T5": "replace",
+    "K-9": "game", "K-10": "remiz", "K-11": "whisterRemiz",
   };
   // A penalty of the catalogue (RULES.md §10, app/rules/penalties.py) cites its rule R-X1 … R-X11.
   if (/^R-X\d+$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
@@ -36,7 +37,7 @@ export function entryWords(entry, entries = []) {
 /** The kind of a finished deal from its outcome: game, misère, down three, pass-out. */
 export function kindText(outcome) {
   const type = outcome?.type || outcome?.kind;
-  return ["game", "misere", "conceded", "pass_out"].includes(type) ? t(`tp.kind.${type}`) : t("tp.kind.other");
+  return ["game", "misere", "conceded", "pass_out", "redeal"].includes(type) ? t(`tp.kind.${type}`) : t("tp.kind.other");
 }
 
 /** Why a pulka ended, from `pulka_ended.data.ended` or the snapshot's notice "pulka ended (x)". */
