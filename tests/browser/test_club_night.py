@@ -288,21 +288,33 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
 
     # -- deal 3: the session's end comes during it; every player agrees to extend (R-S2)
     def past_the_end() -> None:
+        """The clock passes the end during the deal; one player agrees in his lobby, the two
+        others at the table, where the page asks them itself."""
         jump_to(clock_file, end + timedelta(seconds=5))
-        for page in night.pages:
-            page.click("nav >> text=Лобби")
-            ask = page.locator("[data-testid=consents] li[data-extension]")
-            ask.wait_for()
-            assert_russian(page, "lobby asking for the extension")
-            if page is night.pages[0]:
-                shoot(page, "lobby-extension")
-            ask.locator("button", has_text="Согласен").click()
-            ask.wait_for(state="detached")
-            page.click(f"ul.tables a[href='#/table/{table_id}']")
-            page.wait_for_selector(".conn:has-text('На связи')")
+        first, *others = night.pages
+        first.click("nav >> text=Лобби")
+        ask = first.locator("[data-testid=consents] li[data-extension]")
+        ask.wait_for()
+        assert f"сыграть ещё круг после {end:%H:%M}?" in ask.inner_text()
+        assert_russian(first, "lobby asking for the extension")
+        shoot(first, "lobby-extension")
+        ask.locator("button", has_text="Согласен").click()
+        ask.wait_for(state="detached")
+        first.click(f"ul.tables a[href='#/table/{table_id}']")
+        first.wait_for_selector(".conn:has-text('На связи')")
+        for page in others:
+            box = page.locator("[data-testid=extension-ask]")
+            box.locator("button[data-answer=agree]").wait_for()
+            assert f"Сессия окончилась в {end:%H:%M}" in box.inner_text()
+            assert_russian(page, "table asking for the extension")
+            if page is others[0]:
+                shoot(page, "table-extension-ask")
+            box.locator("button[data-answer=agree]").click()
+        others[0].wait_for_selector("[data-testid=extension-ask]", state="detached")
         admin.click("nav >> text=Лобби")
         admin.click("nav >> text=Сессии")
         admin.wait_for_selector("p.extension:has-text('продление согласовано')")
+        assert_russian(admin, "admin page with the extension agreed")
 
     assert night.play_deal(game=True, before_end=past_the_end) == 3
     # the extension round's first deal starts: not a waiting table
