@@ -138,7 +138,8 @@ class Night:
 
     def play_deal(self, *, game: bool, before_end: Any = None, on_card: Any = None) -> int:
         """Drive the current deal to its end: with ``game`` the first bidder bids the lowest
-        bid and the others pass (the defenders pass too), else everyone passes (a pass-out).
+        bid but 6♠ (whisted by force, R-W6 Stalingrad) and the others pass (the defenders pass too, so the
+        game is written without play), else everyone passes (a pass-out, R-R1).
         ``before_end()`` runs once after the cut; ``on_card(n)`` before the n-th card."""
         number = ui.wait_for(self.deal_no, what="a deal on the table")
         bid_made = False
@@ -157,7 +158,7 @@ class Night:
                         before_end = None
                     break
                 if seen["bids"]:
-                    bids = [c for c in seen["bids"] if c not in ("pass", "here", "misere")]
+                    bids = [c for c in seen["bids"] if c not in ("pass", "here", "misere", "6S")]
                     call = bids[0] if game and not bid_made and bids else "pass"
                     bid_made = bid_made or call != "pass"
                     ui.act(page, f"#bid-{call}")
@@ -171,7 +172,8 @@ class Night:
                     ui.wait_for(lambda page=page: look(page)["contracts"], what="contracts")
                     break
                 if seen["contracts"]:
-                    ui.act(page, f"#contract-{seen['contracts'][0]}")
+                    contract = next(c for c in seen["contracts"] if c != "6S")
+                    ui.act(page, f"#contract-{contract}")
                     break
                 if seen["defend"]:
                     call = "pass" if "pass" in seen["defend"] else seen["defend"][0]
@@ -234,18 +236,19 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
     assert span in officer.notice(admin)
     shoot(admin, "admin-session")
 
-    # -- the members set their passwords and check in before the start (R-S4)
-    members = []
-    for login, _ in MEMBERS:
-        page = officer.sized_page(browser)
+    # -- the members set their passwords and check in before the start (R-S4); the three
+    # browsers go at once (each step is sent to all three before any answer is awaited)
+    members = [officer.sized_page(browser) for _ in MEMBERS]
+    for page, (login, _) in zip(members, MEMBERS, strict=True):
         ui.login(page, base, login, one_time[login])
+    for page, (login, _) in zip(members, MEMBERS, strict=True):
         ui.change_password(page, one_time[login], PASSWORD)
+    for page in members:
         page.wait_for_selector(".session-time")
         assert start.strftime("%H:%M") in page.locator(".session-time").inner_text()
         page.click("#check-in")
         page.wait_for_selector("text=Вы отмечены")
         assert_russian(page, "lobby after check-in")
-        members.append(page)
     shoot(members[0], "lobby-checked-in")
 
     # -- the session opens; the tables and the seats are drawn in the lobby (R-T1..R-T3)
