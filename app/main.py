@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import archive as archive_api
-from app.api import auth, club_tables, health, members, sessions, ui_support
+from app.api import auth, club_settings, club_tables, health, members, sessions, ui_support
 from app.api import fund as fund_api
 from app.api import hints as hints_api
 from app.api import recording as recording_api
@@ -36,7 +36,7 @@ from app.realtime.hub import TableTimers
 from app.security.addresses import TrustedProxies
 from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy
-from app.services import schedule, seat_changes
+from app.services import first_deal, schedule, seat_changes
 from app.services.table_commands import TableCommands
 
 log = logging.getLogger(__name__)
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(members.router)
     app.include_router(sessions.router)
     app.include_router(club_tables.router)
+    app.include_router(club_settings.router)
     app.include_router(tables_api.router)
     app.include_router(hints_api.router)
     app.include_router(ws_api.router)
@@ -109,13 +110,16 @@ def wire_services(app: FastAPI) -> None:
 
     * the command executor runs the seat-change service's ``apply_waiting`` right after each
       ``deal_ended`` (an agreed R-T4/R-T5 change waits for the deal's end);
-    * the realtime hub's timer loop fires move deadlines through that executor and ends due
-      sessions through the schedule (R-S3), without importing either.
+    * the realtime hub's timer loop fires move deadlines through that executor, ends due
+      sessions through the schedule (R-S3) and deals club tables' first deals when their
+      session opens (:mod:`app.services.first_deal`), without importing any of them.
     """
     commands = TableCommands(after_deal=seat_changes.apply_waiting)
     app.state.table_commands = commands
     app.state.table_timers = TableTimers(fire_deadline=commands.fire_deadline,
-                                         end_due_sessions=schedule.end_due_sessions)
+                                         end_due_sessions=schedule.end_due_sessions,
+                                         deal_first=first_deal.deal_first,
+                                         due_first_deals=first_deal.due_first_deals)
 
 
 def _mount_browser(app: FastAPI) -> None:

@@ -64,12 +64,16 @@ class PracticeIn(BaseModel):
     """A practice table: seats (3 or 4; house bots take every seat but the caller's) and the
     pulka's target."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"players": 3, "target": 10}]})
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"players": 3, "target": 10}, {"players": 3, "target": 10, "move_timer_seconds": 60}]})
 
     players: Literal[3, 4] = 3
     target: int = Field(default=10, ge=1, le=200)
     bot_level: str = Field(default="beginner", max_length=40)
     """The house bots' strength: ``beginner``, ``club`` or ``strong`` (docs/bots.md)."""
+    move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
+    """Seconds per move, or ``null``: no move timer (the default). When time runs out the
+    server makes the default move (``app/rules/timeout.py``)."""
 
 
 class ExtensionIn(BaseModel):
@@ -182,8 +186,9 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
     attendance, club statistics or the fund."""
     bot_level = checked_bot_level(body.bot_level)
     with service_errors():
-        opened = await forming.open_practice_table(db, member, players=body.players,
-                                                   target=body.target, rng=rng, now=clock.now())
+        opened = await forming.open_practice_table(
+            db, member, players=body.players, target=body.target, rng=rng, now=clock.now(),
+            move_timer_seconds=body.move_timer_seconds)
     table = await db.get(Table, opened.seated.table_id)
     assert table is not None
     table.bot_level = bot_level

@@ -74,6 +74,9 @@ class TableState:
     settlement: Mapping[str, Any] | None = None
     scored: bool = False
     """The current deal is over and its ``deal_ended`` event is written."""
+    deadline_at: str | None = None
+    """When the seat to move runs out of time (ISO UTC), or None: no move timer runs. Set by
+    the event that started the wait (its payload's ``deadline_at``), cleared by the next."""
 
     @property
     def deal_in_progress(self) -> bool:
@@ -85,6 +88,13 @@ class TableState:
             if mid == member_id:
                 return seat
         return None
+
+
+def waits_for_first_deal(state: TableState) -> bool:
+    """Is this table waiting for its first deal (refused so far, R-S1) with every seat filled?
+    Then the server deals it as soon as the deal gate opens (``app.services.first_deal``)."""
+    return (state.status == "waiting" and state.deal_no == 0 and state.deal is None
+            and None not in state.member_ids)
 
 
 class CommandRejected(Exception):
@@ -104,6 +114,15 @@ class CommandRejected(Exception):
 def fold(state: TableState | None, table_id: int, seq: int, kind: str,
          payload: Mapping[str, Any]) -> TableState:
     """The state after event ``seq`` (``state`` is the state before it, or None at a checkpoint)."""
+    after = _fold(state, table_id, seq, kind, payload)
+    deadline = payload.get("deadline_at")
+    if after.deadline_at != deadline:
+        after = dataclasses.replace(after, deadline_at=deadline)
+    return after
+
+
+def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
+          payload: Mapping[str, Any]) -> TableState:
     if kind == "pulka_started":
         return TableState(
             table_id=table_id, seq=seq, players=payload["players"],
@@ -319,6 +338,7 @@ def table_info(state: TableState) -> dict[str, Any]:
         "chat": [line.to_json() for line in state.chat],
         "last_deal": state.last_deal,
         "settlement": state.settlement,
+        "deadline_at": state.deadline_at,
     }
 
 

@@ -26,7 +26,7 @@ import uuid
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import psycopg
@@ -64,6 +64,9 @@ SESSIONS_CHANNEL = "prefclub_sessions"
 RECENT_EVENTS = 256
 MAX_REPLAY = 64
 """A client further behind gets a snapshot (a long replay would overflow its send queue)."""
+FIRST_DEAL_TICKS = 2
+"""The timer loop looks for club tables whose first deal is due every this many ticks
+(and at once when it starts: a restarted process deals what came due while it was down)."""
 UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_taken"})
 """Engine events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
 
@@ -103,6 +106,20 @@ class SessionSweeper(Protocol):
     async def __call__(self, db: AsyncSession, now: datetime) -> object: ...
 
 
+class FirstDealer(Protocol):
+    """Deals a club table's first deal if it is due; True if this call dealt it (the first-deal
+    service's ``deal_first``: row-locked, so any number of callers deal once)."""
+
+    async def __call__(self, sessionmaker: async_sessionmaker[AsyncSession],
+                       cache: StateCache | None, table_id: int, now: datetime) -> bool: ...
+
+
+class FirstDealSweeper(Protocol):
+    """The club tables whose first deal is due now (``due_first_deals``)."""
+
+    async def __call__(self, db: AsyncSession, now: datetime) -> list[int]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class TableTimers:
     """What the hub's timer loop calls: handed in at start-up by the composition root
@@ -110,6 +127,8 @@ class TableTimers:
 
     fire_deadline: DeadlineFirer
     end_due_sessions: SessionSweeper
+    deal_first: FirstDealer | None = None
+    due_first_deals: FirstDealSweeper | None = None
 
 
 @dataclass
@@ -129,6 +148,8 @@ class TableChannel:
     recent: deque[Recent] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     presence: tuple[list[int], int] = ([], 0)
+    away: dict[int, str] = field(default_factory=dict)
+    """Seat -> when this process first saw it disconnected (ISO UTC): the presence's ``since``."""
 
 
 def libpq_url(url: str) -> str:
@@ -151,7 +172,7 @@ def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any
 def brief(state: TableState) -> dict[str, Any]:
     return {"status": state.status, "deal_no": state.deal_no,
             "chat_open": not state.deal_in_progress, "sheet": state.pulka.sheet.to_json(),
-            "notice": state.notice}
+            "notice": state.notice, "deadline_at": state.deadline_at}
 
 
 def snapshot_message(state: TableState, seat: int | None) -> dict[str, Any]:
@@ -251,8 +272,9 @@ class Hub:
                     continue  # the channel was dropped while we waited: use the new one
                 mode = await self._join_locked(channel, conn, last_seq)
             self._presence_changed(channel, skip=conn)
-            connected, watchers = channel.presence
-            conn.send({"type": "presence", "connected": connected, "spectators": watchers})
+            conn.send(self._presence_message(channel))
+            if channel.state is not None and game.waits_for_first_deal(channel.state):
+                self._spawn(self.deal_first(conn.table_id))
             return mode
 
     async def _join_locked(self, channel: TableChannel, conn: Connection,
@@ -493,6 +515,8 @@ class Hub:
             ticks += 1
             if ticks % 5 == 0:
                 await self._end_due_sessions(timers)
+            if ticks % FIRST_DEAL_TICKS == 1:
+                await self._deal_due_first_deals(timers)
             try:
                 now = self.clock.now()
                 async with self.sessionmaker() as db:
@@ -507,6 +531,39 @@ class Hub:
                 raise
             except Exception:
                 log.warning("move timer check failed", exc_info=True)
+
+    async def deal_first(self, table_id: int) -> bool:
+        """Deal ``table_id``'s first deal if it is due (a player joined, the sweep found it);
+        fan it out here. True if this process dealt it."""
+        timers = self.timers
+        if timers is None or timers.deal_first is None:
+            return False
+        try:
+            dealt = await timers.deal_first(self.sessionmaker, self.cache, table_id,
+                                            self.clock.now())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("first deal failed", exc_info=True)
+            return False
+        if dealt:
+            await self.catch_up(table_id)
+        return dealt
+
+    async def _deal_due_first_deals(self, timers: TableTimers) -> None:
+        """Club tables whose session has opened deal their first deal (issue 11)."""
+        if timers.due_first_deals is None:
+            return
+        try:
+            async with self.sessionmaker() as db:
+                due = await timers.due_first_deals(db, self.clock.now())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("first deal sweep failed", exc_info=True)
+            return
+        for table_id in due:
+            await self.deal_first(table_id)
 
     async def _end_due_sessions(self, timers: TableTimers) -> None:
         """R-S3: close the pulkas of sessions past their end (the schedule service decides)."""
@@ -556,12 +613,32 @@ class Hub:
         seats, watchers = self._local_presence(channel)
         self._spawn(self._announce([(channel.table_id, seats, watchers)]))
 
+    def _presence_message(self, channel: TableChannel) -> dict[str, Any]:
+        """The ``presence`` message: seats connected, spectators, and ``since`` — for each
+        seat that is not connected, when this process first saw it away (docs/protocol.md)."""
+        connected, watchers = channel.presence
+        self._note_away(channel, connected)
+        return {"type": "presence", "connected": connected, "spectators": watchers,
+                "since": {str(seat): at for seat, at in sorted(channel.away.items())}}
+
+    def _note_away(self, channel: TableChannel, connected: list[int]) -> None:
+        players = channel.state.players if channel.state is not None else 0
+        now: str | None = None
+        for seat in range(players):
+            if seat in connected:
+                channel.away.pop(seat, None)
+            elif seat not in channel.away:
+                now = now or self.clock.now().astimezone(UTC).isoformat()
+                channel.away[seat] = now
+        for seat in [s for s in channel.away if s >= players]:
+            del channel.away[seat]
+
     def _send_presence(self, channel: TableChannel, skip: Connection | None = None) -> None:
         current = self.presence(channel.table_id)
         if current == channel.presence:
             return
         channel.presence = current
-        message = dumps({"type": "presence", "connected": current[0], "spectators": current[1]})
+        message = dumps(self._presence_message(channel))
         for conn in list(channel.conns):
             if conn is not skip:
                 conn.send(message)

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists, func, select, text, true
+from sqlalchemy import exists, func, inspect, select, text, true
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import flag_modified
 
 from app.db.models.auth import AuthSession
 from app.db.models.member import Member
@@ -213,6 +214,24 @@ def append(db: AsyncSession, table: Table, state: TableState | None, kind: str,
     db.info.setdefault(APPENDED, []).append(Appended(seq, kind, stored, new_state))
     db.info.setdefault(APPENDED_ROWS, []).append(row)
     return new_state
+
+
+def stamp_deadline(db: AsyncSession, state: TableState, deadline_at: str | None) -> TableState:
+    """Write the move deadline set after ``state`` into the event that produced it, when this
+    unit of work appended that event (its payload's ``deadline_at``; folding it gives the
+    state's ``deadline_at``); the state with the deadline. Without such an event (a timer
+    changed between moves) the log and ``state`` stay as they are."""
+    items: list[Appended] = db.info.get(APPENDED, [])
+    if not items or items[-1].seq != state.seq:
+        return state
+    last = items[-1]
+    last.payload["deadline_at"] = deadline_at
+    for row in db.info.get(APPENDED_ROWS, ()):
+        if row.seq == last.seq and inspect(row).persistent:
+            flag_modified(row, "payload")  # already flushed: written again at commit
+    stamped = dataclasses.replace(state, deadline_at=deadline_at)
+    items[-1] = Appended(last.seq, last.kind, last.payload, stamped)
+    return stamped
 
 
 def appended(db: AsyncSession) -> list[Appended]:

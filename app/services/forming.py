@@ -21,6 +21,7 @@ from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Membe
 from app.db.models.table import Table, TableSeat
 from app.rules.cards import SUIT_LETTERS
 from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
+from app.services.club_settings import club_settings
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members
 from app.services.schedule import CHECK_IN_OPENS
@@ -185,7 +186,7 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
                            target: int = DEFAULT_TARGET) -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
-    open the live table.
+    open the live table, with the club's move timer (``club_settings``; off by default).
 
     The drawn table's row is locked and re-read first, so concurrent requests seat it once
     (the others get a 409 ``already_seated``)."""
@@ -221,8 +222,10 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
                           record=record)
     db.add(seat_row)
     await db.flush()
+    timer = (await club_settings(db)).move_timer_seconds  # the club's setting (issue 11)
     result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
-                               target=target, by=by, rng=rng, now=now, seat_record=seat_row)
+                               target=target, by=by, rng=rng, now=now, seat_record=seat_row,
+                               move_timer_seconds=timer)
     drawn.table_id = result.table_id
     await db.flush()
     return result

@@ -15,7 +15,7 @@ caller as an :class:`AfterDeal` hook, which the composition root (``app/main.py`
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy import update
@@ -25,7 +25,7 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table
 from app.realtime import engine, game
 from app.realtime.game import TableState
-from app.realtime.store import append, load_state
+from app.realtime.store import append, load_state, stamp_deadline
 from app.rules import export_document
 from app.services import fund
 from app.services.session_clock import deal_start_refusal, record_deal_started
@@ -46,8 +46,9 @@ async def deal_refusal(db: AsyncSession, table: Table, now: datetime) -> str | N
     return await deal_start_refusal(db, table.id, now)
 
 
-async def _record_deal_started(db: AsyncSession, table: Table, dealer: int,
-                               now: datetime) -> None:
+async def record_deal_start(db: AsyncSession, table: Table, dealer: int,
+                            now: datetime) -> None:
+    """Count a club table's new deal for the R-S2 extension round (practice tables: nothing)."""
     if table.practice or table.club_session_id is None:
         return
     await record_deal_started(db, table.id, dealer, now)
@@ -78,19 +79,23 @@ async def advance(db: AsyncSession, table: Table, state: TableState, now: dateti
     if reason is not None:
         return append(db, table, state, "deal_refused", {"reason": reason})
     kind, payload = game.deal_started(state)
-    await _record_deal_started(db, table, payload["dealer"], now)
+    await record_deal_start(db, table, payload["dealer"], now)
     return append(db, table, state, kind, payload)
 
 
 async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime,
-                    before: TableState | None = None) -> None:
-    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log.
+                    before: TableState | None = None) -> TableState:
+    """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log;
+    the state to carry on with (the same, or with the move deadline it was given).
 
-    The pulka row is rewritten only when the pulka changed since ``before``.
+    The pulka row is rewritten only when the pulka changed since ``before``. A deadline set
+    here is also written into the last event this unit of work appended (``deadline_at``,
+    :func:`app.realtime.store.stamp_deadline`), so every process, snapshot and replay shows
+    the same countdown (docs/protocol.md).
     """
-    _sync_deadline(table, state, now)
+    state = _sync_deadline(db, table, state, now)
     if before is not None and before.pulka is state.pulka and before.status == state.status:
-        return
+        return state
     values: dict[str, Any] = {
         "state": state.pulka.to_json(), "sheet": state.pulka.sheet.to_json(),
         "deals": state.pulka.deal_index,
@@ -104,9 +109,11 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
     await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
     if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
         await fund.record_table_debts(db, table.id, now)
+    return state
 
 
-def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:
+def _sync_deadline(db: AsyncSession, table: Table, state: TableState,
+                   now: datetime) -> TableState:
     mover = engine.to_move(state.deal) if state.deal is not None else None
     if table.move_timer_seconds and state.status == "playing" and mover is not None:
         table.deadline_at = now + timedelta(seconds=table.move_timer_seconds)
@@ -114,3 +121,12 @@ def _sync_deadline(table: Table, state: TableState, now: datetime) -> None:
     else:
         table.deadline_at = None
         table.deadline_seq = None
+    stamp = iso_utc(table.deadline_at)
+    if stamp == state.deadline_at:
+        return state
+    return stamp_deadline(db, state, stamp)
+
+
+def iso_utc(moment: datetime | None) -> str | None:
+    """``moment`` as an ISO 8601 text in UTC (None stays None)."""
+    return moment.astimezone(UTC).isoformat() if moment is not None else None

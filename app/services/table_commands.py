@@ -37,7 +37,7 @@ from app.realtime.store import (
     write_command,
 )
 from app.rules import action_to_json
-from app.rules.timeout import default_move
+from app.rules.timeout import DEFAULT_CUT, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 
@@ -271,11 +271,35 @@ async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, m
         if state.status != "playing":
             raise CommandRejected("not_now", state.notice or "the table is not playing")
         body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+        auto = kind == "cut" and _auto_cut(command)
+        if kind == "cut":
+            body = _default_cut(state, seat) if auto else {
+                k: v for k, v in body.items() if k != "auto"}
         with _claims_off_the_loop(kind == "claim" and solver is not None):
-            state = append(db, table, state, *game.action_event(state, seat, body))
+            state = append(db, table, state, *game.action_event(state, seat, body, auto=auto))
         state = await advance(db, table, state, now, after_deal=after_deal)
-    await sync_rows(db, table, state, now, before)
-    return state
+    return await sync_rows(db, table, state, now, before)
+
+
+def _auto_cut(command: Mapping[str, Any]) -> bool:
+    """Does this ``cut`` let the server cut for the cutter (``"auto": true``)?"""
+    auto = command.get("auto", False)
+    if not isinstance(auto, bool):
+        raise CommandRejected("bad_command", "auto must be true or false")
+    if auto and "position" in command:
+        raise CommandRejected("bad_command", "a cut gives a position or auto, not both")
+    return auto
+
+
+def _default_cut(state: TableState, seat: int) -> dict[str, Any]:
+    """The cut the timer makes (``app.rules.timeout.DEFAULT_CUT``), as a command body; the
+    engine's refusal when it is not this seat's cut."""
+    move = (default_move(state.deal, seat)
+            if state.deal is not None and engine.phase(state.deal) == "cut"
+            and engine.to_move(state.deal) == seat else None)
+    if move is None:
+        return {"type": "cut", "position": DEFAULT_CUT}  # refused by the engine as usual
+    return {k: v for k, v in action_to_json(move).items() if k != "seat"}
 
 
 async def fire_deadline(
@@ -307,7 +331,7 @@ async def fire_deadline(
         body = {k: v for k, v in action_to_json(action).items() if k != "seat"}
         state = append(db, table, state, *game.action_event(state, mover, body, auto=True))
         state = await advance(db, table, state, now, after_deal=after_deal)
-        await sync_rows(db, table, state, now, before)
+        state = await sync_rows(db, table, state, now, before)
         await notify(db, table_id, table.version)
     if cache is not None:
         cache.put(state)

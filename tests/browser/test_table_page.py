@@ -412,3 +412,29 @@ def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
+
+
+def test_the_cutter_lets_the_timer_cut_and_the_banner_knows_since_when(
+        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    """R-D2: «Пусть сдвинет таймер» cuts at the default position (16) at once; the banner's
+    time comes from the server's ``since`` (so it is not only "at least")."""
+    base = server.base_url
+    table_id = _run(_table(server.env["DATABASE_URL"], [members[0], members[1], members[3]],
+                           timer=600))
+    pages = seat_pages(browser, base, table_id, [0, 3])
+    watcher, cutter = pages
+    watcher.wait_for_selector("[data-testid=away]:has-text('Борис')")
+    away = watcher.locator("[data-testid=away]").inner_text()
+    assert "Нет связи" in away and "не меньше" not in away
+    cutter.wait_for_selector("[data-testid=cut-auto]")
+    assert "посередине" in visible_text(cutter)
+    assert_russian(cutter, "cut panel")
+    cutter.click("[data-testid=cut-auto]")
+    watcher.wait_for_selector("[data-testid=move-timer]:has-text('На ход осталось')")
+    state = watcher.evaluate(f"() => fetch('/api/tables/{table_id}/state').then(r => r.json())")
+    assert state["deal"]["cut"] == 16 and state["deal"]["phase"] == "auction"
+    assert state["table"]["deadline_at"] is not None
+    for page in pages:
+        assert_russian(page, "after the auto cut")
+        assert not page.js_errors, page.js_errors
+        page.context.close()

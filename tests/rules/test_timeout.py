@@ -56,6 +56,9 @@ def _expected(legal: list[Action]) -> Action | None:
     talon = [a for a in legal if isinstance(a, TakeTalon)]
     if talon:
         return talon[0]
+    middle = [a for a in legal if isinstance(a, Cut) and a.position == 16]
+    if middle:
+        return middle[0]
     ordinary = [a for a in legal if not isinstance(a, OWN_DECISIONS)]
     return ordinary[0] if ordinary else None
 
@@ -65,6 +68,18 @@ def test_the_own_decisions_are_never_made_for_a_player() -> None:
     assert default_choice([]) is None
     assert default_choice([AcceptResult(seat=1), DeclineResult(seat=1)]) is None
     assert default_choice([Concede(seat=0), TakeTalon(seat=0)]) == TakeTalon(seat=0)
+
+
+def test_r_d2_the_default_cut_is_the_middle_of_the_deck() -> None:
+    """R-D2: a cutter who lets the timer cut (or whose time runs out) cuts at 16 — both parts
+    keep 16 cards, inside the table's limits whatever ``cut_min`` is."""
+    state = _deal(3)
+    cutter = state.to_move
+    assert cutter is not None and state.phase == "cut"
+    legal = legal_actions(state, cutter)
+    assert legal[0] == Cut(cutter, 4)  # the first legal cut is not the default
+    assert default_move(state, cutter) == Cut(cutter, 16)
+    assert default_choice([Cut(0, 10), Cut(0, 15), Cut(0, 22)]) == Cut(0, 15)
 
 
 def test_r_b1_a_call_in_the_auction_times_out_as_pass() -> None:

@@ -4,6 +4,7 @@ from app.db.models.auth import AuthSession, LoginAttempt, PasswordResetToken
 from app.db.models.club import (
     Attendance,
     ClubSession,
+    ClubSettings,
     DealStart,
     DrawnTable,
     DrawRecord,
@@ -15,7 +16,7 @@ from app.db.models.member import Member, Role
 
 __all__ = ["Member", "Role"]
 __all__ += ["AuthSession", "LoginAttempt", "PasswordResetToken"]
-__all__ += ["Attendance", "ClubSession", "DealStart", "DrawRecord", "DrawnTable",
+__all__ += ["Attendance", "ClubSession", "ClubSettings", "DealStart", "DrawRecord", "DrawnTable",
             "ExtensionConsent", "LateNotice", "SeatChange"]
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent, TableSeat  # noqa: E402
 

@@ -13,12 +13,14 @@ from typing import Any
 
 from sqlalchemy import (
     Boolean,
+    CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
     Integer,
     String,
     UniqueConstraint,
+    func,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -160,3 +162,21 @@ class SeatChange(TimestampMixin, Base):
     """``pending``, ``applied`` or ``refused``."""
     record: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
     applied_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class ClubSettings(Base):
+    """The club's settings (one row, ``id`` 1; absent: every default). An admin edits them
+    (``PUT /api/club/settings``, the admin page)."""
+
+    __tablename__ = "club_settings"
+    __table_args__ = (
+        CheckConstraint("id = 1", name="one_row"),
+        CheckConstraint("move_timer_seconds IS NULL OR move_timer_seconds BETWEEN 1 AND 3600",
+                        name="move_timer"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    move_timer_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Seconds per move at club tables opened from now on; None (the default): no timer."""
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), nullable=False)

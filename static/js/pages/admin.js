@@ -2,11 +2,13 @@
 // cancelling an extra session before its draw, ending a session after its end time; the open
 // tables with their extension past the end (R-S2) which the admin may refuse,
 // closing a pulka, and asking for a fourth player (R-T4) or a replacement (R-T5) — the players'
-// consents are collected in their lobbies. Nothing an officer does needs curl.
-import { get, post } from "../api.js";
+// consents are collected in their lobbies; the club's move timer for club tables (off by
+// default). Nothing an officer does needs curl.
+import { get, post, put } from "../api.js";
 import { attempt, fmtDate, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
 
 /** The sessions worth showing: the last two past ones and the next ten. */
 function visibleSessions(all, now) {
@@ -30,8 +32,32 @@ export async function renderAdmin(root, { me }) {
   const sessionsBox = h("section", { class: "card", "aria-labelledby": "adm-sessions" });
   const extraBox = h("section", { class: "card", "aria-labelledby": "adm-extra" });
   const tablesBox = h("section", { class: "card", "aria-labelledby": "adm-tables" });
+  const settingsBox = h("section", { class: "card", "aria-labelledby": "adm-settings" });
   root.append(h("h1", { text: t("admin.title") }),
-    h("div", { class: "admin-grid" }, h("div", {}, extraBox, sessionsBox), tablesBox));
+    h("div", { class: "admin-grid" }, h("div", {}, extraBox, settingsBox, sessionsBox), tablesBox));
+
+  /** The club's move timer for club tables opened from now on (PUT /api/club/settings). */
+  async function loadSettings() {
+    const current = await attempt(() => get("/api/club/settings"));
+    const value = current?.move_timer_seconds ?? 0;
+    const choices = TIMER_CHOICES.includes(value) ? TIMER_CHOICES : [...TIMER_CHOICES, value];
+    const form = h("form", { class: "row", id: "club-timer-form" },
+      h("div", { class: "field" }, h("label", { for: "club-timer", text: t("timer.club") }),
+        h("select", { id: "club-timer", name: "move_timer_seconds" },
+          ...choices.map((v) => h("option", { value: v, text: timerChoice(v), selected: v === value })))),
+      h("button", { type: "submit", class: "primary", text: t("timer.save") }));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const seconds = Number(new FormData(form).get("move_timer_seconds")) || null;
+      const out = await attempt(() => put("/api/club/settings", { move_timer_seconds: seconds }));
+      if (!out) return;
+      notify(t("timer.saved", { what: timerChoice(out.move_timer_seconds || 0) }), "info");
+      await loadSettings();
+    });
+    clear(settingsBox).append(h("h2", { id: "adm-settings", text: t("timer.clubTitle") }),
+      h("p", { class: "muted small", text: t("timer.clubHint") }), form,
+      h("p", { class: "muted small", text: t("timer.rule") }));
+  }
 
   const members = (await attempt(() => get("/api/members"))) || [];
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -79,7 +105,7 @@ export async function renderAdmin(root, { me }) {
                 const out = await attempt(() => post(`/api/sessions/${s.id}/end`));
                 if (!out) return;
                 notify(t("admin.endedOk", { n: out.closed_tables.length }), "info");
-                await Promise.all([loadSessions(), loadTables()]);
+                await Promise.all([loadSessions(), loadTables(), loadSettings()]);
               } })
             : cancelButton(s, now))))))));
     }
@@ -222,7 +248,7 @@ export async function renderAdmin(root, { me }) {
     })));
   }
 
-  await Promise.all([loadSessions(), loadTables()]);
+  await Promise.all([loadSessions(), loadTables(), loadSettings()]);
   const timer = setInterval(() => { loadTables(); }, 15000);
   return () => clearInterval(timer);
 }

@@ -6,6 +6,7 @@ import { ApiError, del, get, post } from "../api.js";
 import { attempt, go } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
 /** Check-in opens six hours before the start (13:00 for a 19:00 session; R-S4). */
@@ -250,13 +251,18 @@ export async function renderLobby(root, { me }) {
     h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
       h("select", { id: "p-level", name: "bot_level" },
         ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),
+    h("div", { class: "field" }, h("label", { for: "p-timer", text: t("timer.label") }),
+      h("select", { id: "p-timer", name: "move_timer_seconds" },
+        ...TIMER_CHOICES.map((v) => h("option", { value: v, text: timerChoice(v) })))),
+    h("p", { class: "muted small", text: t("timer.rule") }),
     h("button", { type: "submit", class: "primary", text: t("lobby.create") }));
   practice.addEventListener("submit", async (e) => {
     e.preventDefault();
     const data = new FormData(practice);
     const out = await attempt(() => post("/api/practice-tables",
       { players: Number(data.get("players")), target: Number(data.get("target")),
-        bot_level: String(data.get("bot_level") || "beginner") }));
+        bot_level: String(data.get("bot_level") || "beginner"),
+        move_timer_seconds: Number(data.get("move_timer_seconds")) || null }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),

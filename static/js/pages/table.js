@@ -460,8 +460,8 @@ export async function renderTable(root, { args, me }) {
         value: positions[Math.floor(positions.length / 2)], id: "cut-pos", "aria-label": t("table.cut") });
       const out = h("output", { for: "cut-pos", text: range.value });
       range.addEventListener("input", () => { out.textContent = range.value; });
-      // the default: a random position from the browser's crypto source (the server's move
-      // timer, when the table has one, cuts by itself when the countdown runs out)
+      // a random position from the browser's crypto source; or the default: the server cuts in
+      // the middle (`"auto": true`), as the move timer does when the countdown runs out
       const random = () => {
         const pick = new Uint32Array(1);
         crypto.getRandomValues(pick);
@@ -471,7 +471,10 @@ export async function renderTable(root, { args, me }) {
         h("div", { class: "actions" }, range, out,
           h("button", { type: "button", class: "primary", text: t("table.cut"),
             onclick: () => send({ type: "cut", position: Number(range.value) }) }),
-          h("button", { type: "button", id: "cut-random", text: t("tp.cutRandom"), onclick: random })));
+          h("button", { type: "button", id: "cut-random", text: t("tp.cutRandom"), onclick: random }),
+          h("button", { type: "button", id: "cut-auto", text: t("tp.cutAuto"), title: t("tp.cutAutoHint"),
+            "data-testid": "cut-auto", onclick: () => send({ type: "cut", auto: true }) })),
+        h("p", { class: "small muted", text: t("tp.cutAutoHint") }));
     }
     if (d.phase === "auction") {
       handled.add("bid");

@@ -4,6 +4,13 @@
 import { t } from "../i18n.js";
 
 const SOUND_KEY = "prefclub.turnSound";
+/** The move timer's choices (seconds; 0: no timer) in the practice form and the club setting. */
+export const TIMER_CHOICES = [0, 30, 60, 120, 300];
+
+/** "no timer" or "60 s per move". */
+export function timerChoice(seconds) {
+  return seconds ? t("timer.seconds", { s: seconds }) : t("timer.off");
+}
 
 /** "1:05" for 65 seconds (never negative). */
 export function clock(seconds) {
