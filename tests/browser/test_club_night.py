@@ -2,10 +2,11 @@
 
 The admin (his own browser context) sets up the club in the members page and adds an extra
 session in the admin page; three members (a context each) set their passwords, check in, draw
-the tables and the seats in the lobby (R-S1, R-T1..R-T3); the table deals its first deal itself
-once the session is open; they play three deals, one of them a pass-out (R-R1), during which one
-player closes his tab mid-trick and comes back in a new one; past the session's end each agrees
-to the one-round extension in his lobby and the next deal starts (R-S2); the admin closes the
+the tables and the seats in the lobby before the start (R-S1, R-T1..R-T3); the waiting table
+deals its first deal itself once the session opens; they play three deals, one of them a
+pass-out (R-R1), during which one player closes his tab mid-trick and comes back in a new one;
+past the session's end one agrees to the one-round extension in his lobby, the two others at
+the table, which asks them itself, and the next deal starts (R-S2); the admin closes the
 pulka in his page (R-P9) and the history shows it. At every step no page shows an English server
 message or a rule ID (issue 11). Screenshots at 1366×768 and 390×844 go to ``test-results/``.
 
@@ -251,8 +252,7 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
         assert_russian(page, "lobby after check-in")
     shoot(members[0], "lobby-checked-in")
 
-    # -- the session opens; the tables and the seats are drawn in the lobby (R-T1..R-T3)
-    jump_to(clock_file, start + timedelta(seconds=5))
+    # -- the tables and the seats are drawn in the lobby before the start (R-T1..R-T3)
     drawer = members[-1]
     drawer.click("button:has-text('Разыграть столы')")
     drawer.click("button:has-text('Тираж мест')")
@@ -264,9 +264,14 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
         page.wait_for_selector(".conn:has-text('На связи')")
     night = Night(members, table_url)
     table_id = table_url.rsplit("/", 1)[1]
+    # before the start the table waits, and says so in Russian (R-S1)
+    drawer.wait_for_selector(".status-line:has-text('Стол ждёт')")
+    assert_russian(drawer, "table waiting for the start")
+    shoot(drawer, "table-waiting")
 
-    # the table deals its first deal itself: the session is open and every seat taken
-    assert ui.wait_for(night.deal_no, what="the first deal") == 1
+    # -- the session opens: the table deals its first deal itself, nobody clicks anything
+    jump_to(clock_file, start + timedelta(seconds=1))
+    assert ui.wait_for(night.deal_no, timeout=30, what="the first deal") == 1
     shoot(members[0], "table-first-deal")
     assert night.play_deal(game=True) == 1
 
