@@ -621,6 +621,16 @@ Object.assign(STRINGS.en, {
   "err.code.extension_round_started": "The extension round has started: it is played out.",
 });
 
+// The fund ledger's own entries named in words (issue 11: no server English, no rule IDs).
+Object.assign(STRINGS.ru, {
+  "fund.reasonDebt": "Проигрыш в пульке №{pulka}", "fund.reasonPaid": "Взнос члена клуба",
+  "fund.reasonSpending": "Расход по предложению №{id}: {title}",
+});
+Object.assign(STRINGS.en, {
+  "fund.reasonDebt": "Lost in pulka {pulka}", "fund.reasonPaid": "Paid in by the member",
+  "fund.reasonSpending": "Spent on proposal {id}: {title}",
+});
+
 const KEY = "prefclub.lang";
 
 export function lang() {

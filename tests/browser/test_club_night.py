@@ -139,9 +139,10 @@ class Night:
 
     def play_deal(self, *, game: bool, before_end: Any = None, on_card: Any = None) -> int:
         """Drive the current deal to its end: with ``game`` the first bidder bids the lowest
-        bid but 6♠ (whisted by force, R-W6 Stalingrad) and the others pass (the defenders pass too, so the
-        game is written without play), else everyone passes (a pass-out, R-R1).
-        ``before_end()`` runs once after the cut; ``on_card(n)`` before the n-th card."""
+        bid but 6♠ (whisted by force, R-W6 Stalingrad) and the others pass (the defenders too,
+        so the game is written without play), else everyone passes (a pass-out, R-R1).
+        ``before_end()`` runs once after the cut; ``on_card(n, seat_page_index, page)`` before
+        the n-th card is played (True: it played nothing, look again)."""
         number = ui.wait_for(self.deal_no, what="a deal on the table")
         bid_made = False
         cards = 0
@@ -368,7 +369,9 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
 def test_a_russian_page_shows_no_english_server_text(server: ServerProcess, browser: Any,
                                                      where: str) -> None:
     """Issue 11: after the night, each page a member reads, in Russian, carries no server
-    English (the ``detail`` texts, a waiting table's reason) and no rule ID (R-xx)."""
+    English (the ``detail`` texts, a refused command's ``message``) and no rule ID (R-xx), also
+    when the server refuses something: a command at the finished table, a spending proposal of
+    nothing (R-F2); the fund's ledger names the pulka's debts in words (R-F1)."""
     if "member" not in STATE:
         pytest.skip("needs the night the first test played")
     login, password = STATE["member"]
@@ -376,15 +379,31 @@ def test_a_russian_page_shows_no_english_server_text(server: ServerProcess, brow
     if where == "table":
         page.goto(f"{server.base_url}/#/table/{STATE['table']}")
         page.wait_for_selector("text=Пулька окончена")
+        page.wait_for_selector(".conn:has-text('На связи')")
+        page.evaluate("() => window.prefclubTable.send({type: 'bid', call: '6S'})")
+        officer.notice(page)
+        assert_russian(page, "table refusing a command")
     elif where == "fund":
         page.click("nav >> text=Кубышка")
-        page.wait_for_selector("h1:has-text('Кубышка')")
-        page.wait_for_load_state("networkidle")
+        page.wait_for_selector("#fund-proposal")
+        # the night's losers owe the fund: the ledger says so in words, not "R-F1: lost …"
+        page.get_by_text("Проигрыш в пульке №").first.wait_for()
+        page.fill("#fprop-title-in", "Новые колоды")
+        page.fill("#fprop-amount", "0,00")
+        page.click("#fund-proposal button[type=submit]")
+        assert officer.notice(page).startswith("Сумма"), officer.notice(page)
+        assert_russian(page, "fund refusing nothing")
+        page.fill("#fprop-amount", "1200,50")
+        with page.expect_response("**/api/fund/proposals") as answer:
+            page.click("#fund-proposal button[type=submit]")
+        assert answer.value.status == 201
+        page.get_by_text("Новые колоды").first.wait_for()
     elif where == "history":
         page.click("nav >> text=История")
         page.wait_for_selector(f"h2:has-text('Стол {STATE['table']}')")
     else:
         page.wait_for_selector("[aria-labelledby=tables-title][data-loaded=true]")
     assert_russian(page, where)
+    shoot(page, f"russian-{where}")
     assert page.js_errors == []
     page.context.close()
