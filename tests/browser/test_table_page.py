@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from app.db.models import Member, Role
+from app.db.models import ClubSession, Member, Role
+from app.db.models.table import Table
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from app.services.pulkas import close_pulka
@@ -66,6 +67,38 @@ async def _table(url: str, seats: list[int], timer: int | None = None) -> int:
             table = await create_table(db, seat_member_ids=list(seats), target=10, first_dealer=0,
                                        move_timer_seconds=timer, now=datetime.now(UTC))
             return table.id
+    finally:
+        await engine.dispose()
+
+
+async def _early_club_table(url: str, seats: list[int]) -> int:
+    """A club table seated now for a session that starts in an hour (R-S1 refuses the deal
+    until then)."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            now = datetime.now(UTC)
+            session = ClubSession(starts_at=now + timedelta(hours=1),
+                                  ends_at=now + timedelta(hours=4), extra=True)
+            db.add(session)
+            await db.flush()
+            table = await create_table(db, seat_member_ids=list(seats), target=10,
+                                       first_dealer=0, club_session_id=session.id, now=now)
+            return table.id
+    finally:
+        await engine.dispose()
+
+
+async def _open_session_now(url: str, table_id: int) -> None:
+    """The session of ``table_id`` starts now (as if the clock had reached 19:00)."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            table = await db.get(Table, table_id)
+            assert table is not None and table.club_session_id is not None
+            session = await db.get(ClubSession, table.club_session_id)
+            assert session is not None
+            session.starts_at = datetime.now(UTC) - timedelta(seconds=1)
     finally:
         await engine.dispose()
 
@@ -436,5 +469,23 @@ def test_the_cutter_lets_the_timer_cut_and_the_banner_knows_since_when(
     assert state["table"]["deadline_at"] is not None
     for page in pages:
         assert_russian(page, "after the auto cut")
+        assert not page.js_errors, page.js_errors
+        page.context.close()
+
+
+def test_r_s1_a_club_table_seated_early_deals_by_itself_when_the_session_opens(
+        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    """Nobody clicks: the page says the first deal starts by itself, then the cut appears."""
+    table_id = _run(_early_club_table(server.env["DATABASE_URL"], members[:3]))
+    pages = seat_pages(browser, server.base_url, table_id, [0, 2])
+    first, cutter = pages  # dealer seat 0; the cutter is seat 2 (R-D2)
+    for page in pages:
+        page.wait_for_selector("[data-testid=waiting-first]:has-text('начнётся сама')")
+        assert page.locator("[data-testid=actions] button").count() == 0  # nothing to press
+    _run(_open_session_now(server.env["DATABASE_URL"], table_id))
+    cutter.wait_for_selector("[data-testid=cut-auto]", timeout=30_000)
+    first.wait_for_selector(".status-line:has-text('сдвиг')")
+    for page in pages:
+        assert_russian(page, "first deal")
         assert not page.js_errors, page.js_errors
         page.context.close()

@@ -14,7 +14,7 @@ import os
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
 from app.clock import FrozenClock
-from app.db.models.table import TableCommand, TableEvent
+from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
@@ -91,9 +91,10 @@ async def traced(live_db: str, wire_path: Path) -> AsyncIterator[tuple[Sessions,
         wire.close()
 
 
-async def _table(sessions: Sessions) -> tuple[int, list[int]]:
+async def _table(sessions: Sessions, timer: int | None = None) -> tuple[int, list[int]]:
     async with session_scope(sessions) as db:
-        table_id, seats = await make_bot_table(db, f"hp-{uuid.uuid4().hex[:8]}", 3, NOW)
+        table_id, seats = await make_bot_table(db, f"hp-{uuid.uuid4().hex[:8]}", 3, NOW,
+                                               move_timer_seconds=timer)
     return table_id, [s.member_id for s in seats]
 
 
@@ -125,6 +126,31 @@ async def test_a_move_costs_at_most_five_round_trips(traced: tuple[Sessions, Wir
             TableEvent.table_id == table_id)) == 5
         stored = await db.get(TableCommand, (table_id, members[seat], "m2"))
         assert stored is not None and stored.seq == 5 and stored.response == {"seq": 5}
+
+
+async def test_a_timed_move_stores_its_deadline_in_the_same_round_trips(
+        traced: tuple[Sessions, Wire]) -> None:
+    """With a move timer the deadline rides in the event's payload (issue 11: events and
+    snapshots carry ``deadline_at``) — still one write, at most five round trips."""
+    sessions, wire = traced
+    table_id, members = await _table(sessions, timer=30)
+    cache = StateCache()
+    for n in range(3):
+        seat, move = await _next_move(sessions, table_id)
+        wire.start()
+        result = await execute(sessions, cache, table_id=table_id, member_id=members[seat],
+                               seat=seat, name="p", command={**move, "id": f"t{n}"}, now=NOW)
+    trips = wire.round_trips()
+    assert len(trips) <= 5, wire.path.read_text(errors="replace")[wire.mark:][:6000]
+    deadline = NOW + timedelta(seconds=30)
+    assert result.state is not None and result.state.deadline_at == deadline.isoformat()
+    async with sessions() as db:
+        last = await db.get(TableEvent, (table_id, result.seq))
+        table = await db.get(Table, table_id)
+        rebuilt = await rebuild(db, table_id)
+    assert last is not None and last.payload["deadline_at"] == deadline.isoformat()
+    assert table is not None and table.deadline_at == deadline
+    assert rebuilt is not None and rebuilt.deadline_at == deadline.isoformat()
 
 
 async def test_twins_racing_for_the_lock_apply_once(sessions: Sessions) -> None:

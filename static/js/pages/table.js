@@ -295,6 +295,10 @@ export async function renderTable(root, { args, me }) {
       return h("p", { class: "status-line" }, h("strong", { text: t("table.finished") }), h("br"),
         endedText(info.ended, info.notice));
     }
+    if (info.status === "waiting" && !info.deal_no) {
+      // a club table seated before its session: the server deals the first deal by itself
+      return h("p", { class: "status-line", "data-testid": "waiting-first", text: t("tp.waitingFirst") });
+    }
     if (info.status === "waiting") {
       return h("p", { class: "status-line", text: lang() === "en" && info.notice ? info.notice : t("tp.waiting") });
     }
@@ -444,7 +448,7 @@ export async function renderTable(root, { args, me }) {
     const d = st.deal;
     const panel = h("div", { class: "panel", "aria-live": "polite", "data-testid": "actions" });
     if (!d || st.info.status !== "playing") {
-      if (st.info.status === "waiting" && st.seat !== null) {
+      if (st.info.status === "waiting" && st.info.deal_no && st.seat !== null) {
         panel.append(h("button", { type: "button", class: "primary", text: t("table.nextDeal"),
           onclick: () => send({ type: "next_deal" }) }));
         return panel;
