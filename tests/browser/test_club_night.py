@@ -123,8 +123,14 @@ def look(page: Any) -> dict[str, Any]:
                 "contracts": [], "defend": [], "modes": [], "cards": []}
 
 
-def gone(page: Any, selector: str) -> bool:
-    return not ui.enabled(page, selector)
+GONE = "sel => { const e = document.querySelector(sel); return !e || e.disabled; }"
+
+
+def act(page: Any, selector: str) -> None:
+    """Click ``selector`` and wait (in the page) until the table has moved on: it is no longer
+    there or no longer enabled."""
+    page.click(selector)
+    page.wait_for_function(GONE, arg=selector)
 
 
 class Night:
@@ -147,8 +153,12 @@ class Night:
         bid_made = False
         cards = 0
         deadline = time.monotonic() + 60
+        first = 0  # look first at the seat after the one that moved last: usually the next
         while time.monotonic() < deadline:
-            for i, page in enumerate(self.pages):
+            n = len(self.pages)
+            for i in [(first + k) % n for k in range(n)]:
+                page = self.pages[i]
+                first = (i + 1) % n
                 seen = look(page)
                 if seen["deal"] > number or seen["waiting"]:
                     return number
@@ -163,7 +173,7 @@ class Night:
                     bids = [c for c in seen["bids"] if c not in ("pass", "here", "misere", "6S")]
                     call = bids[0] if game and not bid_made and bids else "pass"
                     bid_made = bid_made or call != "pass"
-                    ui.act(page, f"#bid-{call}")
+                    act(page, f"#bid-{call}")
                     break
                 if seen["discard"]:
                     hand = page.locator(HAND_CARD)
@@ -175,15 +185,15 @@ class Night:
                     break
                 if seen["contracts"]:
                     contract = next(c for c in seen["contracts"] if c != "6S")
-                    ui.act(page, f"#contract-{contract}")
+                    act(page, f"#contract-{contract}")
                     break
                 if seen["defend"]:
                     call = "pass" if "pass" in seen["defend"] else seen["defend"][0]
                     selector = f"[data-testid=actions] > .actions > button[data-call='{call}']"
-                    ui.act(page, selector)
+                    act(page, selector)
                     break
                 if seen["modes"]:
-                    ui.act(page, f"[data-testid=actions] button[data-mode='{seen['modes'][0]}']")
+                    act(page, f"[data-testid=actions] button[data-mode='{seen['modes'][0]}']")
                     break
                 if seen["cards"]:
                     cards += 1
@@ -191,8 +201,7 @@ class Night:
                         break
                     card = seen["cards"][0]
                     page.click(f"button.card-face.playable[data-card='{card}']")
-                    ui.wait_for(lambda page=page, card=card: gone(
-                        page, f"button.card-face[data-card='{card}']"), what=f"{card} played")
+                    page.wait_for_function(GONE, arg=f"button.card-face[data-card='{card}']")
                     break
             else:
                 page.wait_for_timeout(100)
