@@ -7,6 +7,7 @@ calling ``datetime.now``.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Protocol
 
 
@@ -45,3 +46,27 @@ class FrozenClock:
     def advance(self, delta: timedelta) -> None:
         """Move forward by ``delta``."""
         self._at += delta
+
+
+class FileOffsetClock:
+    """The real clock moved by a number of seconds written in a file; for end-to-end tests.
+
+    A browser test of a whole club night runs ``prefclub serve`` in its own process, so it cannot
+    hand the app a :class:`FrozenClock`; it writes the offset (a decimal number of seconds) to
+    this file instead to jump the server to a session's start and to its end (R-S1, R-S2). The
+    file is read on every call, so a jump takes effect at once; a missing or unreadable file
+    means no offset. Only the test environment wires it (``PREFCLUB_TEST_CLOCK``).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def offset(self) -> timedelta:
+        """The offset the file holds now (zero when there is none)."""
+        try:
+            return timedelta(seconds=float(self._path.read_text().strip() or 0))
+        except (OSError, ValueError):
+            return timedelta(0)
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset()

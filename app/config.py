@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     ``Forwarded`` headers name the client; by default none is trusted."""
     docs_enabled: bool | None = Field(default=None, validation_alias="PREFCLUB_DOCS")
     """Serve ``/docs``, ``/redoc`` and ``/openapi.json``; by default everywhere but production."""
+    test_clock_file: Path | None = Field(default=None, validation_alias="PREFCLUB_TEST_CLOCK")
+    """A file holding seconds to add to the server's clock (app.clock.FileOffsetClock); honoured
+    only when ``PREFCLUB_ENV=test``, so browser tests can move a real server to 19:00 or 22:15."""
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -28,7 +28,7 @@ from app.api import tables as tables_api
 from app.api import ws as ws_api
 from app.api.docs import install_offline_docs
 from app.api.errors import install_error_handlers
-from app.clock import Clock, SystemClock
+from app.clock import Clock, FileOffsetClock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.session import make_engine, make_sessionmaker
@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.add_exception_handler(PasswordHasherBusy, auth.busy_handler)
     app.state.settings = settings
     app.state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips)
-    app.state.clock = clock or SystemClock()
+    app.state.clock = clock or server_clock(settings)
     app.state.secret_key = secret
     install_error_handlers(app)
     wire_services(app)
@@ -95,6 +95,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     _mount_browser(app)
     install_offline_docs(app)
     return app
+
+
+def server_clock(settings: Settings) -> Clock:
+    """The real clock; in the test environment moved by ``PREFCLUB_TEST_CLOCK`` when it is set
+    (never in development or production, whatever the environment says)."""
+    if settings.environment == "test" and settings.test_clock_file is not None:
+        return FileOffsetClock(settings.test_clock_file)
+    return SystemClock()
 
 
 def wire_services(app: FastAPI) -> None:

@@ -95,7 +95,8 @@ class ExtensionOut(BaseModel):
         "table_id": 11, "required": [7, 9, 12], "agreed": [7, 9], "extension_agreed": False,
         "deals_after_end": 0, "deals_remaining": None, "may_start_deal": False,
         "reason": "it is past 22:15: no new deal starts unless every player at the table "
-                  "agreed to extend by one round (R-S2)", "refused": False}]})
+                  "agreed to extend by one round (R-S2)", "refused": False,
+        "ends_at": "2026-03-02T22:15:00+03:00"}]})
 
     table_id: int
     required: list[int]
@@ -107,6 +108,8 @@ class ExtensionOut(BaseModel):
     reason: str | None
     refused: bool = False
     """An admin refused the extension: the table ends at the session's end."""
+    ends_at: datetime | None = None
+    """The session's end, after which the extension is needed (an extra session's own)."""
 
 
 class JoinIn(BaseModel):

@@ -158,6 +158,8 @@ class ExtensionState:
     reason: str | None
     refused: bool = False
     """An admin refused the extension (R-S2): the table ends at the session's end."""
+    ends_at: datetime | None = None
+    """The session's end (22:15 on a Monday; an extra session's own end), which pages name."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -178,7 +180,8 @@ async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> Ext
             remaining = max(0, tc.players - after)
     reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
     return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
-                          after, remaining, reason is None, reason, tc.extension_refused)
+                          after, remaining, reason is None, reason, tc.extension_refused,
+                          tc.session.ends_at if tc.session is not None else None)
 
 
 async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,

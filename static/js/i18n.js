@@ -161,6 +161,9 @@ const STRINGS = {
     "timer.club": "Таймер хода клубных столов", "timer.clubTitle": "Таймер хода",
     "timer.clubHint": "Для клубных столов, открытых после сохранения. По умолчанию таймера нет.",
     "timer.save": "Сохранить", "timer.saved": "Таймер хода клубных столов: {what}",
+    "tp.extAsk": "Сессия окончилась в {end}: сыграть ещё круг?",
+    "tp.extHow": "Каждый сдаёт ещё раз; новая сдача начнётся, когда согласятся все.",
+    "tp.extWaiting": "Вы согласны. Ждём: {names}.",
     "tp.away": "Нет связи: {name} — {s}", "tp.awayLong": "Нет связи: {name} — не меньше {s}",
     "tp.sound": "Звук при вашем ходе", "tp.soundOn": "♪ звук вкл.", "tp.soundOff": "♪ звук выкл.",
     "tp.keys": "Клавиши", "tp.keysTitle": "Клавиатура",
@@ -356,6 +359,9 @@ const STRINGS = {
     "timer.club": "Move timer of club tables", "timer.clubTitle": "Move timer",
     "timer.clubHint": "For club tables opened after saving. By default there is no timer.",
     "timer.save": "Save", "timer.saved": "Move timer of club tables: {what}",
+    "tp.extAsk": "The session ended at {end}: play one more round?",
+    "tp.extHow": "Each player deals once more; the next deal starts when everyone agrees.",
+    "tp.extWaiting": "You agreed. Waiting for: {names}.",
     "tp.away": "Disconnected: {name} — {s}", "tp.awayLong": "Disconnected: {name} — at least {s}",
     "tp.sound": "Sound on your move", "tp.soundOn": "♪ sound on", "tp.soundOff": "♪ sound off",
     "tp.keys": "Keys", "tp.keysTitle": "Keyboard",
@@ -448,9 +454,9 @@ Object.assign(STRINGS.ru, {
   "admin.closeSessionEnd": "по концу сессии",
   "admin.confirmClose": "Закрыть пульку за столом {id}? Она будет рассчитана по текущему листу.",
   "admin.closed": "Пулька за столом {id} закрыта.",
-  "admin.extension": "Продление после 22:15",
+  "admin.extension": "Продление после конца сессии",
   "admin.extAgreed": "согласны {n} из {of}", "admin.extYes": "продление согласовано",
-  "admin.extNone": "до 22:15 продление не нужно",
+  "admin.extNone": "до {end} продление не нужно",
   "admin.mayDeal": "можно сдавать", "admin.mayNotDeal": "новая сдача не начнётся",
   "admin.seatChange": "Смена состава", "admin.join": "Посадить четвёртым",
   "admin.replace": "Заменить игрока", "admin.seat": "Место", "admin.newcomer": "Кто садится",
@@ -466,7 +472,7 @@ Object.assign(STRINGS.ru, {
   "lobby.consents": "Ваше согласие", "lobby.consentJoin": "{name} просит сесть четвёртым за стол {table}.",
   "lobby.consentReplace": "{name} садится на место {seat} за столом {table}.",
   "lobby.agree": "Согласен", "lobby.refuse": "Отказываюсь",
-  "lobby.extensionAsk": "Стол {table}: сыграть ещё круг после 22:15?",
+  "lobby.extensionAsk": "Стол {table}: сыграть ещё круг после {end}?",
   "members.copy": "Копировать", "members.copied": "Ссылка скопирована.",
   "members.resetLinkLabel": "Ссылка сброса пароля для {login}",
   "members.status": "Состояние", "admin.actions": "Действия",
@@ -519,9 +525,9 @@ Object.assign(STRINGS.en, {
   "admin.closeSessionEnd": "at the session end",
   "admin.confirmClose": "Close the pulka at table {id}? It is settled on its current sheet.",
   "admin.closed": "The pulka at table {id} is closed.",
-  "admin.extension": "Extension after 22:15",
+  "admin.extension": "Extension past the session's end",
   "admin.extAgreed": "{n} of {of} agree", "admin.extYes": "extension agreed",
-  "admin.extNone": "no extension needed before 22:15",
+  "admin.extNone": "no extension needed before {end}",
   "admin.mayDeal": "may deal", "admin.mayNotDeal": "no new deal starts",
   "admin.seatChange": "Seat change", "admin.join": "Seat a fourth player",
   "admin.replace": "Replace a player", "admin.seat": "Seat", "admin.newcomer": "Who sits down",
@@ -537,7 +543,7 @@ Object.assign(STRINGS.en, {
   "lobby.consents": "Your consent", "lobby.consentJoin": "{name} asks to join table {table} as the fourth player.",
   "lobby.consentReplace": "{name} takes seat {seat} at table {table}.",
   "lobby.agree": "Agree", "lobby.refuse": "Refuse",
-  "lobby.extensionAsk": "Table {table}: play one more round after 22:15?",
+  "lobby.extensionAsk": "Table {table}: play one more round after {end}?",
   "members.copy": "Copy", "members.copied": "Link copied.",
   "members.resetLinkLabel": "Password reset link for {login}",
   "members.status": "State", "admin.actions": "Actions",
@@ -624,6 +630,16 @@ Object.assign(STRINGS.en, {
   "err.code.extension_refused": "The admin refused this table's extension.",
   "err.code.extension_already_refused": "This table's extension is already refused.",
   "err.code.extension_round_started": "The extension round has started: it is played out.",
+});
+
+// The fund ledger's own entries named in words (issue 11: no server English, no rule IDs).
+Object.assign(STRINGS.ru, {
+  "fund.reasonDebt": "Проигрыш в пульке №{pulka}", "fund.reasonPaid": "Взнос члена клуба",
+  "fund.reasonSpending": "Расход по предложению №{id}: {title}",
+});
+Object.assign(STRINGS.en, {
+  "fund.reasonDebt": "Lost in pulka {pulka}", "fund.reasonPaid": "Paid in by the member",
+  "fund.reasonSpending": "Spent on proposal {id}: {title}",
 });
 
 const KEY = "prefclub.lang";

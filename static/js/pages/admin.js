@@ -188,7 +188,7 @@ export async function renderAdmin(root, { me }) {
     let text;
     if (ext.refused) text = t("admin.extRefused");
     else if (ext.extension_agreed) text = t("admin.extYes");
-    else if (ext.may_start_deal && !ext.agreed.length) text = t("admin.extNone");
+    else if (ext.may_start_deal && !ext.agreed.length) text = t("admin.extNone", { end: fmtTime(ext.ends_at) });
     else text = t("admin.extAgreed", { n: ext.agreed.length, of: ext.required.length });
     const waiting = ext.required.filter((id) => !ext.agreed.includes(id));
     return h("p", { class: "small extension" }, h("strong", { text: `${t("admin.extension")}: ` }), text,

@@ -72,6 +72,27 @@ function outstanding(value) {
   return h("span", { class: "money credit", text: t("fund.credit", { amount: `${value.slice(1)} ₽` }) });
 }
 
+/** A wide table in a box of its own that scrolls sideways on a phone (the page never does);
+ * focusable, so the keyboard can scroll it too. */
+function scroller(labelledby, table) {
+  return h("div", { class: "scroll-x", tabindex: "0", role: "region", "aria-labelledby": labelledby }, table);
+}
+
+/**
+ * Why an entry was made, in the reader's words. The server writes the reason of its own entries
+ * (a settled pulka's debt, R-F1; a paid proposal, R-F2) in English for the log; the page names
+ * them from the catalogue by their pulka or proposal. A reason a person typed is shown as typed.
+ */
+export function entryReason(e) {
+  if (e.kind === "payment_due" && e.pulka_id) return t("fund.reasonDebt", { pulka: e.pulka_id });
+  if (e.kind === "spending" && e.proposal_id) {
+    const title = String(e.reason || "").replace(/^proposal \d+: /, "");
+    return t("fund.reasonSpending", { id: e.proposal_id, title });
+  }
+  if (e.kind === "payment" && /^paid in by member \d+$/.test(e.reason || "")) return t("fund.reasonPaid");
+  return e.reason;
+}
+
 /** Check the amount input before sending: "12,5" becomes "12.5"; a bad value gets a message
  * under the field (in the reader's language) and null, so nothing is sent. */
 function checkedAmount(input, errorBox) {
@@ -184,12 +205,12 @@ export async function renderFund(root, { me }) {
       debts.append(h("p", { class: "muted", text: t("fund.noDebts") }));
       return;
     }
-    debts.append(h("table", { class: "list", "aria-labelledby": "fund-debts-title" },
+    debts.append(scroller("fund-debts-title", h("table", { class: "list", "aria-labelledby": "fund-debts-title" },
       h("thead", {}, h("tr", {}, ["fund.member", "fund.owed", "fund.paid", "fund.outstanding"]
         .map((k) => h("th", { scope: "col", text: t(k) })))),
       h("tbody", {}, fund.debts.map((d) => h("tr", {},
         h("td", { text: d.display_name }), h("td", {}, money(d.owed)), h("td", {}, money(d.paid)),
-        h("td", {}, outstanding(d.outstanding)))))));
+        h("td", {}, outstanding(d.outstanding))))))));
   }
 
   function renderProposals(list) {
@@ -201,10 +222,10 @@ export async function renderFund(root, { me }) {
       proposals.append(h("p", { class: "muted", text: t("fund.noProposals") }));
       return;
     }
-    proposals.append(h("table", { class: "list", "aria-labelledby": "fund-proposals-title" },
+    proposals.append(scroller("fund-proposals-title", h("table", { class: "list", "aria-labelledby": "fund-proposals-title" },
       h("thead", {}, h("tr", {}, ["fund.rank", "fund.proposal", "fund.proposer", "fund.attendance",
         "fund.amount", "fund.status", "fund.votes", ""].map((k) => h("th", { scope: "col", text: k ? t(k) : "" })))),
-      h("tbody", {}, list.proposals.map(proposalRow))));
+      h("tbody", {}, list.proposals.map(proposalRow)))));
   }
 
   /** A button that POSTs once per key: the key is made now and kept while retries fail. */
@@ -272,14 +293,14 @@ export async function renderFund(root, { me }) {
       ledger.append(h("p", { class: "muted", text: t("fund.noEntries") }));
       return;
     }
-    ledger.append(h("table", { class: "list", "aria-labelledby": "fund-ledger-title" },
+    ledger.append(scroller("fund-ledger-title", h("table", { class: "list", "aria-labelledby": "fund-ledger-title" },
       h("thead", {}, h("tr", {}, ["fund.when", "fund.kind", "fund.member", "fund.amount",
         "fund.reason", "fund.by"].map((k) => h("th", { scope: "col", text: t(k) })))),
       h("tbody", {}, fund.entries.map((e) => h("tr", { dataset: { kind: e.kind } },
         h("td", { text: fmtTime(e.recorded_at, true) }), h("td", { text: t(`fund.kind.${e.kind}`) }),
         h("td", { text: e.member_id ? names.get(e.member_id) || `#${e.member_id}` : "" }),
-        h("td", {}, money(e.amount)), h("td", { text: e.reason }),
-        h("td", { text: e.recorded_by_id ? names.get(e.recorded_by_id) || `#${e.recorded_by_id}` : t("fund.server") }))))));
+        h("td", {}, money(e.amount)), h("td", { text: entryReason(e) }),
+        h("td", { text: e.recorded_by_id ? names.get(e.recorded_by_id) || `#${e.recorded_by_id}` : t("fund.server") })))))));
   }
 
   await load();

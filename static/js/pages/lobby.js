@@ -196,7 +196,7 @@ export async function renderLobby(root, { me }) {
       // nothing to ask once the admin refused the extension (R-S2)
       if (!ext || ext.refused || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
         || ext.agreed.includes(me.id) || ext.deals_after_end > 0) continue;
-      items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id }) }), " ",
+      items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id, end: fmtTime(ext.ends_at) }) }), " ",
         answerButtons(() => `/api/tables/${tb.id}/extension`, (agree) => ({ agree }))));
     }
     clear(consentBox);

@@ -17,6 +17,7 @@ import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "..
 import { beep, setSound, soundOn, tick } from "../table/extras.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
+import { extensionAsk } from "../table/extension.js";
 import { verifyDeal } from "../table/verify.js";
 import { endedText, entryWords, errorText, kindText, settlementLines, signed, whistBalance } from "../table/words.js";
 
@@ -50,6 +51,8 @@ export async function renderTable(root, { args, me }) {
   let meta = { move_timer_seconds: null, deadline_at: null }; // GET /api/tables/{id}
   // Hints (practice tables only, docs/bots.md): the strong bot's move for this seat at seq.
   const practice = Boolean(kind?.practice);
+  const clubTable = Boolean(kind && !kind.practice && kind.club_session_id);
+  let extension = null; // the R-S2 extension asked at the table (club tables only)
   let hint = null; // { seq, text }
   const away = {}; // seat -> {since: epoch ms, lower: true when the page only knows "at least"}
   let firstPresence = true;
@@ -178,6 +181,7 @@ export async function renderTable(root, { args, me }) {
     if (msg.type !== "action" || !st.legal.some((a) => a.type === "discard")) selected = new Set();
     afterUpdate(true, msg.table);
     if (["deal_ended", "pulka_ended"].includes(msg.type)) loadLines();
+    if (["deal_started", "deal_ended", "deal_refused"].includes(msg.type)) extension?.reload();
     if (meta.move_timer_seconds && !(msg.table && "deadline_at" in msg.table)) loadMeta();
     render();
   }
@@ -247,6 +251,10 @@ export async function renderTable(root, { args, me }) {
     return `${t("tp.action")} ${i + 1}`;
   }
   const nameOf = (seat) => names()[seat] || `${t("table.seat")} ${seat + 1}`;
+  const memberName = (id) => {
+    const seat = kind?.seats?.find((s) => s.member_id === id);
+    return seat ? nameOf(seat.seat) : `#${id}`;
+  };
   const legalOf = (type) => st.legal.filter((a) => a.type === type);
   const send = (command) => {
     if (!socket.send(command)) notify(t("table.reconnecting"));
@@ -631,6 +639,7 @@ export async function renderTable(root, { args, me }) {
         h("span", { class: "head-tools" }, helpPopover()),
         h("a", { href: "#/lobby", text: t("table.back") })),
       awayBanner(),
+      st.info.status === "finished" ? null : extension?.view(memberName),
       h("div", { class: "opponents" }, others.map((seat) => seatBox(seat))),
       h("div", { class: "center" },
         statusLine(),
@@ -953,7 +962,9 @@ export async function renderTable(root, { args, me }) {
   await attempt(loadLines);
   loadMeta();
   socket.connect();
+  if (clubTable) extension = extensionAsk(tableId, me, render);
   return () => {
+    extension?.stop();
     socket.close();
     clearInterval(ticker);
     clearTimeout(metaTimer);
