@@ -1,5 +1,7 @@
 """The four-player dealer's two looks at a hand (000, RULES.md R-B9 and R-W4).
 
+At five players the dealer sits on the talon as at four and has the same two looks (R-T6).
+
 * **Misère invitation (R-B9).** Before his first call a player may hand his cards to the dealer
   (:class:`InviteMisere`): the auction waits while the dealer, who has seen no other hand, looks
   at them and answers (:class:`AnswerInvitation`). Accepted, the partners bid misère at once (the
@@ -17,13 +19,16 @@ from __future__ import annotations
 from app.rules.actions import Action, AnswerInvitation, Bid, Event, InviteMisere, LookAtHand
 from app.rules.errors import IllegalActionError
 from app.rules.phases.auction import apply_bid
+from app.rules.seats import dealer_on_talon
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
 
 def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
     """Why ``seat`` may not invite the dealer to a misère now, or ``None`` (R-B9)."""
-    if state.players != 4:
-        return IllegalActionError("a misère invitation needs a four-player dealer (R-B9)")
+    if not dealer_on_talon(state.players):
+        return IllegalActionError(
+            "a misère invitation needs a four-player or five-player dealer (R-B9)"
+        )
     if state.phase != "auction" or state.to_move != seat or state.invited is not None:
         return IllegalActionError("you can invite the dealer only at your turn to bid (R-B9)")
     auction = state.auction
@@ -39,7 +44,7 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
 
 def invitation_options(state: DealState, seat: int) -> list[Action]:
     """The auction actions that are not calls: invite (R-B9), or answer an invitation."""
-    if state.config.players != 4:
+    if not dealer_on_talon(state.config.players):
         return []  # the common case, decided without building a refusal
     if state.invited is not None:
         if seat == state.dealer:
@@ -103,7 +108,8 @@ def look_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         or state.to_move != seat
     ):
         return IllegalActionError(
-            "only the four-player dealer, deciding whether to return a whist, may look (R-W4)"
+            "only the dealer sitting on the talon, deciding whether to return a whist, may look "
+            "(R-W4)"
         )
     if state.looked_at is not None:
         return IllegalActionError("you have already looked at one hand (R-W4)")
