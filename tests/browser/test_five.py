@@ -117,10 +117,14 @@ def test_five_members_drawn_to_one_table_play_two_deals(server: ServerProcess,
     screenshot(pages[dealer], "five-after-deal-1")
     _play_a_passed_out_deal(pages, (dealer + 1) % 5)  # R-D1: the deal passes clockwise
     page = pages[0]
-    sheet = page.locator("svg.pulka")
-    if sheet.count():
-        assert sheet.locator("[data-testid^=pool-]").count() == 5
-        assert sheet.locator("[data-testid^=whists-]").count() == 20
+    # the sheet for five: one field per seat, each writing whists on his four opponents
+    wait_for(lambda: page.locator("[data-testid=sheet] .pname").count() == 5, what="five fields")
+    names = page.locator("[data-testid=sheet] .pname").evaluate_all(
+        "els => els.map(e => e.textContent)")
+    assert sorted(names) == sorted(NAMES)
+    assert page.locator("[data-testid=sheet] text[data-testid^=whists-]").count() == 20
+    # two pass-outs wrote into the hills of those who played them and nowhere else (R-R4)
+    assert page.locator("[data-testid=sheet] text[data-testid^=pool-] tspan").count() == 0
     screenshot(page, "five-after-deal-2")
     for page in pages:
         assert not page.js_errors, page.js_errors

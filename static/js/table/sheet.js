@@ -164,8 +164,10 @@ export function drawPulka(data) {
       const p = along(poly, u);
       const [r0, r1] = range;
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
-        const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
-        const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
+        // the pentagon's upper fields read outwards upwards: the caption above its number there
+        const upper = n === 5 && p.y < C.y;
+        const cap = lerp(C, p, r0 + (upper ? 0.75 : 0.2) * (r1 - r0));
+        const numAt = lerp(C, p, r0 + (upper ? 0.3 : 0.7) * (r1 - r0));
         // one whist part is a (n-1)-th of the field's edge, scaled down to the band's inner line
         const part = (polyLength(poly) * r0) / (n - 1);
         return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: Math.max(4, Math.floor(part / 7.5) - 1) };
