@@ -8,10 +8,13 @@ agrees to agreed results (R-W11). Decisions: docs/rules-notes.md "## Five player
 
 from __future__ import annotations
 
+import io
+import json
 from fractions import Fraction
 
 import pytest
 
+from app.commands.score import run_score
 from app.rules import (
     AcceptResult,
     AnswerInvitation,
@@ -29,6 +32,7 @@ from app.rules import (
     visible_cards,
 )
 from app.rules.errors import InvalidRecordError
+from app.rules.record import export_document, parse_document, replay
 from app.rules.seats import defenders, idle_seats, pass_out_seats, playing_seats
 from tests.rules.conftest_scoring import CLUB, ROSTOV, SOCHI, game, one, pass_out, whists
 
@@ -188,3 +192,45 @@ def test_r_p4_five_player_settlement_sums_to_zero() -> None:
     assert sum(settled.exact, Fraction(0)) == 0 and sum(settled.rounded) == 0
     assert len(settled.exact) == 5
     assert sum(settled.money) == 0
+
+
+FIVE_PULKA = {
+    "format": "pulka/1",
+    "players": ["A", "B", "C", "D", "E"],
+    "target": 10,
+    "deals": [
+        # dealer 0: 1, 2, 4 play; 7♠ made with one closed whister (24 whists on B, R-P1)
+        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7S",
+         "defence": {"2": "whist", "4": "pass"}, "play": "closed",
+         "tricks": {"1": 7, "2": 2, "4": 1}, "talon": ["7C", "8C"]},
+        # dealer 1: 2, 3, 0 play, the dealer takes one talon trick; amnesty by one (R-R4)
+        {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "3": 3, "0": 2, "1": 1}},
+        # dealer 2: 3, 4, 1 play; a clean misère by E
+        {"dealer": 2, "type": "misere", "declarer": 4, "tricks": {"4": 0, "1": 5, "3": 5}},
+    ],
+}
+
+
+def test_r_t6_prefclub_score_takes_a_five_player_pulka() -> None:
+    """``pulka/1`` with five players through ``prefclub score``; every number hand-checked:
+    ended by agreement, each point short goes on the hill twice (R-P9), then R-P4 with N = 5:
+    hills 22, 12, 26, 24, 0 (mean 16.8)."""
+    out = io.StringIO()
+    assert run_score("-", out, io.StringIO(json.dumps(FIVE_PULKA))) == 0
+    result = json.loads(out.getvalue())
+    assert result["sheet"]["pool"] == [0, 4, 0, 0, 10]
+    assert result["sheet"]["hill"] == [2, 0, 6, 4, 0]
+    assert result["sheet"]["whists"][2] == [0, 24, 0, 0, 0]
+    assert result["settlement"]["rounded"] == [-52, 24, -68, -72, 168]
+    assert result["settlement"]["money"] == ["-26.00", "12.00", "-34.00", "-36.00", "84.00"]
+
+
+def test_r_t6_pulka_record_round_trips_five_players() -> None:
+    pulka = replay(*parse_document(FIVE_PULKA))
+    assert pulka.players == 5
+    exported = export_document(pulka)
+    assert exported["players"] == ["A", "B", "C", "D", "E"]
+    again = replay(*parse_document(exported))
+    assert again.sheet == pulka.sheet
+    with pytest.raises(InvalidRecordError):
+        parse_document({**FIVE_PULKA, "players": ["A", "B", "C", "D", "E", "F"]})
