@@ -23,8 +23,10 @@ from app.rules import (
     Discard,
     IllegalActionError,
     InviteMisere,
+    LookAtHand,
     NameContract,
     ProposeResult,
+    ReturnWhist,
     apply,
     legal_actions,
     outcome,
@@ -234,3 +236,24 @@ def test_r_t6_pulka_record_round_trips_five_players() -> None:
     assert again.sheet == pulka.sheet
     with pytest.raises(InvalidRecordError):
         parse_document({**FIVE_PULKA, "players": ["A", "B", "C", "D", "E", "F"]})
+
+
+def test_r_w4_five_players_the_dealer_returns_a_half_whist_last_after_one_look() -> None:
+    """R-W4 at five: after 2 passes, 4 takes half-whist and 2 does not return, the dealer (0)
+    may look at one opponent's cards and return the whist; the idle seat 3 has no say."""
+    state = bids(start5(), "6S", "pass", "pass")
+    state, _ = run(
+        state,
+        Discard(1, tuple(cards("AH 7H"))),  # type: ignore[arg-type]
+        NameContract(1, Contract(6, "C")),  # 6♠ would be Stalingrad (R-W6)
+        Defend(2, "pass"),
+        Defend(4, "half"),
+        Defend(2, "pass"),
+    )
+    assert state.stage == "return_dealer" and state.to_move == 0
+    assert legal_actions(state, 3) == []
+    state, _ = apply(state, LookAtHand(0, 4))
+    assert visible_cards(state, 0) & state.hands[4] == state.hands[4]
+    assert not visible_cards(state, 3) & state.hands[4]
+    state, _ = apply(state, ReturnWhist(0))
+    assert state.phase == "play" and state.whisters == (0,) and state.play_mode == "open"
