@@ -5,9 +5,9 @@
 // (the player on his left), the right one to the seat after it. Four players: a square split by
 // its diagonals. Five players: a pentagon split from the circle to its five corners, the
 // viewer's field on the flat bottom edge, the others counter-clockwise on screen as at four (the
-// player on his left on the left, R-T6). Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
-// the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
-// field for the whists written on that neighbour. Every column shows its running totals as the
+// player on his left on the left, R-T6). Each field holds, from the circle outwards, the hill
+// (гора), the pool (пуля) and the whists (висты), the whists cut into one part per opponent, the
+// part next to a neighbour's field for the whists written on that neighbour. Every column shows its running totals as the
 // club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13 units high and
 // dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
