@@ -131,7 +131,7 @@ def score(
 @cli.command()
 def selfplay(
     tables: Annotated[int, typer.Option(help="number of tables")] = 1,
-    players: Annotated[int, typer.Option(help="players per table: 3 or 4")] = 3,
+    players: Annotated[int, typer.Option(help="players per table: 3, 4 or 5")] = 3,
     deals: Annotated[int, typer.Option(help="deals to play at every table")] = 4,
     preset: Annotated[
         str, typer.Option(help=f"conventions preset: {', '.join(PRESET_NAMES)}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules import best_tricks, parse_card
+from app.rules.seats import playing_seats
 
 SUIT_LETTERS = ("S", "C", "D", "H")
 FULL_DECK = (1 << 32) - 1
@@ -71,12 +72,8 @@ def mask_of(cards: Sequence[str] | None) -> int:
 
 def active_seats(deal: Mapping[str, Any]) -> list[int]:
     """The three seats in the deal, in playing order from forehand (the dealer sits out at
-    four)."""
-    players = int(deal["players"])
-    forehand = int(deal["forehand"])
-    dealer = int(deal["dealer"])
-    order = [(forehand + i) % players for i in range(players)]
-    return [s for s in order if players == 3 or s != dealer][:3]
+    four; at five he and the seat opposite him, R-T6)."""
+    return list(playing_seats(int(deal["players"]), int(deal["dealer"])))
 
 
 def trump_of(contract: str | None) -> int | None:

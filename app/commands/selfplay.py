@@ -39,6 +39,7 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
 from app.rules import PRESET_NAMES
+from app.rules.seats import TABLE_SIZES
 from app.services.pulkas import close_pulka
 
 
@@ -157,8 +158,8 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
 def run_selfplay(tables: int, players: int, deals: int, preset: str, as_json: bool,
                  out_dir: Path | None = None) -> int:
     """The CLI entry point: prints progress (and the JSON summary last); returns the exit code."""
-    if players not in (3, 4) or tables < 1 or deals < 1:
-        print("error: --players must be 3 or 4, --tables and --deals at least 1",
+    if players not in TABLE_SIZES or tables < 1 or deals < 1:
+        print("error: --players must be 3, 4 or 5, --tables and --deals at least 1",
               file=sys.stderr)
         return 2
     if preset not in PRESET_NAMES:

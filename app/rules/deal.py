@@ -231,7 +231,7 @@ def visible_cards(state: DealState, seat: int | None) -> CardMask:
         and not state.trick
     ):
         mask |= state.discard  # R-C3: the declarer sees his discard until the first lead
-    if seat is not None and seat == state.config.dealer and state.players == 4:
+    if seat is not None and seat == state.config.dealer and state.players >= 4:
         mask |= _dealer_sight(state)
     for _, card in state.trick:
         mask |= 1 << card
@@ -312,7 +312,7 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "looked_at": state.looked_at,
         "seen_hand": None,
     }
-    if seat is not None and seat == state.dealer and state.players == 4 and not done:
+    if seat is not None and seat == state.dealer and state.players >= 4 and not done:
         sight = _dealer_sight(state)
         if sight:
             shown = state.invited if state.invited is not None else state.looked_at

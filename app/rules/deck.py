@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from app.rules.cards import CARD_TEXTS, Card, card_text, mask_text, parse_card
 from app.rules.errors import IllegalActionError, RulesError
+from app.rules.seats import TABLE_SIZES
 from app.rules.seats import playing_seats as playing_seats  # re-exported
 
 DECK_SIZE = 32
@@ -84,7 +85,7 @@ def _deal_plan(players: int, dealer: int) -> tuple[int, ...]:
     return tuple(plan)
 
 
-_PLANS = {(n, d): _deal_plan(n, d) for n in (3, 4) for d in range(n)}
+_PLANS = {(n, d): _deal_plan(n, d) for n in TABLE_SIZES for d in range(n)}
 
 
 def deal_cards(
@@ -92,7 +93,7 @@ def deal_cards(
 ) -> tuple[tuple[int, ...], tuple[Card, Card]]:
     """Deal a cut deck: pairs clockwise from the dealer's left, the talon as the 4th pair (R-D3).
 
-    Returns the hand masks per seat (the four-player dealer's is 0, R-T6) and the talon.
+    Returns the hand masks per seat (0 for a seat sitting out, R-T6) and the talon.
     """
     hands = [0] * players
     for seat, card in zip(_PLANS[players, dealer], cut_order, strict=True):

@@ -47,7 +47,7 @@ from app.rules.outcome import STRAINS, DealOutcome, Penalty
 from app.rules.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
 from app.rules.penalties import Resolution, expected_dealer, resolve
 from app.rules.prices import HALF_WHIST_TRICKS
-from app.rules.seats import defenders, playing_seats
+from app.rules.seats import TABLE_SIZES, dealer_on_talon, defenders, playing_seats
 from app.rules.settlement import (
     END_REASONS,
     JOIN_RULE,
@@ -108,9 +108,10 @@ class Pulka:
         stake: Decimal | str = Decimal("0.50"),
         first_dealer: int = 0,
     ) -> Pulka:
-        """A fresh pulka of 3 or 4 players; invalid settings raise :class:`InvalidRecordError`."""
-        if isinstance(players, bool) or not isinstance(players, int) or players not in (3, 4):
-            raise InvalidRecordError("a pulka has 3 or 4 players", field="players")
+        """A fresh pulka of 3, 4 or 5 players; invalid settings raise
+        :class:`InvalidRecordError`."""
+        if isinstance(players, bool) or not isinstance(players, int) or players not in TABLE_SIZES:
+            raise InvalidRecordError("a pulka has 3, 4 or 5 players", field="players")
         if names is not None and (
             len(names) != players or not all(isinstance(n, str) and n for n in names)
         ):
@@ -431,7 +432,7 @@ class Pulka:
             if o.tricks is None:
                 raise fail("tricks", "tricks are required")
             seats: tuple[int, ...] = playing
-            if o.kind == "pass_out" and n == 4 and o.dealer in o.tricks:
+            if o.kind == "pass_out" and dealer_on_talon(n) and o.dealer in o.tricks:
                 seats = (*playing, o.dealer)  # the dealer's talon tricks; absent means none
             self._validate_tricks(o, seats, fail)
         return resolve(
@@ -467,7 +468,7 @@ class Pulka:
         total = sum(tricks.values())
         if total != 10:
             raise fail("tricks", f"tricks sum to {total}, expected 10")
-        if o.kind == "pass_out" and self.players == 4 and tricks.get(o.dealer, 0) > 2:
+        if o.kind == "pass_out" and dealer_on_talon(self.players) and tricks.get(o.dealer, 0) > 2:
             raise fail("tricks", "the dealer can win at most the two talon tricks")
 
     def _validate_calls(self, o: DealOutcome, fail: Any) -> None:
@@ -477,8 +478,16 @@ class Pulka:
                 raise fail("defence", f"seat {seat!r} is not a defender")
             if call not in ("whist", "pass", "half"):
                 raise fail("defence", f"seat {seat}: unknown call {call!r}")
-        if self.players == 4 and o.dealer in o.defence and o.defence[o.dealer] != "whist":
+        on_talon = dealer_on_talon(self.players)
+        if on_talon and o.dealer in o.defence and o.defence[o.dealer] != "whist":
             raise fail("defence", "the four-player dealer appears in defence only if he whisted")
+        callers = {
+            *defenders(self.players, o.dealer, o.declarer),
+            *((o.dealer,) if on_talon else ()),
+        }
+        for seat in o.defence:
+            if seat not in callers:
+                raise fail("defence", f"seat {seat} sits out this deal and has no call (R-T6)")
 
     def _validate_game(self, o: DealOutcome, fail: Any) -> None:
         assert o.declarer is not None and o.contract is not None
@@ -490,7 +499,7 @@ class Pulka:
         for seat in (first, second):
             if seat not in calls:
                 raise fail("defence", f"defender {seat} has no call")
-        dealer_whist = self.players == 4 and calls.get(o.dealer) == "whist"
+        dealer_whist = dealer_on_talon(self.players) and calls.get(o.dealer) == "whist"
         halves = [s for s in (first, second) if calls[s] == "half"]
         whisters = [s for s, call in calls.items() if call == "whist"]
         checked_ten = level == 10 and c.ten_checked
@@ -563,4 +572,3 @@ def _is_seat(value: object, players: int) -> bool:
 
 def _card_key(card: str) -> tuple[str, str]:
     return card[:-1].upper(), CARD_SUITS[card[-1].upper()]
-

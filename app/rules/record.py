@@ -30,6 +30,7 @@ from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import DealOutcome
 from app.rules.outcome_json import deal_from_json, deal_to_json
 from app.rules.pulka import Pulka, parse_stake
+from app.rules.seats import TABLE_SIZES
 from app.rules.settlement import END_REASONS, JOIN_RULE, EndReason
 
 __all__ = [
@@ -113,10 +114,10 @@ def parse_document(doc: object) -> tuple[RecordMeta, list[DealOutcome]]:
     players = doc.get("players")
     if (
         not isinstance(players, list)
-        or len(players) not in (3, 4)
+        or len(players) not in TABLE_SIZES
         or not all(isinstance(p, str) and p for p in players)
     ):
-        raise InvalidRecordError("players must be a list of 3 or 4 names", field="players")
+        raise InvalidRecordError("players must be a list of 3, 4 or 5 names", field="players")
     target = doc.get("target")
     if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
         raise InvalidRecordError("target must be a positive integer", field="target")

@@ -33,6 +33,7 @@ from app.rules.conventions import Conventions
 from app.rules.outcome import DealOutcome
 from app.rules.prices import HALF_WHIST_TRICKS as HALF_WHIST_TRICKS  # re-exported
 from app.rules.prices import MISERE_PRICE, REQUIREMENT, price
+from app.rules.seats import dealer_on_talon, pass_out_seats
 from app.rules.seats import defenders as defenders  # re-exported
 from app.rules.seats import playing_seats as playing_seats  # re-exported
 
@@ -314,15 +315,16 @@ def score_deal(
 
 
 def _opponents(players: int, declarer: int) -> list[int]:
-    """Every other seat, clockwise from the declarer's left (the four-player dealer included)."""
+    """Every other seat, clockwise from the declarer's left: the dealer sitting on the talon
+    included, and at five also his idle partner (000: consolation is written by everyone)."""
     return [(declarer + k) % players for k in range(1, players)]
 
 
 def _talon_bonus(
     w: _Writer, outcome: DealOutcome, c: Conventions, players: int, trick_whists: int
 ) -> None:
-    # R-C5: at four players the dealer writes on the declarer for the talon he gave him.
-    if players == 4 and c.talon_bonus and not outcome.talon_returned:
+    # R-C5: at four and five players the dealer writes on the declarer for the talon he gave.
+    if dealer_on_talon(players) and c.talon_bonus and not outcome.talon_returned:
         assert outcome.declarer is not None
         tricks = talon_bonus_tricks(outcome.talon)
         w.whists(outcome.dealer, outcome.declarer, tricks * trick_whists, "R-C5")
@@ -393,7 +395,7 @@ def _score_game(w: _Writer, outcome: DealOutcome, c: Conventions, players: int) 
             _one_whister(w, outcome, c, whisters[0], (first, second), defence_tricks, under)
 
     if under:
-        # R-P1: consolation, by every opponent for himself, the four-player dealer included.
+        # R-P1: consolation, by every opponent for himself, the seats sitting out included.
         for seat in _opponents(players, declarer):
             w.whists(seat, declarer, under * c.consolation_whists(p), "R-P1")
 
@@ -465,8 +467,9 @@ def _score_pass_out(
 ) -> None:
     assert outcome.tricks is not None
     rate = pass_out_rate(c, streak)
-    # R-R4: seats in order starting from forehand; the four-player dealer last (talon tricks).
-    order = [(outcome.dealer + k) % players for k in range(1, players + 1)]
+    # R-R4: seats in order starting from forehand; the dealer on the talon last (talon tricks).
+    # At five the dealer's idle partner takes no part in a pass-out.
+    order = list(pass_out_seats(players, outcome.dealer))
     tricks = {s: outcome.tricks.get(s, 0) for s in order}
     if c.raspasy_rates == "rostov":
         _score_rostov_pass_out(w, outcome, c, players, order, tricks, rate)

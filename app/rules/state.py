@@ -5,7 +5,9 @@ phase modules (:mod:`app.rules.phases`) build new states only through :func:`evo
 place that copies a state; :mod:`app.rules.deal` dispatches actions to them.
 
 Seats are table seats ``0..players-1`` clockwise. At four players the dealer gets no cards
-(R-T6); the three *active* seats are the dealer's left neighbours in order, forehand first.
+(R-T6); the three *active* seats are the dealer's left neighbours in order, forehand first. At
+five the dealer and the seat opposite him sit out; the dealer's two left neighbours and his
+right neighbour play (R-T6).
 
 In open play (R-W3, R-W4, R-W5) one whister plays both defending hands, so the seat that must
 act (``to_move``) is not always the hand whose card is due (``turn``).
@@ -22,7 +24,7 @@ from app.rules.cards import Card, CardMask
 from app.rules.conventions import Conventions
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.outcome import DealKind, DefenceCall, PlayMode
-from app.rules.seats import NEXT_PLAYING, playing_seats
+from app.rules.seats import NEXT_PLAYING, TABLE_SIZES, playing_seats
 
 Phase: TypeAlias = Literal[
     "cut", "auction", "talon", "discard", "contract", "defence", "play_mode", "play", "done"
@@ -79,8 +81,8 @@ class DealConfig:
     min_level: int = 6
 
     def __post_init__(self) -> None:
-        if self.players not in (3, 4):
-            raise RulesError("a deal has 3 or 4 players")
+        if self.players not in TABLE_SIZES:
+            raise RulesError("a deal has 3, 4 or 5 players")
         if not 0 <= self.dealer < self.players:
             raise RulesError(f"the dealer must be a seat from 0 to {self.players - 1}")
         if not 6 <= self.min_level <= 10:
@@ -97,7 +99,7 @@ class DealState:
     Card sets are masks (see :mod:`app.rules.cards`); ``hands[seat]`` are the cards a seat
     still holds, ``dealt`` the hands as dealt. ``trick`` holds ``(seat, card)`` of the current
     trick; on a pass-out the talon card leading a trick has seat ``-1`` at three players (it
-    only sets the suit, R-R2) and the dealer's seat at four (R-R3).
+    only sets the suit, R-R2) and the dealer's seat at four and five (R-R3).
     """
 
     config: DealConfig
@@ -171,7 +173,7 @@ class DealState:
 
     @property
     def players(self) -> int:
-        """Number of seats at the table (3 or 4)."""
+        """Number of seats at the table (3, 4 or 5)."""
         return self.config.players
 
     @property

@@ -24,6 +24,7 @@ from app.realtime import game
 from app.realtime.store import append, notify
 from app.rules.conventions import Conventions
 from app.rules.pulka import Pulka
+from app.rules.seats import TABLE_SIZES
 from app.services.live_table import advance, sync_rows
 from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
 from app.services.table_seats import (
@@ -84,13 +85,8 @@ async def create_table(
     ):
         raise TableSetupError("the scorer is a member, at a recorded table only", "bad_scorer")
     players = len(seat_member_ids)
-    if players == 5:
-        raise TableSetupError(
-            "a table of five (R-T1 with exactly five present) is not yet played on the server: "
-            "four play and the fifth joins later as a fourth player would (R-S4, R-T4)"
-        )
-    if players not in (3, 4):
-        raise TableSetupError("a table has 3 or 4 seats")
+    if players not in TABLE_SIZES:
+        raise TableSetupError("a table has 3, 4 or 5 seats (five only when five are present)")
     taken = [m for m in seat_member_ids if m is not None]
     if len(taken) != len(set(taken)):
         raise TableSetupError("a member can take only one seat at a table")

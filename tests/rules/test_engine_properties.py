@@ -1,4 +1,5 @@
-"""Property suite: 20,000 random legal deals per run, three and four players, all presets.
+"""Property suite: 20,000 random legal deals per run, three and four players, all presets, and
+4,000 more at five players (R-T6).
 
 Hypothesis draws seeds; each example plays a batch of deals with a seeded random policy that
 picks among :func:`legal_actions` (claims, concessions, proposed results included) and checks:
@@ -110,7 +111,7 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
         hidden &= ~(1 << card)
     for _, card in state.last_trick:
         hidden &= ~(1 << card)
-    if seat is not None and seat == state.dealer and state.players == 4:
+    if seat is not None and seat == state.dealer and state.players >= 4:
         if state.invited is not None:  # R-B9: the dealer answers looking at the inviter's cards
             hidden &= ~state.hands[state.invited]
         elif state.looked_at is not None and state.phase == "defence":  # R-W4: his one look
@@ -221,8 +222,8 @@ class Policy:
 
     def proposal(self, state: DealState) -> Action:
         rng = self.rng
-        seats = tuple(range(4)) if state.kind == "pass_out" and state.players == 4 \
-            else state.active
+        seats = tuple(s for s in range(state.players) if s in state.active or s == state.dealer) \
+            if state.kind == "pass_out" and state.players >= 4 else state.active
         counts = {s: state.tricks[s] for s in seats}
         takers = [s for s in seats if s != state.dealer or state.kind != "pass_out"
                   or state.players == 3]
@@ -309,6 +310,9 @@ def play_one(rng: random.Random, players: int, conventions: Conventions, deep: b
             assert union == (1 << 32) - 1
             if players == 4:
                 assert state.dealt[config.dealer] == 0
+            if players == 5:  # R-T6: the dealer and the seat opposite him get no cards
+                idle = {config.dealer, (config.dealer + 3) % 5}
+                assert {s for s in range(5) if state.dealt[s] == 0} == idle
     check_views(state)
     result = outcome(state)
     assert result is not None
@@ -350,6 +354,26 @@ def test_outcomes_score_on_the_sheet(seed: int, preset: str, players: int) -> No
         result = outcome(state)
         assert result is not None
         pulka, _ = pulka.record(result)
+
+
+@settings(max_examples=20, deadline=None, derandomize=False)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_random_five_player_deals_are_legal_hidden_and_replayable(seed: int) -> None:
+    """R-T6: five at a table, every preset of the club family: 32 cards dealt to the three
+    playing seats and the talon, every card legal, no hidden card in any view (the two idle seats
+    see only what a spectator sees, the dealer his R-B9/R-W4 looks), replay equals state."""
+    rng = random.Random(seed)
+    for index in range(200):
+        preset = PRESETS[index % 4]
+        conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
+        play_one(rng, 5, conventions, deep=index % 4 == 0)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS))
+def test_five_player_outcomes_score_on_the_sheet(seed: int, preset: str) -> None:
+    """R-T6: each five-player engine outcome is a valid next deal of a five-player pulka."""
+    test_outcomes_score_on_the_sheet.hypothesis.inner_test(seed, preset, 5)  # type: ignore[attr-defined]
 
 
 def test_suit_masks_sanity() -> None:

@@ -21,7 +21,7 @@ def test_new_pulka_defaults() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"players": 5}, "players"), ({"target": 0}, "target"), ({"stake": "x"}, "stake")],
+    [({"players": 6}, "players"), ({"target": 0}, "target"), ({"stake": "x"}, "stake")],
 )
 def test_new_rejects_bad_settings(kwargs, field) -> None:
     with pytest.raises(InvalidRecordError) as err:

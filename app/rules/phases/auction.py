@@ -16,6 +16,7 @@ from app.rules.classic import is_classic
 from app.rules.phases.classic import apply_classic_bid, classic_bid_options
 from app.rules.phases.contract import take_talon
 from app.rules.phases.play import start_pass_out
+from app.rules.seats import TABLE_SIZES
 from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
 
 _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
@@ -25,7 +26,7 @@ _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
         Bid(seat, "misere"),
         *(Bid(seat, c) for c in ALL_CONTRACTS),
     )
-    for seat in range(4)
+    for seat in range(max(TABLE_SIZES))
 )
 """Every call of each seat, built once: pass, here, misère, then the ladder (R-B2)."""
 

@@ -13,6 +13,7 @@ from app.rules.actions import AcceptResult, Action, Claim, DeclineResult, Event,
 from app.rules.claims import claim_holds
 from app.rules.phases.outcome import finish, result_seats
 from app.rules.phases.play import opened_event
+from app.rules.seats import dealer_on_talon
 from app.rules.state import (
     DealState,
     IllegalClaimError,
@@ -56,7 +57,9 @@ def agreeing_seats(state: DealState) -> range:
 
     At four players that includes the dealer, who holds no cards but takes the talon tricks
     of a pass-out (R-R3, R-R4: his tricks decide the amnesty and his zero-trick bonus) and may
-    whist on 8 and higher (R-W5): three players cannot write his result without him.
+    whist on 8 and higher (R-W5): three players cannot write his result without him. At five
+    it also includes the dealer's idle partner, who writes consolation on a declarer who goes
+    down (R-P1), so the result moves his score too.
     """
     return range(state.config.players)
 
@@ -206,7 +209,7 @@ def apply_propose(state: DealState, action: ProposeResult) -> Transition:
     for s in seats:
         if proposed[s] < state.tricks[s]:
             raise IllegalClaimError(f"seat {s} already has {state.tricks[s]} tricks")
-    if state.players == 4 and state.kind == "pass_out":
+    if dealer_on_talon(state.players) and state.kind == "pass_out":
         dealer = state.dealer
         most = state.tricks[dealer] + max(0, 2 - state.tricks_done)
         if proposed[dealer] > most:

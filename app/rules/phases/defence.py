@@ -1,7 +1,8 @@
 """The defence: whist, pass, half-whist, a returned whist, open or closed play (R-W1..R-W6).
 
 Stages (``state.stage``): ``first`` and ``second`` are the two defenders' calls; after a
-half-whist the other defender may return the whist (``return``, at four players then the dealer,
+half-whist the other defender may return the whist (``return``, at four and five players then the
+dealer,
 ``return_dealer``); on 8+ after two passes the four-player dealer may whist (``dealer``, R-W5).
 With one whister the deal moves to phase ``play_mode``, where he chooses open or closed play
 (R-W3). :func:`defence_options` is the one list of what the seat to move may call;
@@ -15,6 +16,7 @@ from app.rules.errors import IllegalActionError
 from app.rules.outcome import Contract, DefenceCall
 from app.rules.phases.outcome import finish
 from app.rules.phases.play import start_play
+from app.rules.seats import dealer_on_talon
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
 
@@ -82,11 +84,11 @@ def apply_defend(state: DealState, action: Defend) -> Transition:
             return state, tuple(events)
         if call == "half":
             return evolve(state, stage="return", half_from=d2, to_move=d1), tuple(events)
-        if level >= 8 and state.players == 4:
+        if level >= 8 and dealer_on_talon(state.players):
             return evolve(state, stage="dealer", to_move=state.dealer), tuple(events)  # R-W5
         return finish(state, events, "without_play")
     if state.stage == "return":
-        if state.players == 4:
+        if dealer_on_talon(state.players):
             return evolve(state, stage="return_dealer", to_move=state.dealer), tuple(events)
         return finish(state, events, "half_whist")
     if state.stage == "return_dealer":

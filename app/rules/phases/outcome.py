@@ -13,14 +13,15 @@ from app.rules.cards import CARD_TEXTS, card_text, mask_text
 from app.rules.errors import RulesError
 from app.rules.outcome import Contract, DealOutcome
 from app.rules.outcome_json import deal_to_json
+from app.rules.seats import pass_out_seats
 from app.rules.state import DealState, EndReason, Transition, evolve
 
 
 def result_seats(state: DealState) -> tuple[int, ...]:
-    """The seats whose tricks make the result: the active seats, all four on a four-player
-    pass-out (the dealer takes the talon tricks, R-R3)."""
-    if state.kind == "pass_out" and state.players == 4:
-        return tuple(range(4))
+    """The seats whose tricks make the result: the active seats, and on a pass-out at four or
+    five players the dealer too (he takes the talon tricks, R-R3)."""
+    if state.kind == "pass_out":
+        return pass_out_seats(state.players, state.dealer)
     return state.active
 
 

@@ -1,5 +1,7 @@
 """The four-player dealer's two looks at a hand (000, RULES.md R-B9 and R-W4).
 
+At five players the dealer sits on the talon as at four and has the same two looks (R-T6).
+
 * **Misère invitation (R-B9).** Before his first call a player may hand his cards to the dealer
   (:class:`InviteMisere`): the auction waits while the dealer, who has seen no other hand, looks
   at them and answers (:class:`AnswerInvitation`). Accepted, the partners bid misère at once (the
@@ -18,13 +20,16 @@ from app.rules.actions import Action, AnswerInvitation, Bid, Event, InviteMisere
 from app.rules.classic import is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.phases.auction import apply_bid
+from app.rules.seats import dealer_on_talon
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
 
 def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
     """Why ``seat`` may not invite the dealer to a misère now, or ``None`` (R-B9)."""
-    if state.players != 4:
-        return IllegalActionError("a misère invitation needs a four-player dealer (R-B9)")
+    if not dealer_on_talon(state.players):
+        return IllegalActionError(
+            "a misère invitation needs a four-player or five-player dealer (R-B9)"
+        )
     if is_classic(state.config.conventions):
         return IllegalActionError("classic preferans has no misère (K-3)")
     if state.phase != "auction" or state.to_move != seat or state.invited is not None:
@@ -42,7 +47,7 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
 
 def invitation_options(state: DealState, seat: int) -> list[Action]:
     """The auction actions that are not calls: invite (R-B9), or answer an invitation."""
-    if state.config.players != 4 or is_classic(state.config.conventions):
+    if not dealer_on_talon(state.config.players) or is_classic(state.config.conventions):
         return []  # the common case, decided without building a refusal; K-3: no misère
     if state.invited is not None:
         if seat == state.dealer:
@@ -106,7 +111,8 @@ def look_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         or state.to_move != seat
     ):
         return IllegalActionError(
-            "only the four-player dealer, deciding whether to return a whist, may look (R-W4)"
+            "only the dealer sitting on the talon, deciding whether to return a whist, may look "
+            "(R-W4)"
         )
     if state.looked_at is not None:
         return IllegalActionError("you have already looked at one hand (R-W4)")

@@ -16,7 +16,7 @@ from app.rules.cards import CARD_TEXTS, Card, CardMask, card_text, mask_cards, m
 from app.rules.outcome import PlayMode
 from app.rules.phases.outcome import finish
 from app.rules.play import IllegalCardError, check_card, legal_cards, trick_winner
-from app.rules.seats import NEXT_PLAYING, NO_SEAT
+from app.rules.seats import NEXT_PLAYING, NO_SEAT, dealer_on_talon
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
 _event = tuple.__new__
@@ -99,7 +99,7 @@ def start_pass_out(state: DealState, events: list[Event]) -> Transition:
 
 
 def _talon_seat(state: DealState) -> int:
-    return state.dealer if state.players == 4 else NO_SEAT
+    return state.dealer if dealer_on_talon(state.players) else NO_SEAT
 
 
 def _turn_talon_card(state: DealState, events: list[Event], index: int) -> Transition:

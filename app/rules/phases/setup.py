@@ -66,9 +66,10 @@ def cut_options(state: DealState, seat: int) -> list[Action]:
 
 def apply_cut(state: DealState, action: Cut) -> Transition:
     """Cut the deck and deal it (R-D2, R-D3); the auction starts with forehand (R-B1)."""
-    substitute = state.players == 4 and action.seat == (state.cutter - 1) % 4
+    substitute = state.players >= 4 and action.seat == (state.cutter - 1) % state.players
     if not (state.phase == "cut" and substitute):
-        # R-D2: at four players the cutter's right neighbour may cut for him when he is away
+        # R-D2: at four (and five) players the cutter's right neighbour may cut for him when he
+        # is away
         # (the service decides that he is); otherwise only the cutter cuts.
         require_turn(state, action.seat, "cut")
     order = cut_deck(state.deck, action.position, state.config.conventions.cut_min)

@@ -274,6 +274,9 @@ export async function renderTable(root, { args, me }) {
     const roles = [];
     if (d) {
       if (d.dealer === seat) roles.push(t("table.dealer"));
+      // R-T6: at five the seat opposite the dealer sits out with him
+      else if (d.players === 5 && d.hand_sizes && Object.keys(d.hand_sizes).length
+        && !(String(seat) in d.hand_sizes)) roles.push(t("table.sitsOut"));
       if (d.forehand === seat) roles.push(t("table.forehand"));
       if (d.declarer === seat) roles.push(t("table.declarer"));
     }

@@ -3,9 +3,11 @@
 // Three players: a rectangle split from the central circle (the target is written in it) into
 // three fields — the bottom one is the viewer's, the left one belongs to the next seat clockwise
 // (the player on his left), the right one to the seat after it. Four players: a square split by
-// its diagonals. Each field holds, from the circle outwards, the hill (гора), the pool (пуля) and
-// the whists (висты), the whists cut into one part per opponent, the part next to a neighbour's
-// field for the whists written on that neighbour. Every column shows its running totals as the
+// its diagonals. Five players: a pentagon split from the circle to its five corners, the
+// viewer's field on the flat bottom edge, the others counter-clockwise on screen as at four (the
+// player on his left on the left, R-T6). Each field holds, from the circle outwards, the hill
+// (гора), the pool (пуля) and the whists (висты), the whists cut into one part per opponent, the
+// part next to a neighbour's field for the whists written on that neighbour. Every column shows its running totals as the
 // club writes them (2.4.6), the last one in bold (R-P6). Text is at least 13 units high and
 // dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
@@ -86,18 +88,35 @@ function writeSeries(x, y, values, attrs = {}) {
  */
 export function drawPulka(data) {
   const n = data.players;
-  const W = n === 4 ? 420 : 460;
-  const H = n === 4 ? 420 : 340;
-  const m = 24;
+  const W = n === 4 ? 420 : n === 5 ? 480 : 460;
+  const H = n === 4 ? 420 : n === 5 ? 454 : 340;
+  const m = n === 5 ? 28 : 24;
   const TL = { x: m, y: m };
   const TR = { x: W - m, y: m };
   const BL = { x: m, y: H - m };
   const BR = { x: W - m, y: H - m };
   const TM = { x: W / 2, y: m };
-  const C = { x: W / 2, y: H / 2 + (n === 3 ? 16 : 0) };
+  const C = n === 5 ? { x: W / 2, y: m + 220 } : { x: W / 2, y: H / 2 + (n === 3 ? 16 : 0) };
   const me = data.seat ?? 0;
+  // The pentagon's corners (five players): flat bottom edge, apex on top.
+  const V = [54, 126, 198, 270, 342].map((deg) => ({
+    x: C.x + 220 * Math.cos((deg * Math.PI) / 180), y: C.y + 220 * Math.sin((deg * Math.PI) / 180) }));
+  const nameOn = (a, b) => {
+    const mid = lerp(a, b, 0.5);
+    const out = Math.hypot(mid.x - C.x, mid.y - C.y);
+    let r = (Math.atan2(b.y - a.y, b.x - a.x) * 180) / Math.PI;
+    if (r > 90) r -= 180;
+    if (r <= -90) r += 180;
+    return { x: mid.x + ((mid.x - C.x) / out) * 14, y: mid.y + ((mid.y - C.y) / out) * 14, r: Math.round(r) };
+  };
   // Fields in drawing order (counter-clockwise on screen, starting with the viewer at the bottom).
-  const fields = n === 4
+  const fields = n === 5
+    ? [{ seat: me, poly: [V[1], V[0]], name: nameOn(V[1], V[0]) },
+      { seat: (me + 4) % 5, poly: [V[0], V[4]], name: nameOn(V[0], V[4]) },
+      { seat: (me + 3) % 5, poly: [V[4], V[3]], name: nameOn(V[4], V[3]) },
+      { seat: (me + 2) % 5, poly: [V[3], V[2]], name: nameOn(V[3], V[2]) },
+      { seat: (me + 1) % 5, poly: [V[2], V[1]], name: nameOn(V[2], V[1]) }]
+    : n === 4
     ? [{ seat: me, poly: [BL, BR], name: { x: W / 2, y: H - 8, r: 0 } },
       { seat: (me + 3) % 4, poly: [BR, TR], name: { x: W - 9, y: H / 2, r: 90 } },
       { seat: (me + 2) % 4, poly: [TR, TL], name: { x: W / 2, y: 14, r: 0 } },
@@ -122,8 +141,9 @@ export function drawPulka(data) {
     .target { font: 700 19px "DejaVu Sans", sans-serif; fill: #8a1c2b; }
     .closed { fill: #1d7a3e; }
   ` }));
-  svg.append(s("rect", { x: m, y: m, width: W - 2 * m, height: H - 2 * m, class: "paper" }));
-  const corners = n === 4 ? [BL, BR, TR, TL] : [BL, BR, TM];
+  svg.append(n === 5 ? s("path", { d: `${pathOf(V)} Z`, class: "paper" })
+    : s("rect", { x: m, y: m, width: W - 2 * m, height: H - 2 * m, class: "paper" }));
+  const corners = n === 5 ? V : n === 4 ? [BL, BR, TR, TL] : [BL, BR, TM];
   for (const p of corners) {
     const start = lerp(C, p, R / Math.hypot(p.x - C.x, p.y - C.y));
     svg.append(s("path", { d: pathOf([start, p]), class: "rule" }));
@@ -144,8 +164,10 @@ export function drawPulka(data) {
       const p = along(poly, u);
       const [r0, r1] = range;
       if (Math.abs(p.y - C.y) > Math.abs(p.x - C.x)) {
-        const cap = lerp(C, p, r0 + 0.2 * (r1 - r0));
-        const numAt = lerp(C, p, r0 + 0.7 * (r1 - r0));
+        // the pentagon's upper fields read outwards upwards: the caption above its number there
+        const upper = n === 5 && p.y < C.y;
+        const cap = lerp(C, p, r0 + (upper ? 0.75 : 0.2) * (r1 - r0));
+        const numAt = lerp(C, p, r0 + (upper ? 0.3 : 0.7) * (r1 - r0));
         // one whist part is a (n-1)-th of the field's edge, scaled down to the band's inner line
         const part = (polyLength(poly) * r0) / (n - 1);
         return { cap: { x: cap.x, y: cap.y + 3 }, num: numAt, room: Math.max(4, Math.floor(part / 7.5) - 1) };

@@ -23,9 +23,9 @@ export function commitmentText(deck, salt) {
 
 /** The three seats that get cards, from the dealer's left clockwise (R-D3, R-T6). */
 function playingSeats(players, dealer) {
-  return players === 3
-    ? [(dealer + 1) % 3, (dealer + 2) % 3, dealer]
-    : [(dealer + 1) % 4, (dealer + 2) % 4, (dealer + 3) % 4];
+  if (players === 3) return [(dealer + 1) % 3, (dealer + 2) % 3, dealer];
+  if (players === 4) return [(dealer + 1) % 4, (dealer + 2) % 4, (dealer + 3) % 4];
+  return [(dealer + 1) % 5, (dealer + 2) % 5, (dealer + 4) % 5]; // five: the dealer and the seat opposite sit out
 }
 
 /**
@@ -68,7 +68,7 @@ export async function verifyDeal(reveal, seen = {}) {
   const cut = Number(reveal?.cut);
   const players = Number(reveal?.players);
   const dealer = Number(reveal?.dealer);
-  if (deckOk && Number.isInteger(cut) && cut > 0 && cut < 32 && [3, 4].includes(players)) {
+  if (deckOk && Number.isInteger(cut) && cut > 0 && cut < 32 && [3, 4, 5].includes(players)) {
     const again = redeal(deck, cut, players, dealer);
     const shownHands = reveal.hands || [];
     add("hands", again.hands.every((hand, seat) => sameSet(hand, shownHands[seat] || [])));
