@@ -6,7 +6,9 @@ the deal's actions (:func:`app.rules.replay`), so it equals the live deal; it is
 deals whose ``deal_ended`` event is written (R-W8: after a deal ends everything is visible; while
 it runs, never), and it carries the R-D4 reveal with the engine's verdict (:func:`verify_deal`).
 
-Statistics count club pulkas only: practice tables never count.
+Statistics count club pulkas only: practice tables never count. The list and the statistics
+read the rows tallied once when each pulka finished (``pulka_stats``, ``pulka_member_stats``:
+:mod:`app.services.pulka_stats`), never the logs; a pulka and a deal read one table's events.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select, true
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
@@ -37,16 +40,12 @@ from app.rules import (
 )
 from app.rules.deck import playing_seats
 from app.rules.sheet import json_number
+from app.rules.statistics import SEATING_KINDS
 
-SEATING_KINDS = ("pulka_started", "deal_started", "player_joined", "player_replaced")
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
 """The events the archive's summaries read; the partial index ``ix_table_events_archive``
 (migration 0009) holds exactly these, so a pulka's ~50 of them are found without its ~900
 ``action`` events."""
-SEAT_CHANGE_KINDS = ("pulka_started", "player_joined", "player_replaced")
-"""The events that change who sits where. ``deal_started`` repeats the seating it was dealt
-with (a copy of the last of these), so statistics skip it: its payload carries the whole pulka
-and is the largest a table writes."""
 FACT_FIELDS = ("names", "member_ids", "deal_no", "outcome", "entries")
 
 
@@ -86,10 +85,12 @@ async def _facts(db: AsyncSession, table_id: int) -> list[Fact]:
 
 
 async def _finished(db: AsyncSession, pulka_id: int) -> tuple[PulkaRow, Table]:
-    row = await db.get(PulkaRow, pulka_id)
-    table = await db.get(Table, row.table_id) if row is not None else None
-    if row is None or table is None:
+    """The finished pulka and its table, in one query."""
+    found = (await db.execute(select(PulkaRow, Table).join(Table, Table.id == PulkaRow.table_id)
+                              .where(PulkaRow.id == pulka_id))).first()
+    if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
+    row, table = found
     if row.status != "finished":
         raise ArchiveError(409, f"pulka {pulka_id} is still being played; the archive shows "
                                 "finished pulkas only")
@@ -125,30 +126,38 @@ def _summary(row: Any, table: Any, names: list[str],
     }
 
 
-async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
-                      limit: int = 200) -> list[dict[str, Any]]:
-    """Finished pulkas, newest first (``practice``: False club only, True practice only, None
-    both).
+LIST_LIMIT = 200
+"""Pulkas in one page of the list unless the client asks for fewer (or more, up to 500)."""
 
-    One query: the page of pulkas (index ``ix_pulkas_finished``), each with its last seating
-    event's names and member ids fetched by a ``LATERAL ... LIMIT 1`` (index
-    ``ix_table_events_archive``), and only the columns the summary shows (not the record)."""
-    seating = (
-        select(TableEvent.payload["names"].label("names"),
-               TableEvent.payload["member_ids"].label("member_ids"))
-        .where(TableEvent.table_id == Table.id, TableEvent.kind.in_(SEATING_KINDS))
-        .order_by(TableEvent.seq.desc()).limit(1).lateral("seating"))
+
+async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
+                      limit: int = LIST_LIMIT, before: int | None = None) -> list[dict[str, Any]]:
+    """Finished pulkas, newest first (``practice``: False club only, True practice only, None
+    both); ``before``: only those listed after pulka ``before`` (keyset paging: the next page
+    starts after the last pulka of this one).
+
+    One query on ``pulka_stats`` (index ``ix_pulka_stats_list``, or ``ix_pulka_stats_all``
+    when both kinds are listed) joined to the pulka and table rows by primary key, reading only
+    the columns the summary shows; a second small one first finds ``before``'s sort key.
+    Raises :class:`ArchiveError` 404 when ``before`` is not a finished pulka."""
     query = (
         select(PulkaRow.id, PulkaRow.deals, PulkaRow.ended, PulkaRow.finished_at,
                PulkaRow.settlement, Table.id.label("table_id"), Table.practice,
                Table.club_session_id, Table.preset, Table.players, Table.target, Table.stake,
-               Table.created_at, seating.c.names, seating.c.member_ids)
-        .join(Table, Table.id == PulkaRow.table_id)
-        .outerjoin(seating, true())
-        .where(PulkaRow.status == "finished"))
+               Table.created_at, PulkaStats.names, PulkaStats.member_ids)
+        .select_from(PulkaStats)
+        .join(PulkaRow, PulkaRow.id == PulkaStats.pulka_id)
+        .join(Table, Table.id == PulkaStats.table_id))
     if practice is not None:
-        query = query.where(Table.practice.is_(practice))
-    query = query.order_by(PulkaRow.finished_at.desc().nulls_last(), PulkaRow.id.desc())
+        query = query.where(PulkaStats.practice.is_(practice))
+    if before is not None:
+        after = (await db.execute(select(PulkaStats.finished_at, PulkaStats.pulka_id)
+                                  .where(PulkaStats.pulka_id == before))).first()
+        if after is None:
+            raise ArchiveError(404, f"there is no finished pulka {before}")
+        query = query.where(tuple_(PulkaStats.finished_at, PulkaStats.pulka_id)
+                            < tuple_(after.finished_at, after.pulka_id))
+    query = query.order_by(PulkaStats.finished_at.desc(), PulkaStats.pulka_id.desc())
     out = []
     for r in (await db.execute(query.limit(limit))).all():
         row = _Columns(id=r.id, deals=r.deals, ended=r.ended, finished_at=r.finished_at,
@@ -156,9 +165,7 @@ async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
         table = _Columns(id=r.table_id, practice=r.practice, club_session_id=r.club_session_id,
                          preset=r.preset, players=r.players, target=r.target, stake=r.stake,
                          created_at=r.created_at)
-        names = list(r.names) if r.names is not None else []
-        ids = list(r.member_ids) if r.member_ids is not None else []
-        out.append(_summary(row, table, names, ids))
+        out.append(_summary(row, table, list(r.names), list(r.member_ids)))
     return out
 
 
@@ -199,10 +206,14 @@ async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
 # -- one deal -----------------------------------------------------------------------------------
 
 
-async def _deal_events(db: AsyncSession, table_id: int, deal_no: int) -> Sequence[Any]:
+async def _deal_events(db: AsyncSession, table_id: int, deal_no: int,
+                       seqs: list[int] | None = None) -> Sequence[Any]:
     """The events :func:`deal_replay` needs: from the ``deal_started`` of finished deal
-    ``deal_no`` to its ``deal_ended`` when there is one (found among the summary events, read
-    lean), otherwise the summary events themselves (enough to tell 404 from 409)."""
+    ``deal_no`` to its ``deal_ended``. A finished pulka's ``pulka_stats`` row says where they
+    lie (``seqs``); otherwise they are found among the summary events, read lean, and when the
+    deal did not end those summary events are returned (enough to tell 404 from 409)."""
+    if seqs is not None:
+        return await _events_between(db, table_id, seqs[0], seqs[1])
     facts = await _facts(db, table_id)
     start: Fact | None = None
     for f in facts:
@@ -212,11 +223,16 @@ async def _deal_events(db: AsyncSession, table_id: int, deal_no: int) -> Sequenc
             start = None
         elif (f.kind == "deal_ended" and start is not None
               and f.payload["deal_no"] == deal_no == start.payload["deal_no"]):
-            return list((await db.scalars(
-                select(TableEvent).where(TableEvent.table_id == table_id,
-                                         TableEvent.seq.between(start.seq, f.seq))
-                .order_by(TableEvent.seq))).all())
+            return await _events_between(db, table_id, start.seq, f.seq)
     return facts
+
+
+async def _events_between(db: AsyncSession, table_id: int, first: int,
+                          last: int) -> Sequence[Any]:
+    return list((await db.execute(
+        select(TableEvent.seq, TableEvent.kind, TableEvent.payload)
+        .where(TableEvent.table_id == table_id, TableEvent.seq.between(first, last))
+        .order_by(TableEvent.seq))).all())
 
 
 
@@ -235,8 +251,10 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     """
     found = (await db.execute(
         select(PulkaRow.id, PulkaRow.deals, PulkaRow.status, Table.id.label("table_id"),
-               Table.practice)
-        .join(Table, Table.id == PulkaRow.table_id).where(PulkaRow.id == pulka_id))).first()
+               Table.practice, PulkaStats.deal_seqs[str(deal_no)].label("seqs"))
+        .join(Table, Table.id == PulkaRow.table_id)
+        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+        .where(PulkaRow.id == pulka_id))).first()
     if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
     row = _Columns(id=found.id, deals=found.deals, status=found.status)
@@ -244,7 +262,7 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     start: Mapping[str, Any] | None = None
     actions: list[Mapping[str, Any]] = []
     ended: Mapping[str, Any] | None = None
-    for e in await _deal_events(db, table.id, deal_no):
+    for e in await _deal_events(db, table.id, deal_no, found.seqs):
         if e.kind == "deal_started":
             start, actions = e.payload, []
         elif e.kind == "player_joined":
@@ -329,94 +347,67 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else round(float(value), 2)
 
 
-def _made(outcome: Mapping[str, Any]) -> bool | None:
-    """Whether the declarer made his game (None: nobody declared)."""
-    kind = outcome.get("type")
-    declarer = outcome.get("declarer")
-    if declarer is None:
-        return None
-    tricks = outcome.get("tricks")
-    if kind == "misere":
-        return tricks is not None and tricks.get(str(declarer), 0) == 0
-    if kind == "conceded":
-        return False
-    contract = str(outcome.get("contract") or "")
-    if tricks is None:  # not played: both passed (R-W1) or a half whist — made
-        return True
-    level = int(contract[:-2] if contract.endswith("NT") else contract[:-1] or 0)
-    return int(tricks.get(str(declarer), 0)) >= level
+_COUNTS = ("deals", "declared", "made", "failed", "miseres", "miseres_made")
 
 
 async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[MemberStats]:
-    """Per member over finished club pulkas, oldest pulka first in each series."""
-    club = (PulkaRow.status == "finished", Table.practice.is_(False))
-    pulkas = (await db.execute(
-        select(PulkaRow.id, PulkaRow.table_id, PulkaRow.finished_at, PulkaRow.settlement,
-               Table.created_at)
-        .join(Table, Table.id == PulkaRow.table_id).where(*club)
-        .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id))).all()
-    # One query for the facts of every pulka (not one per pulka), and only the fields needed:
-    # each deal_ended's outcome, the seating of each seat change.
-    facts: dict[int, list[tuple[Any, ...]]] = {}
-    for table_id, *fact in (await db.execute(
-            select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["member_ids"],
-                   TableEvent.payload["names"], TableEvent.payload["outcome"])
-            .join(PulkaRow, PulkaRow.table_id == TableEvent.table_id)
-            .join(Table, Table.id == TableEvent.table_id)
-            .where(*club, TableEvent.kind.in_((*SEAT_CHANGE_KINDS, "deal_ended")))
-            .order_by(TableEvent.table_id, TableEvent.seq))).all():
-        facts.setdefault(table_id, []).append(tuple(fact))
-    stats: dict[int, MemberStats] = {}
+    """Per member over finished club pulkas, best whists first; with ``member_id``, only his,
+    with his result per pulka (oldest first).
 
-    def of(mid: int) -> MemberStats:
-        return stats.setdefault(mid, MemberStats(mid))
+    Adds up the rows tallied when each pulka finished (``pulka_member_stats``): for everyone,
+    one ``GROUP BY`` over them; for one member, his rows (index
+    ``ix_pulka_member_stats_member``). A member's name is his current display name (the
+    name he sat under when he has no member row)."""
+    line = PulkaMemberStats
+    club = line.practice.is_(False)
+    if member_id is None:
+        stats: dict[int, MemberStats] = {}
+        for r in (await db.execute(
+                select(line.member_id, func.count(line.seat),
+                       *(func.sum(getattr(line, c)) for c in _COUNTS),
+                       func.sum(line.whists), func.sum(line.money), Member.display_name)
+                .outerjoin(Member, Member.id == line.member_id)
+                .where(club).group_by(line.member_id, Member.display_name))).all():
+            mid, pulkas, *counts, whists, money, name = r
+            one = MemberStats(mid, name or "", pulkas, whists=whists, money=money)
+            for c, value in zip(_COUNTS, counts, strict=True):
+                setattr(one, c, int(value))
+            stats[mid] = one
+        unnamed = [s.member_id for s in stats.values() if not s.name]
+        if unnamed:
+            for mid, name in await _seat_names(db, unnamed):
+                stats[mid].name = name
+        return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
+    one = MemberStats(member_id)
+    for part in (await db.scalars(
+            select(line).where(club, line.member_id == member_id)
+            .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))):
+        for c in _COUNTS:
+            setattr(one, c, getattr(one, c) + getattr(part, c))
+        if part.seat is None:
+            continue
+        one.pulkas += 1
+        one.whists += part.whists
+        one.money += part.money
+        one.series.append({
+            "pulka_id": part.pulka_id, "date": _when(part.finished_at or part.started_at),
+            "whists": _num(part.whists), "money": f"{part.money:.2f}",
+            "total_whists": _num(one.whists),
+        })
+        if not one.name:
+            one.name = part.name
+    person = await db.get(Member, member_id)
+    if person is not None:
+        one.name = person.display_name
+    return [one]
 
-    for row in pulkas:
-        ids: list[int | None] = []
-        names: list[str] = []
-        for kind, seated, seat_names, outcome in facts.get(row.table_id, []):
-            if kind in SEATING_KINDS and seated is not None:
-                ids, names = list(seated), list(seat_names or names)
-            if kind != "deal_ended":
-                continue
-            for seat in playing_seats(len(ids), outcome["dealer"]):
-                mid = ids[seat]
-                if mid is not None:
-                    of(mid).deals += 1
-            made = _made(outcome)
-            declarer = outcome.get("declarer")
-            if made is None or declarer is None or ids[declarer] is None:
-                continue
-            one = of(ids[declarer])
-            if outcome.get("type") == "misere":
-                one.miseres += 1
-                one.miseres_made += int(made)
-            else:
-                one.declared += 1
-                one.made += int(made)
-                one.failed += int(not made)
-        settlement = row.settlement or {}
-        whists = settlement.get("whists") or []
-        money = settlement.get("money") or []
-        for seat, mid in enumerate(ids):
-            if mid is None:
-                continue
-            one = of(mid)
-            one.pulkas += 1
-            w = Decimal(str(whists[seat])) if seat < len(whists) else Decimal(0)
-            m = Decimal(str(money[seat])) if seat < len(money) else Decimal(0)
-            one.whists += w
-            one.money += m
-            one.series.append({
-                "pulka_id": row.id, "date": _when(row.finished_at or row.created_at),
-                "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(one.whists),
-            })
-            if not one.name and seat < len(names):
-                one.name = names[seat]
-    if member_id is not None:
-        stats = {member_id: stats.get(member_id, MemberStats(member_id))}
-    if stats:
-        members = await db.scalars(select(Member).where(Member.id.in_(list(stats))))
-        for person in members:
-            stats[person.id].name = person.display_name
-    return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
+
+async def _seat_names(db: AsyncSession, member_ids: list[int]) -> list[tuple[int, str]]:
+    """For members with no member row: the name each first sat under (oldest pulka first)."""
+    line = PulkaMemberStats
+    rows = await db.execute(
+        select(line.member_id, line.name).distinct(line.member_id)
+        .where(line.practice.is_(False), line.member_id.in_(member_ids),
+               line.seat.is_not(None), line.name != "")
+        .order_by(line.member_id, line.finished_at.asc().nulls_first(), line.pulka_id))
+    return [(mid, name) for mid, name in rows.all()]

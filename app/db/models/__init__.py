@@ -26,3 +26,6 @@ __all__ += ["FundEntry", "FundProposal", "FundVote"]
 from app.db.models.analysis import DealAnalysis  # noqa: E402
 
 __all__ += ["DealAnalysis"]
+from app.db.models.archive import PulkaMemberStats, PulkaStats  # noqa: E402
+
+__all__ += ["PulkaMemberStats", "PulkaStats"]

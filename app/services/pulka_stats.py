@@ -1,0 +1,71 @@
+"""A finished pulka's archive rows (``pulka_stats``, ``pulka_member_stats``), tallied once.
+
+Written in the transaction that finishes the pulka (:func:`record`, called by
+:func:`app.services.live_table.sync_rows`), backfilled by migration 0015 and written the same
+way by the archive benchmark's generator (:func:`rows_of`), so the list and the statistics read
+small rows instead of replaying every pulka's log (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, delete, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models.archive import PulkaMemberStats, PulkaStats
+from app.db.models.table import TableEvent
+from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, tally
+
+FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no")
+
+
+def facts_query(table_ids: Sequence[int]) -> Select[Any]:
+    """The tally's facts of these tables, by table and ``seq``: only the payload fields it
+    reads (``payload -> 'outcome'`` …), on the partial index ``ix_table_events_archive``."""
+    return (select(TableEvent.table_id, TableEvent.seq, TableEvent.kind,
+                   *(TableEvent.payload[name] for name in FACT_FIELDS))
+            .where(TableEvent.table_id.in_(list(table_ids)), TableEvent.kind.in_(TALLY_KINDS))
+            .order_by(TableEvent.table_id, TableEvent.seq))
+
+
+def to_fact(row: Sequence[Any]) -> LogFact:
+    """A row of :func:`facts_query` (without its ``table_id``) as a :class:`LogFact`."""
+    seq, kind, member_ids, names, outcome, deal_no = row
+    return LogFact(seq, kind, member_ids, names, outcome, deal_no)
+
+
+def rows_of(pulka_id: int, table_id: int, practice: bool, finished_at: datetime | None,
+            started_at: datetime, counted: PulkaTally
+            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ``pulka_stats`` row and the ``pulka_member_stats`` rows of one tallied pulka.
+
+    ``finished_at`` is the pulka's (``None`` only for rows older than the column); the list's
+    row falls back to ``started_at`` so that it always has a sort key."""
+    pulka = {"pulka_id": pulka_id, "table_id": table_id, "practice": practice,
+             "finished_at": finished_at or started_at, "names": counted.names,
+             "member_ids": counted.member_ids, "deal_seqs": counted.deal_seqs}
+    members = [{"pulka_id": pulka_id, "member_id": m.member_id, "practice": practice,
+                "finished_at": finished_at, "started_at": started_at, "seat": m.seat,
+                "name": m.name, "deals": m.deals, "declared": m.declared, "made": m.made,
+                "failed": m.failed, "miseres": m.miseres, "miseres_made": m.miseres_made,
+                "whists": m.whists, "money": m.money}
+               for m in counted.members.values()]
+    return pulka, members
+
+
+async def record(db: AsyncSession, *, pulka_id: int, table_id: int, practice: bool,
+                 finished_at: datetime, started_at: datetime,
+                 settlement: dict[str, Any] | None) -> None:
+    """Tally the finished pulka's log and (re)write its archive rows in ``db``'s transaction."""
+    facts: Iterable[LogFact] = [to_fact(r[1:]) for r in
+                                (await db.execute(facts_query([table_id]))).all()]
+    pulka, members = rows_of(pulka_id, table_id, practice, finished_at, started_at,
+                             tally(facts, settlement))
+    await db.execute(delete(PulkaMemberStats).where(PulkaMemberStats.pulka_id == pulka_id))
+    await db.execute(delete(PulkaStats).where(PulkaStats.pulka_id == pulka_id))
+    await db.execute(insert(PulkaStats).values(**pulka))
+    if members:
+        await db.execute(insert(PulkaMemberStats), members)
