@@ -13,11 +13,12 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from app.db.migrate import upgrade
+from app.db.migrate import downgrade, upgrade
 from app.db.session import make_engine
 from app.services import archive
 from bench.archive_data import generate
 from tests.db_support import _libpq, drop_database, scratch_database
+from tests.support.archive_reference import club_stats_from_logs
 
 
 @pytest.fixture
@@ -86,3 +87,26 @@ async def test_a_deal_replay_reads_only_its_deal(scratch: AsyncEngine) -> None:
     # The whole log of four deals is far more than one deal's events plus the summaries.
     events_total = made["events"]
     assert max(rows) < events_total / 2, f"a replay read {max(rows)} of {events_total} rows"
+
+
+async def test_the_generator_and_the_backfill_tally_as_the_logs_say(
+        scratch: AsyncEngine) -> None:
+    """The generator writes the archive rows as a live table does when its pulka ends, and
+    migration 0015 rebuilds the same rows from the logs: both give the former statistics."""
+    url = scratch.url.render_as_string(hide_password=False)
+    generate(_libpq(url), 6, templates=3, members=7, deals=(3, 5), practice_share=0.3, seed=11)
+    async with AsyncSession(scratch) as db:
+        reference = [r.to_json(True) for r in await club_stats_from_logs(db)]
+        generated = [r.to_json(False) for r in await archive.club_stats(db)]
+        listed = await archive.list_pulkas(db, practice=None)
+    await scratch.dispose()
+    downgrade(url, "0013")
+    upgrade(url)
+    async with AsyncSession(scratch) as db:
+        backfilled = [r.to_json(False) for r in await archive.club_stats(db)]
+        relisted = await archive.list_pulkas(db, practice=None)
+        one = (await archive.club_stats(db, reference[0]["member_id"]))[0].to_json(True)
+    assert len(listed) == 6 and relisted == listed
+    assert generated == backfilled == [
+        {k: v for k, v in r.items() if k != "series"} for r in reference]
+    assert one == reference[0] and one["series"]
