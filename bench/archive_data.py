@@ -28,7 +28,7 @@ from app.bots.strategy import Strategy
 from app.realtime import engine, game
 from app.rules import Conventions
 from app.rules.pulka import Pulka
-from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, tally
+from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
 from app.services.pulka_stats import FACT_FIELDS, rows_of
 
 NAMES_MARK = '"@@NAMES@@"'
@@ -49,6 +49,7 @@ class Template:
     settlement: dict[str, Any]
     ended: str
     facts: list[tuple[int, str, dict[str, Any]]]
+    lines: list[dict[str, Any]]
     """The events the archive's tally reads: ``seq``, kind and the payload fields it reads."""
 
 
@@ -106,7 +107,7 @@ def play_template(rng: random.Random, players: int, deals: int) -> Template:
              for seq, (kind, payload) in enumerate(raw, start=1) if kind in TALLY_KINDS]
     return Template(players, deals, [(kind, _seated(kind, payload)) for kind, payload in raw],
                     final.to_json(), end["sheet"], end["record"], end["settlement"],
-                    str(final.ended), facts)
+                    str(final.ended), facts, sheet_lines(final.entries))
 
 
 def tallied(play: Template, seated: list[int], names: list[str]) -> PulkaTally:
@@ -136,15 +137,16 @@ def _copy_stats(conn: psycopg.Connection[Any], plan: list[Any], names_of: dict[i
     pulka_rows, member_rows = [], []
     for table_id, pulka_id, play, seated, finished, began, practice in plan:
         one, many = rows_of(pulka_id, table_id, practice, finished, began,
-                            tallied(play, seated, [names_of[m] for m in seated]))
+                            tallied(play, seated, [names_of[m] for m in seated]), play.lines)
         pulka_rows.append(one)
         member_rows.extend(many)
     with conn.cursor().copy(
             "COPY pulka_stats (pulka_id, table_id, practice, finished_at, names, member_ids, "
-            "deal_seqs) FROM STDIN") as copy:
+            "deal_seqs, lines) FROM STDIN") as copy:
         for r in pulka_rows:
             copy.write_row((r["pulka_id"], r["table_id"], r["practice"], r["finished_at"],
-                            _json(r["names"]), _json(r["member_ids"]), _json(r["deal_seqs"])))
+                            _json(r["names"]), _json(r["member_ids"]), _json(r["deal_seqs"]),
+                            _json(r["lines"])))
     columns = ("pulka_id", "member_id", "practice", "finished_at", "started_at", "seat", "name",
                "deals", "declared", "made", "failed", "miseres", "miseres_made", "whists",
                "money")

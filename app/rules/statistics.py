@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from app.rules.seats import playing_seats
+from app.rules.sheet import Entry, json_number, running_totals
 
 SEATING_KINDS = ("pulka_started", "deal_started", "player_joined", "player_replaced")
 """Events that carry the seating (names and member ids of every seat)."""
@@ -140,3 +141,10 @@ def tally(facts: Iterable[LogFact], settlement: Mapping[str, Any] | None) -> Pul
         one.whists = Decimal(str(whists[seat])) if seat < len(whists) else Decimal(0)
         one.money = Decimal(str(money[seat])) if seat < len(money) else Decimal(0)
     return out
+
+
+def sheet_lines(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """The paper sheet's running totals as the archive shows them (JSON), from the entries."""
+    return [{"deal": line.deal, "seat": line.seat, "column": line.column,
+             "total": json_number(line.total), "on": line.on}
+            for line in running_totals(entries)]

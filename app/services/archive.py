@@ -21,12 +21,14 @@ from typing import Any
 
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
 from app.rules import (
+    Conventions,
     DealConfig,
     DealReveal,
     Pulka,
@@ -34,13 +36,11 @@ from app.rules import (
     deal_reveal,
     event_to_json,
     replay,
-    running_totals,
     verify_deal,
     view,
 )
 from app.rules.deck import playing_seats
-from app.rules.sheet import json_number
-from app.rules.statistics import SEATING_KINDS
+from app.rules.statistics import SEATING_KINDS, sheet_lines
 
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
 """The events the archive's summaries read; the partial index ``ix_table_events_archive``
@@ -84,17 +84,22 @@ async def _facts(db: AsyncSession, table_id: int) -> list[Fact]:
             for seq, kind, *values in rows.all()]
 
 
-async def _finished(db: AsyncSession, pulka_id: int) -> tuple[PulkaRow, Table]:
-    """The finished pulka and its table, in one query."""
-    found = (await db.execute(select(PulkaRow, Table).join(Table, Table.id == PulkaRow.table_id)
-                              .where(PulkaRow.id == pulka_id))).first()
+async def _finished(db: AsyncSession, pulka_id: int
+                    ) -> tuple[PulkaRow, Table, list[dict[str, Any]] | None]:
+    """The finished pulka (without its ``state``), its table and its sheet's running totals
+    as stored when it finished, in one query."""
+    found = (await db.execute(
+        select(PulkaRow, Table, PulkaStats.lines)
+        .join(Table, Table.id == PulkaRow.table_id)
+        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+        .where(PulkaRow.id == pulka_id).options(defer(PulkaRow.state)))).first()
     if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
-    row, table = found
+    row, table, lines = found
     if row.status != "finished":
         raise ArchiveError(409, f"pulka {pulka_id} is still being played; the archive shows "
                                 "finished pulkas only")
-    return row, table
+    return row, table, lines
 
 
 def _when(value: datetime | None) -> str | None:
@@ -185,19 +190,24 @@ def _deal_list(events: Sequence[TableEvent | Fact]) -> list[dict[str, Any]]:
 
 
 async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
-    """A finished pulka: summary, sheet with running totals, record and its deals."""
-    row, table = await _finished(db, pulka_id)
+    """A finished pulka: summary, sheet with running totals, record and its deals.
+
+    Two queries: the pulka with its table and stored running totals, then its table's
+    summary events (index ``ix_table_events_archive``). Only a pulka finished without its
+    archive rows has its deals scored again (from ``state``) for the running totals."""
+    row, table, lines = await _finished(db, pulka_id)
     events = await _facts(db, table.id)
     names, ids = _players(events)
-    pulka = Pulka.from_json(row.state)
+    sheet = row.sheet
+    if lines is None or sheet is None:
+        pulka = Pulka.from_json(await db.scalar(select(PulkaRow.state)
+                                                .where(PulkaRow.id == pulka_id)) or {})
+        lines = sheet_lines(pulka.entries)
+        sheet = sheet if sheet is not None else pulka.sheet.to_json()
     return {
         **_summary(row, table, names, ids),
-        "sheet": row.sheet if row.sheet is not None else pulka.sheet.to_json(),
-        "lines": [
-            {"deal": line.deal, "seat": line.seat, "column": line.column,
-             "total": json_number(line.total), "on": line.on}
-            for line in running_totals(pulka.entries)
-        ],
+        "sheet": sheet,
+        "lines": lines,
         "record": row.record,
         "deal_list": _deal_list(events),
     }
@@ -278,9 +288,9 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
             raise ArchiveError(409, f"deal {deal_no} has not ended (it is being played or was "
                                     "abandoned): only finished deals are shown (R-W8)")
         raise ArchiveError(404, f"pulka {pulka_id} has no finished deal {deal_no}")
-    pulka = Pulka.from_json(start["pulka"])
+    conventions = Conventions.from_mapping(start["pulka"]["conventions"])
     config = DealConfig(players=start["players"], dealer=start["dealer"],
-                        conventions=pulka.conventions, min_level=start["min_level"])
+                        conventions=conventions, min_level=start["min_level"])
     parsed = [action_from_json({**a["action"], "seat": a["seat"]}) for a in actions]
     state, events = replay(config, start["deck"], bytes.fromhex(start["salt"]), parsed)
     if not state.finished:  # the log says it ended: the engine must agree
@@ -307,7 +317,7 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
                     for a in actions],
         "events": public,
         "reveal": reveal,
-        "verified": verify_deal(_reveal_of(reveal), pulka.conventions.cut_min),
+        "verified": verify_deal(_reveal_of(reveal), conventions.cut_min),
     }
 
 

@@ -109,7 +109,8 @@ When the pulka finishes, its archive rows are tallied in the same transaction
     if state.status == "finished" and pulka_id is not None:
         await pulka_stats.record(db, pulka_id=pulka_id, table_id=table.id,
                                  practice=table.practice, finished_at=now,
-                                 started_at=table.created_at, settlement=values["settlement"])
+                                 started_at=table.created_at, settlement=values["settlement"],
+                                 pulka=state.pulka)
     if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
         await fund.record_table_debts(db, table.id, now)
 

@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.table import TableEvent
-from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, tally
+from app.rules.pulka import Pulka
+from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
 
 FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no")
 
@@ -38,7 +39,7 @@ def to_fact(row: Sequence[Any]) -> LogFact:
 
 
 def rows_of(pulka_id: int, table_id: int, practice: bool, finished_at: datetime | None,
-            started_at: datetime, counted: PulkaTally
+            started_at: datetime, counted: PulkaTally, lines: list[dict[str, Any]]
             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The ``pulka_stats`` row and the ``pulka_member_stats`` rows of one tallied pulka.
 
@@ -46,7 +47,7 @@ def rows_of(pulka_id: int, table_id: int, practice: bool, finished_at: datetime 
     row falls back to ``started_at`` so that it always has a sort key."""
     pulka = {"pulka_id": pulka_id, "table_id": table_id, "practice": practice,
              "finished_at": finished_at or started_at, "names": counted.names,
-             "member_ids": counted.member_ids, "deal_seqs": counted.deal_seqs}
+             "member_ids": counted.member_ids, "deal_seqs": counted.deal_seqs, "lines": lines}
     members = [{"pulka_id": pulka_id, "member_id": m.member_id, "practice": practice,
                 "finished_at": finished_at, "started_at": started_at, "seat": m.seat,
                 "name": m.name, "deals": m.deals, "declared": m.declared, "made": m.made,
@@ -58,14 +59,15 @@ def rows_of(pulka_id: int, table_id: int, practice: bool, finished_at: datetime 
 
 async def record(db: AsyncSession, *, pulka_id: int, table_id: int, practice: bool,
                  finished_at: datetime, started_at: datetime,
-                 settlement: dict[str, Any] | None) -> None:
-    """Tally the finished pulka's log and (re)write its archive rows in ``db``'s transaction."""
+                 settlement: dict[str, Any] | None, pulka: Pulka) -> None:
+    """Tally the finished pulka's log and (re)write its archive rows in ``db``'s transaction
+    (``pulka``: the finished scoring pulka, for the sheet's running totals)."""
     facts: Iterable[LogFact] = [to_fact(r[1:]) for r in
                                 (await db.execute(facts_query([table_id]))).all()]
-    pulka, members = rows_of(pulka_id, table_id, practice, finished_at, started_at,
-                             tally(facts, settlement))
+    one, members = rows_of(pulka_id, table_id, practice, finished_at, started_at,
+                           tally(facts, settlement), sheet_lines(pulka.entries))
     await db.execute(delete(PulkaMemberStats).where(PulkaMemberStats.pulka_id == pulka_id))
     await db.execute(delete(PulkaStats).where(PulkaStats.pulka_id == pulka_id))
-    await db.execute(insert(PulkaStats).values(**pulka))
+    await db.execute(insert(PulkaStats).values(**one))
     if members:
         await db.execute(insert(PulkaMemberStats), members)

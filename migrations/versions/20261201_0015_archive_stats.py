@@ -17,7 +17,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-from app.rules.statistics import tally
+from app.rules import Pulka
+from app.rules.statistics import sheet_lines, tally
 from app.services.pulka_stats import facts_query, rows_of, to_fact
 
 revision: str = '0015'
@@ -39,6 +40,7 @@ def _create() -> tuple[sa.Table, sa.Table]:
         sa.Column('names', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
         sa.Column('member_ids', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
         sa.Column('deal_seqs', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
+        sa.Column('lines', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
         sa.ForeignKeyConstraint(['pulka_id'], ['pulkas.id'],
                                 name='fk_pulka_stats_pulka_id_pulkas', ondelete='CASCADE'),
         sa.ForeignKeyConstraint(['table_id'], ['tables.id'],
@@ -79,7 +81,8 @@ def _create() -> tuple[sa.Table, sa.Table]:
 def _backfill(pulka_table: sa.Table, member_table: sa.Table) -> None:
     conn = op.get_bind()
     finished = conn.execute(sa.text(
-        "SELECT p.id, p.table_id, t.practice, p.finished_at, t.created_at, p.settlement "
+        "SELECT p.id, p.table_id, t.practice, p.finished_at, t.created_at, p.settlement, "
+        "p.state "
         "FROM pulkas p JOIN tables t ON t.id = p.table_id "
         "WHERE p.status = 'finished' ORDER BY p.id")).all()
     for start in range(0, len(finished), BATCH):
@@ -90,7 +93,8 @@ def _backfill(pulka_table: sa.Table, member_table: sa.Table) -> None:
         pulkas, members = [], []
         for b in batch:
             one, many = rows_of(b.id, b.table_id, b.practice, b.finished_at, b.created_at,
-                                tally(facts.get(b.table_id, []), b.settlement))  # type: ignore[arg-type]
+                                tally(facts.get(b.table_id, []), b.settlement),  # type: ignore[arg-type]
+                                sheet_lines(Pulka.from_json(b.state).entries))
             pulkas.append(one)
             members.extend(many)
         conn.execute(pulka_table.insert(), pulkas)

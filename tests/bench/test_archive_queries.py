@@ -99,6 +99,7 @@ async def test_the_generator_and_the_backfill_tally_as_the_logs_say(
         reference = [r.to_json(True) for r in await club_stats_from_logs(db)]
         generated = [r.to_json(False) for r in await archive.club_stats(db)]
         listed = await archive.list_pulkas(db, practice=None)
+        shown = [await archive.pulka_detail(db, p["id"]) for p in listed]
     await scratch.dispose()
     downgrade(url, "0013")
     upgrade(url)
@@ -106,7 +107,9 @@ async def test_the_generator_and_the_backfill_tally_as_the_logs_say(
         backfilled = [r.to_json(False) for r in await archive.club_stats(db)]
         relisted = await archive.list_pulkas(db, practice=None)
         one = (await archive.club_stats(db, reference[0]["member_id"]))[0].to_json(True)
-    assert len(listed) == 6 and relisted == listed
+        reshown = [await archive.pulka_detail(db, p["id"]) for p in listed]
+    assert len(listed) == 6 and relisted == listed and reshown == shown
+    assert all(p["lines"] and 1 <= p["lines"][-1]["deal"] <= p["deals"] for p in shown)
     assert generated == backfilled == [
         {k: v for k, v in r.items() if k != "series"} for r in reference]
     assert one == reference[0] and one["series"]

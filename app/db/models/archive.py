@@ -38,6 +38,9 @@ class PulkaStats(Base):
     member_ids: Mapped[list[int | None]] = mapped_column(JSONB, nullable=False)
     deal_seqs: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     """Finished deal number → ``[first seq, last seq]`` of its events (a replay reads those)."""
+    lines: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, nullable=False)
+    """The sheet's running totals (:func:`app.rules.statistics.sheet_lines`), so showing the
+    pulka does not replay its deals to score them again."""
 
     __table_args__ = (
         Index("ix_pulka_stats_list", "practice", finished_at.desc(), pulka_id.desc()),
