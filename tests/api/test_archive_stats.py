@@ -20,6 +20,7 @@ from app.db.models import Member, PulkaMemberStats, PulkaStats
 from app.services.archive import MemberStats, club_stats, list_pulkas
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table
+from tests.api.conftest import LoggedIn
 from tests.support.archive_play import choose, play_deal
 from tests.support.archive_reference import club_stats_from_logs
 
@@ -91,3 +92,12 @@ async def test_the_list_pages_by_keyset(db_session: AsyncSession, clock: FrozenC
                                        .order_by(PulkaStats.finished_at.desc(),
                                                  PulkaStats.pulka_id.desc()))).all()
     assert pages == [p for p in stored if p in set(pages)]
+
+
+async def test_the_list_refuses_a_page_after_an_unknown_pulka(logged_in: LoggedIn) -> None:
+    """``before`` must name a finished pulka (404), ``limit`` lies in 1..500 (422)."""
+    client, _ = await logged_in(name="Анна")
+    assert (await client.get("/api/pulkas", params={"before": 999999})).status_code == 404
+    assert (await client.get("/api/pulkas", params={"limit": 0})).status_code == 422
+    assert (await client.get("/api/pulkas", params={"limit": 501})).status_code == 422
+    assert len((await client.get("/api/pulkas", params={"limit": 500})).json()) <= 500
