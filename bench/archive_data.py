@@ -29,7 +29,7 @@ from app.realtime import engine, game
 from app.rules import Conventions
 from app.rules.pulka import Pulka
 from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
-from app.services.pulka_stats import FACT_FIELDS, rows_of
+from app.services.pulka_stats import FACT_FIELDS, TOTALS_FROM_ROWS, rows_of
 
 NAMES_MARK = '"@@NAMES@@"'
 IDS_MARK = '"@@IDS@@"'
@@ -154,6 +154,7 @@ def _copy_stats(conn: psycopg.Connection[Any], plan: list[Any], names_of: dict[i
             f"COPY pulka_member_stats ({', '.join(columns)}) FROM STDIN") as copy:
         for r in member_rows:
             copy.write_row(tuple(r[c] for c in columns))
+    conn.execute(TOTALS_FROM_ROWS.text)
 
 
 def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int = 60,

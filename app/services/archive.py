@@ -19,10 +19,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
+from app.db.models.archive import MemberStats as MemberTotals
 from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
@@ -41,6 +42,7 @@ from app.rules import (
 )
 from app.rules.deck import playing_seats
 from app.rules.statistics import SEATING_KINDS, sheet_lines
+from app.services.pulka_stats import COUNTS, TOTALS
 
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
 """The events the archive's summaries read; the partial index ``ix_table_events_archive``
@@ -357,42 +359,35 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else round(float(value), 2)
 
 
-_COUNTS = ("deals", "declared", "made", "failed", "miseres", "miseres_made")
-
-
 async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[MemberStats]:
     """Per member over finished club pulkas, best whists first; with ``member_id``, only his,
     with his result per pulka (oldest first).
 
-    Adds up the rows tallied when each pulka finished (``pulka_member_stats``): for everyone,
-    one ``GROUP BY`` over them; for one member, his rows (index
-    ``ix_pulka_member_stats_member``). A member's name is his current display name (the
-    name he sat under when he has no member row)."""
+    Reads what was tallied when each pulka finished: for everyone, the members' totals
+    (``member_stats``, one row each); for one member, his rows per pulka
+    (``pulka_member_stats``, index ``ix_pulka_member_stats_member``). A member's name is his
+    current display name (the name he sat under when he has no member row)."""
     line = PulkaMemberStats
     club = line.practice.is_(False)
     if member_id is None:
         stats: dict[int, MemberStats] = {}
-        for r in (await db.execute(
-                select(line.member_id, func.count(line.seat),
-                       *(func.sum(getattr(line, c)) for c in _COUNTS),
-                       func.sum(line.whists), func.sum(line.money), Member.display_name)
-                .outerjoin(Member, Member.id == line.member_id)
-                .where(club).group_by(line.member_id, Member.display_name))).all():
-            mid, pulkas, *counts, whists, money, name = r
-            one = MemberStats(mid, name or "", pulkas, whists=whists, money=money)
-            for c, value in zip(_COUNTS, counts, strict=True):
-                setattr(one, c, int(value))
-            stats[mid] = one
+        for totals, name in (await db.execute(
+                select(MemberTotals, Member.display_name)
+                .outerjoin(Member, Member.id == MemberTotals.member_id))).all():
+            one = MemberStats(totals.member_id, name or "")
+            for c in TOTALS:
+                setattr(one, c, getattr(totals, c))
+            stats[one.member_id] = one
         unnamed = [s.member_id for s in stats.values() if not s.name]
         if unnamed:
-            for mid, name in await _seat_names(db, unnamed):
-                stats[mid].name = name
+            for mid, seat_name in await _seat_names(db, unnamed):
+                stats[mid].name = seat_name
         return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
     one = MemberStats(member_id)
     for part in (await db.scalars(
             select(line).where(club, line.member_id == member_id)
             .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))):
-        for c in _COUNTS:
+        for c in COUNTS:
             setattr(one, c, getattr(one, c) + getattr(part, c))
         if part.seat is None:
             continue

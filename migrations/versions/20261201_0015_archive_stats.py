@@ -1,7 +1,7 @@
-"""The archive's summary rows (issue 14): ``pulka_stats`` and ``pulka_member_stats``.
+"""The archive's summary rows (issue 14): ``pulka_stats``, ``pulka_member_stats``, ``member_stats``.
 
 A finished pulka's list entry and per-member statistics are tallied once from its log
-(:func:`app.rules.statistics.tally`) and stored, so the list and the statistics read small rows
+(:func:`app.rules.statistics.tally`) and stored, with each member's totals (``member_stats``), so the list and the statistics read small rows
 instead of replaying every pulka's events per request. The upgrade backfills every pulka
 already finished, with the same code the live tables use when a pulka ends
 (:mod:`app.services.pulka_stats`), a few hundred pulkas per query.
@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql
 
 from app.rules import Pulka
 from app.rules.statistics import sheet_lines, tally
-from app.services.pulka_stats import facts_query, rows_of, to_fact
+from app.services.pulka_stats import TOTALS, TOTALS_FROM_ROWS, facts_query, rows_of, to_fact
 
 revision: str = '0015'
 down_revision: str | None = '0013'
@@ -75,6 +75,14 @@ def _create() -> tuple[sa.Table, sa.Table]:
     )
     op.create_index('ix_pulka_member_stats_member', 'pulka_member_stats',
                     ['member_id', 'finished_at', 'pulka_id'])
+    op.create_table(
+        'member_stats',
+        sa.Column('member_id', sa.Integer(), nullable=False),
+        *(sa.Column(c, sa.Integer(), nullable=False) for c in TOTALS[:-2]),
+        sa.Column('whists', sa.Numeric(), nullable=False),
+        sa.Column('money', sa.Numeric(), nullable=False),
+        sa.PrimaryKeyConstraint('member_id', name='pk_member_stats'),
+    )
     return pulka, members
 
 
@@ -100,6 +108,7 @@ def _backfill(pulka_table: sa.Table, member_table: sa.Table) -> None:
         conn.execute(pulka_table.insert(), pulkas)
         if members:
             conn.execute(member_table.insert(), members)
+    conn.execute(TOTALS_FROM_ROWS)
 
 
 def upgrade() -> None:
@@ -107,6 +116,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table('member_stats')
     op.drop_index('ix_pulka_member_stats_member', table_name='pulka_member_stats')
     op.drop_table('pulka_member_stats')
     op.drop_index('ix_pulka_stats_all', table_name='pulka_stats')

@@ -26,6 +26,6 @@ __all__ += ["FundEntry", "FundProposal", "FundVote"]
 from app.db.models.analysis import DealAnalysis  # noqa: E402
 
 __all__ += ["DealAnalysis"]
-from app.db.models.archive import PulkaMemberStats, PulkaStats  # noqa: E402
+from app.db.models.archive import MemberStats, PulkaMemberStats, PulkaStats  # noqa: E402
 
-__all__ += ["PulkaMemberStats", "PulkaStats"]
+__all__ += ["MemberStats", "PulkaMemberStats", "PulkaStats"]

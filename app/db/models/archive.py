@@ -78,3 +78,22 @@ class PulkaMemberStats(Base):
     __table_args__ = (
         Index("ix_pulka_member_stats_member", "member_id", "finished_at", "pulka_id"),
     )
+
+
+class MemberStats(Base):
+    """A member's totals over finished club pulkas: the sums of his ``pulka_member_stats``
+    rows (``pulkas`` counts those he sat in at the end), kept by adding each pulka's rows when
+    it finishes, so the club's statistics read one row per member."""
+
+    __tablename__ = "member_stats"
+
+    member_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pulkas: Mapped[int] = mapped_column(Integer, nullable=False)
+    deals: Mapped[int] = mapped_column(Integer, nullable=False)
+    declared: Mapped[int] = mapped_column(Integer, nullable=False)
+    made: Mapped[int] = mapped_column(Integer, nullable=False)
+    failed: Mapped[int] = mapped_column(Integer, nullable=False)
+    miseres: Mapped[int] = mapped_column(Integer, nullable=False)
+    miseres_made: Mapped[int] = mapped_column(Integer, nullable=False)
+    whists: Mapped[Decimal] = mapped_column(Numeric, nullable=False)
+    money: Mapped[Decimal] = mapped_column(Numeric, nullable=False)
