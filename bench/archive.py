@@ -91,7 +91,8 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
     libpq = url.replace("postgresql+psycopg://", "postgresql://")
     saved = work / "generated.json"
     began = time.perf_counter()
-    if keep is not None and saved.exists():
+    reused = keep is not None and saved.exists()
+    if reused:
         made = json.loads(saved.read_text())
         made["deals"] = {int(k): v for k, v in made["deals"].items()}
         say(f"reusing {made['pulka_count']} generated pulkas in {work}")
@@ -101,9 +102,11 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
         made["pulka_count"] = pulkas
         with psycopg.connect(libpq, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
+        made["generate_seconds"] = round(time.perf_counter() - began, 1)
+        made["generated_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")  # noqa: UP017
         saved.write_text(json.dumps(made))
     pulkas = made["pulka_count"]
-    generate_seconds = time.perf_counter() - began
+    generate_seconds = made.get("generate_seconds", 0.0)
     with psycopg.connect(libpq, autocommit=True) as conn:
         sizes = conn.execute(
             "SELECT pg_size_pretty(pg_database_size(current_database())), "
@@ -188,7 +191,8 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
         "benchmark": "archive",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
         "pulkas": pulkas, "events": made["events"], "templates": made["templates"],
-        "database_size": sizes[0], "generate_seconds": round(generate_seconds, 1),
+        "database_size": sizes[0], "generate_seconds": generate_seconds,
+        "generated_at": made.get("generated_at"), "reused_generation": reused,
         "target_p95_ms": TARGET_P95_MS, "endpoints": results, "plans": plans,
         "machine_at_start": at_start, "machine": procstat.machine(),
     }

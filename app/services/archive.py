@@ -384,8 +384,10 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
                 stats[mid].name = seat_name
         return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
     one = MemberStats(member_id)
-    for part in (await db.scalars(
-            select(line).where(club, line.member_id == member_id)
+    for part in (await db.execute(
+            select(line.pulka_id, line.finished_at, line.started_at, line.seat, line.name,
+                   line.whists, line.money, *(getattr(line, c) for c in COUNTS))
+            .where(club, line.member_id == member_id)
             .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))):
         for c in COUNTS:
             setattr(one, c, getattr(one, c) + getattr(part, c))
