@@ -384,25 +384,24 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
                 stats[mid].name = seat_name
         return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
     one = MemberStats(member_id)
-    for part in (await db.execute(
-            select(line.pulka_id, line.finished_at, line.started_at, line.seat, line.name,
-                   line.whists, line.money, *(getattr(line, c) for c in COUNTS))
-            .where(club, line.member_id == member_id)
-            .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))):
-        for c in COUNTS:
-            setattr(one, c, getattr(one, c) + getattr(part, c))
-        if part.seat is None:
+    rows = (await db.execute(
+        select(line.pulka_id, line.finished_at, line.started_at, line.seat, line.name,
+               line.whists, line.money, *(getattr(line, c) for c in COUNTS))
+        .where(club, line.member_id == member_id)
+        .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))).all()
+    for i, c in enumerate(COUNTS, start=7):
+        setattr(one, c, sum(r[i] for r in rows))
+    whists, money, series = Decimal(0), Decimal(0), one.series
+    for pulka_id, finished_at, started_at, seat, name, w, m, *_ in rows:
+        if seat is None:
             continue
-        one.pulkas += 1
-        one.whists += part.whists
-        one.money += part.money
-        one.series.append({
-            "pulka_id": part.pulka_id, "date": _when(part.finished_at or part.started_at),
-            "whists": _num(part.whists), "money": f"{part.money:.2f}",
-            "total_whists": _num(one.whists),
-        })
+        whists += w
+        money += m
+        series.append({"pulka_id": pulka_id, "date": _when(finished_at or started_at),
+                       "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(whists)})
         if not one.name:
-            one.name = part.name
+            one.name = name
+    one.pulkas, one.whists, one.money = len(series), whists, money
     person = await db.get(Member, member_id)
     if person is not None:
         one.name = person.display_name
