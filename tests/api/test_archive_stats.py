@@ -16,7 +16,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
-from app.db.models import Member, PulkaMemberStats, PulkaStats
+from app.db.models import Member, PulkaMemberStats, PulkaStats, Table
+from app.db.models import Pulka as PulkaRow
+from app.rules import Pulka
+from app.services import pulka_stats
 from app.services.archive import MemberStats, club_stats, list_pulkas
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table
@@ -101,3 +104,20 @@ async def test_the_list_refuses_a_page_after_an_unknown_pulka(logged_in: LoggedI
     assert (await client.get("/api/pulkas", params={"limit": 0})).status_code == 422
     assert (await client.get("/api/pulkas", params={"limit": 501})).status_code == 422
     assert len((await client.get("/api/pulkas", params={"limit": 500})).json()) <= 500
+
+
+async def test_writing_a_pulka_s_rows_again_does_not_count_it_twice(
+        db_session: AsyncSession, clock: FrozenClock,
+        make_member: Callable[..., Awaitable[Member]]) -> None:
+    """``member_stats`` takes a pulka's earlier rows off before adding its new ones."""
+    seated = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
+    table_id = await _pulka(db_session, seated, clock, ["6S", "misere"])
+    before = _json(await club_stats(db_session))
+    row = await db_session.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
+    table = await db_session.get(Table, table_id)
+    assert row is not None and table is not None and row.finished_at is not None
+    await pulka_stats.record(db_session, pulka_id=row.id, table_id=table_id, practice=False,
+                             finished_at=row.finished_at, started_at=table.created_at,
+                             settlement=row.settlement, pulka=Pulka.from_json(row.state))
+    assert _json(await club_stats(db_session)) == before
+    assert before == _json(await club_stats_from_logs(db_session))
