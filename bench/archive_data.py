@@ -28,6 +28,8 @@ from app.bots.strategy import Strategy
 from app.realtime import engine, game
 from app.rules import Conventions
 from app.rules.pulka import Pulka
+from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.services.pulka_stats import FACT_FIELDS, TOTALS_FROM_ROWS, rows_of
 
 NAMES_MARK = '"@@NAMES@@"'
 IDS_MARK = '"@@IDS@@"'
@@ -46,6 +48,9 @@ class Template:
     record: dict[str, Any]
     settlement: dict[str, Any]
     ended: str
+    facts: list[tuple[int, str, dict[str, Any]]]
+    lines: list[dict[str, Any]]
+    """The events the archive's tally reads: ``seq``, kind and the payload fields it reads."""
 
 
 def _copy_text(value: str) -> str:
@@ -98,15 +103,58 @@ def play_template(rng: random.Random, players: int, deals: int) -> Template:
     state = add(state, game.pulka_ended(state, "agreement"))
     final = state.pulka
     end = raw[-1][1]
+    facts = [(seq, kind, {k: payload[k] for k in FACT_FIELDS if k in payload})
+             for seq, (kind, payload) in enumerate(raw, start=1) if kind in TALLY_KINDS]
     return Template(players, deals, [(kind, _seated(kind, payload)) for kind, payload in raw],
                     final.to_json(), end["sheet"], end["record"], end["settlement"],
-                    str(final.ended))
+                    str(final.ended), facts, sheet_lines(final.entries))
+
+
+def tallied(play: Template, seated: list[int], names: list[str]) -> PulkaTally:
+    """The archive's tally of one copy of ``play`` (its seats taken by ``seated``), computed
+    by the code a live table runs when its pulka ends."""
+    facts = []
+    for seq, kind, fields in play.facts:
+        if kind in SEATED_KINDS and "names" in fields:
+            fields = {**fields, "names": names, "member_ids": seated}
+        facts.append(LogFact(seq, kind, fields.get("member_ids"), fields.get("names"),
+                             fields.get("outcome"), fields.get("deal_no")))
+    return tally(facts, play.settlement)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _next_id(conn: psycopg.Connection[Any], table: str) -> int:
     row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()
     assert row is not None
     return int(row[0])
+
+
+def _copy_stats(conn: psycopg.Connection[Any], plan: list[Any], names_of: dict[int, str]) -> None:
+    """The archive rows a live table writes when its pulka ends, one pulka at a time."""
+    pulka_rows, member_rows = [], []
+    for table_id, pulka_id, play, seated, finished, began, practice in plan:
+        one, many = rows_of(pulka_id, table_id, practice, finished, began,
+                            tallied(play, seated, [names_of[m] for m in seated]), play.lines)
+        pulka_rows.append(one)
+        member_rows.extend(many)
+    with conn.cursor().copy(
+            "COPY pulka_stats (pulka_id, table_id, practice, finished_at, names, member_ids, "
+            "deal_seqs, lines) FROM STDIN") as copy:
+        for r in pulka_rows:
+            copy.write_row((r["pulka_id"], r["table_id"], r["practice"], r["finished_at"],
+                            _json(r["names"]), _json(r["member_ids"]), _json(r["deal_seqs"]),
+                            _json(r["lines"])))
+    columns = ("pulka_id", "member_id", "practice", "finished_at", "started_at", "seat", "name",
+               "deals", "declared", "made", "failed", "miseres", "miseres_made", "whists",
+               "money")
+    with conn.cursor().copy(
+            f"COPY pulka_member_stats ({', '.join(columns)}) FROM STDIN") as copy:
+        for r in member_rows:
+            copy.write_row(tuple(r[c] for c in columns))
+    conn.execute(TOTALS_FROM_ROWS.text)
 
 
 def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int = 60,
@@ -178,6 +226,7 @@ def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int =
                         payload = payload.replace(NAMES_MARK, names).replace(IDS_MARK, ids)
                     lines.append(f"{table_id}\t{seq}\t{kind}\t{payload}\t{when}\n")
                 copy.write("".join(lines))
+        _copy_stats(conn, plan, names_of)
         for table in ("members", "tables", "pulkas"):
             conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                          f"(SELECT max(id) FROM {table}))")

@@ -51,13 +51,15 @@ def server_table(runs: list[dict[str, Any]]) -> str:
 
 def archive_table(result: dict[str, Any]) -> str:
     rows = ["| endpoint | requests | p50 ms | p95 ms | p99 ms | target p95 < 50 ms "
-            "| app CPU p50 / p95 ms |", "|---|---|---|---|---|---|---|"]
+            "| app CPU p50 / p95 ms | waited for a CPU p50 / p95 ms |",
+            "|---|---|---|---|---|---|---|---|"]
     for name, r in result["endpoints"].items():
         lat = r["latency_ms"]
         cpu = r.get("python_cpu_ms") or {"p50": "n/a", "p95": "n/a"}
+        wait = r.get("waited_for_cpu_ms") or {"p50": "n/a", "p95": "n/a"}
         rows.append(f"| {name} | {r['requests']} | {lat['p50']} | {lat['p95']} | {lat['p99']} "
                     f"| {'met' if r['meets_target'] else 'NOT met'} "
-                    f"| {cpu['p50']} / {cpu['p95']} |")
+                    f"| {cpu['p50']} / {cpu['p95']} | {wait['p50']} / {wait['p95']} |")
     return "\n".join(rows)
 
 

@@ -1,6 +1,7 @@
 """The archive over HTTP: finished pulkas, their sheets and deals, deal replays, statistics.
 
-``GET /api/pulkas``                    finished pulkas, newest first (``?practice=false`` default)
+``GET /api/pulkas``                    finished pulkas, newest first (``?practice=false`` default,
+                                       ``&limit=`` ≤ 500, ``&before=<id>`` the next page)
 ``GET /api/pulkas/{id}``               one finished pulka: sheet, running totals, record, deals
 ``GET /api/pulkas/{id}/deals/{n}``     a finished deal replayed by the engine, with its R-D4 reveal
 ``GET /api/pulkas/{id}/deals/{n}/analysis``  the deal's double-dummy analysis (docs/analysis.md)
@@ -24,6 +25,8 @@ from app.api.schemas import ERRORS, ErrorOut, IdPath
 from app.services import analysis, archive
 from app.workers import WorkerPool
 
+MAX_PAGE = 500
+"""The most pulkas one page of the list may hold."""
 BUSY_RETRY_AFTER = 5
 """Seconds a 503 ``busy`` analysis answer asks the client to wait."""
 
@@ -59,9 +62,18 @@ def _fail(exc: archive.ArchiveError) -> HTTPException:
 
 @router.get("/pulkas")
 async def pulkas(member: CurrentMember, db: SessionDep,
-                 practice: Annotated[bool | None, Query()] = False) -> list[dict[str, Any]]:
-    """Finished pulkas, newest first: club pulkas (default), ``practice=true`` practice ones."""
-    return await archive.list_pulkas(db, practice=practice)
+                 practice: Annotated[bool | None, Query()] = False,
+                 limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = archive.LIST_LIMIT,
+                 before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
+                 ) -> list[dict[str, Any]]:
+    """Finished pulkas, newest first: club pulkas (default), ``practice=true`` practice ones;
+    ``limit`` of them (200 unless asked), and with ``before=<id>`` the page that follows pulka
+    ``id`` (keyset paging: pass the last id of the page you have; 404 if it is not a finished
+    pulka)."""
+    try:
+        return await archive.list_pulkas(db, practice=practice, limit=limit, before=before)
+    except archive.ArchiveError as exc:
+        raise _fail(exc) from None
 
 
 @router.get("/pulkas/{pulka_id}")

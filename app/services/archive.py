@@ -6,7 +6,9 @@ the deal's actions (:func:`app.rules.replay`), so it equals the live deal; it is
 deals whose ``deal_ended`` event is written (R-W8: after a deal ends everything is visible; while
 it runs, never), and it carries the R-D4 reveal with the engine's verdict (:func:`verify_deal`).
 
-Statistics count club pulkas only: practice tables never count.
+Statistics count club pulkas only: practice tables never count. The list and the statistics
+read the rows tallied once when each pulka finished (``pulka_stats``, ``pulka_member_stats``:
+:mod:`app.services.pulka_stats`), never the logs; a pulka and a deal read one table's events.
 """
 
 from __future__ import annotations
@@ -17,13 +19,17 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select, true
+from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
+from app.db.models.archive import MemberStats as MemberTotals
+from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
 from app.rules import (
+    Conventions,
     DealConfig,
     DealReveal,
     Pulka,
@@ -31,22 +37,17 @@ from app.rules import (
     deal_reveal,
     event_to_json,
     replay,
-    running_totals,
     verify_deal,
     view,
 )
 from app.rules.deck import playing_seats
-from app.rules.sheet import json_number
+from app.rules.statistics import SEATING_KINDS, sheet_lines
+from app.services.pulka_stats import COUNTS, TOTALS
 
-SEATING_KINDS = ("pulka_started", "deal_started", "player_joined", "player_replaced")
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
 """The events the archive's summaries read; the partial index ``ix_table_events_archive``
 (migration 0009) holds exactly these, so a pulka's ~50 of them are found without its ~900
 ``action`` events."""
-SEAT_CHANGE_KINDS = ("pulka_started", "player_joined", "player_replaced")
-"""The events that change who sits where. ``deal_started`` repeats the seating it was dealt
-with (a copy of the last of these), so statistics skip it: its payload carries the whole pulka
-and is the largest a table writes."""
 FACT_FIELDS = ("names", "member_ids", "deal_no", "outcome", "entries")
 
 
@@ -93,15 +94,22 @@ async def _facts(db: AsyncSession, table_id: int) -> list[Fact]:
             for seq, kind, *values in rows.all()]
 
 
-async def _finished(db: AsyncSession, pulka_id: int) -> tuple[PulkaRow, Table]:
-    row = await db.get(PulkaRow, pulka_id)
-    table = await db.get(Table, row.table_id) if row is not None else None
-    if row is None or table is None:
+async def _finished(db: AsyncSession, pulka_id: int
+                    ) -> tuple[PulkaRow, Table, list[dict[str, Any]] | None]:
+    """The finished pulka (without its ``state``), its table and its sheet's running totals
+    as stored when it finished, in one query."""
+    found = (await db.execute(
+        select(PulkaRow, Table, PulkaStats.lines)
+        .join(Table, Table.id == PulkaRow.table_id)
+        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+        .where(PulkaRow.id == pulka_id).options(defer(PulkaRow.state)))).first()
+    if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
+    row, table, lines = found
     if row.status != "finished":
         raise ArchiveError(409, f"pulka {pulka_id} is still being played; the archive shows "
                                 "finished pulkas only", PULKA_NOT_OVER)
-    return row, table
+    return row, table, lines
 
 
 def _when(value: datetime | None) -> str | None:
@@ -133,30 +141,38 @@ def _summary(row: Any, table: Any, names: list[str],
     }
 
 
-async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
-                      limit: int = 200) -> list[dict[str, Any]]:
-    """Finished pulkas, newest first (``practice``: False club only, True practice only, None
-    both).
+LIST_LIMIT = 200
+"""Pulkas in one page of the list unless the client asks for fewer (or more, up to 500)."""
 
-    One query: the page of pulkas (index ``ix_pulkas_finished``), each with its last seating
-    event's names and member ids fetched by a ``LATERAL ... LIMIT 1`` (index
-    ``ix_table_events_archive``), and only the columns the summary shows (not the record)."""
-    seating = (
-        select(TableEvent.payload["names"].label("names"),
-               TableEvent.payload["member_ids"].label("member_ids"))
-        .where(TableEvent.table_id == Table.id, TableEvent.kind.in_(SEATING_KINDS))
-        .order_by(TableEvent.seq.desc()).limit(1).lateral("seating"))
+
+async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
+                      limit: int = LIST_LIMIT, before: int | None = None) -> list[dict[str, Any]]:
+    """Finished pulkas, newest first (``practice``: False club only, True practice only, None
+    both); ``before``: only those listed after pulka ``before`` (keyset paging: the next page
+    starts after the last pulka of this one).
+
+    One query on ``pulka_stats`` (index ``ix_pulka_stats_list``, or ``ix_pulka_stats_all``
+    when both kinds are listed) joined to the pulka and table rows by primary key, reading only
+    the columns the summary shows; a second small one first finds ``before``'s sort key.
+    Raises :class:`ArchiveError` 404 when ``before`` is not a finished pulka."""
     query = (
         select(PulkaRow.id, PulkaRow.deals, PulkaRow.ended, PulkaRow.finished_at,
                PulkaRow.settlement, Table.id.label("table_id"), Table.practice,
                Table.club_session_id, Table.preset, Table.players, Table.target, Table.stake,
-               Table.created_at, seating.c.names, seating.c.member_ids)
-        .join(Table, Table.id == PulkaRow.table_id)
-        .outerjoin(seating, true())
-        .where(PulkaRow.status == "finished"))
+               Table.created_at, PulkaStats.names, PulkaStats.member_ids)
+        .select_from(PulkaStats)
+        .join(PulkaRow, PulkaRow.id == PulkaStats.pulka_id)
+        .join(Table, Table.id == PulkaStats.table_id))
     if practice is not None:
-        query = query.where(Table.practice.is_(practice))
-    query = query.order_by(PulkaRow.finished_at.desc().nulls_last(), PulkaRow.id.desc())
+        query = query.where(PulkaStats.practice.is_(practice))
+    if before is not None:
+        after = (await db.execute(select(PulkaStats.finished_at, PulkaStats.pulka_id)
+                                  .where(PulkaStats.pulka_id == before))).first()
+        if after is None:
+            raise ArchiveError(404, f"there is no finished pulka {before}")
+        query = query.where(tuple_(PulkaStats.finished_at, PulkaStats.pulka_id)
+                            < tuple_(after.finished_at, after.pulka_id))
+    query = query.order_by(PulkaStats.finished_at.desc(), PulkaStats.pulka_id.desc())
     out = []
     for r in (await db.execute(query.limit(limit))).all():
         row = _Columns(id=r.id, deals=r.deals, ended=r.ended, finished_at=r.finished_at,
@@ -164,9 +180,7 @@ async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
         table = _Columns(id=r.table_id, practice=r.practice, club_session_id=r.club_session_id,
                          preset=r.preset, players=r.players, target=r.target, stake=r.stake,
                          created_at=r.created_at)
-        names = list(r.names) if r.names is not None else []
-        ids = list(r.member_ids) if r.member_ids is not None else []
-        out.append(_summary(row, table, names, ids))
+        out.append(_summary(row, table, list(r.names), list(r.member_ids)))
     return out
 
 
@@ -186,19 +200,24 @@ def _deal_list(events: Sequence[TableEvent | Fact]) -> list[dict[str, Any]]:
 
 
 async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
-    """A finished pulka: summary, sheet with running totals, record and its deals."""
-    row, table = await _finished(db, pulka_id)
+    """A finished pulka: summary, sheet with running totals, record and its deals.
+
+    Two queries: the pulka with its table and stored running totals, then its table's
+    summary events (index ``ix_table_events_archive``). Only a pulka finished without its
+    archive rows has its deals scored again (from ``state``) for the running totals."""
+    row, table, lines = await _finished(db, pulka_id)
     events = await _facts(db, table.id)
     names, ids = _players(events)
-    pulka = Pulka.from_json(row.state)
+    sheet = row.sheet
+    if lines is None or sheet is None:
+        pulka = Pulka.from_json(await db.scalar(select(PulkaRow.state)
+                                                .where(PulkaRow.id == pulka_id)) or {})
+        lines = sheet_lines(pulka.entries)
+        sheet = sheet if sheet is not None else pulka.sheet.to_json()
     return {
         **_summary(row, table, names, ids),
-        "sheet": row.sheet if row.sheet is not None else pulka.sheet.to_json(),
-        "lines": [
-            {"deal": line.deal, "seat": line.seat, "column": line.column,
-             "total": json_number(line.total), "on": line.on}
-            for line in running_totals(pulka.entries)
-        ],
+        "sheet": sheet,
+        "lines": lines,
         "record": row.record,
         "deal_list": _deal_list(events),
     }
@@ -207,10 +226,14 @@ async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
 # -- one deal -----------------------------------------------------------------------------------
 
 
-async def _deal_events(db: AsyncSession, table_id: int, deal_no: int) -> Sequence[Any]:
+async def _deal_events(db: AsyncSession, table_id: int, deal_no: int,
+                       seqs: list[int] | None = None) -> Sequence[Any]:
     """The events :func:`deal_replay` needs: from the ``deal_started`` of finished deal
-    ``deal_no`` to its ``deal_ended`` when there is one (found among the summary events, read
-    lean), otherwise the summary events themselves (enough to tell 404 from 409)."""
+    ``deal_no`` to its ``deal_ended``. A finished pulka's ``pulka_stats`` row says where they
+    lie (``seqs``); otherwise they are found among the summary events, read lean, and when the
+    deal did not end those summary events are returned (enough to tell 404 from 409)."""
+    if seqs is not None:
+        return await _events_between(db, table_id, seqs[0], seqs[1])
     facts = await _facts(db, table_id)
     start: Fact | None = None
     for f in facts:
@@ -220,11 +243,16 @@ async def _deal_events(db: AsyncSession, table_id: int, deal_no: int) -> Sequenc
             start = None
         elif (f.kind == "deal_ended" and start is not None
               and f.payload["deal_no"] == deal_no == start.payload["deal_no"]):
-            return list((await db.scalars(
-                select(TableEvent).where(TableEvent.table_id == table_id,
-                                         TableEvent.seq.between(start.seq, f.seq))
-                .order_by(TableEvent.seq))).all())
+            return await _events_between(db, table_id, start.seq, f.seq)
     return facts
+
+
+async def _events_between(db: AsyncSession, table_id: int, first: int,
+                          last: int) -> Sequence[Any]:
+    return list((await db.execute(
+        select(TableEvent.seq, TableEvent.kind, TableEvent.payload)
+        .where(TableEvent.table_id == table_id, TableEvent.seq.between(first, last))
+        .order_by(TableEvent.seq))).all())
 
 
 
@@ -243,8 +271,10 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     """
     found = (await db.execute(
         select(PulkaRow.id, PulkaRow.deals, PulkaRow.status, Table.id.label("table_id"),
-               Table.practice)
-        .join(Table, Table.id == PulkaRow.table_id).where(PulkaRow.id == pulka_id))).first()
+               Table.practice, PulkaStats.deal_seqs[str(deal_no)].label("seqs"))
+        .join(Table, Table.id == PulkaRow.table_id)
+        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+        .where(PulkaRow.id == pulka_id))).first()
     if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
     row = _Columns(id=found.id, deals=found.deals, status=found.status)
@@ -252,7 +282,7 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     start: Mapping[str, Any] | None = None
     actions: list[Mapping[str, Any]] = []
     ended: Mapping[str, Any] | None = None
-    for e in await _deal_events(db, table.id, deal_no):
+    for e in await _deal_events(db, table.id, deal_no, found.seqs):
         if e.kind == "deal_started":
             start, actions = e.payload, []
         elif e.kind == "player_joined":
@@ -269,9 +299,9 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
                                     "abandoned): only finished deals are shown (R-W8)",
                                DEAL_NOT_OVER)
         raise ArchiveError(404, f"pulka {pulka_id} has no finished deal {deal_no}")
-    pulka = Pulka.from_json(start["pulka"])
+    conventions = Conventions.from_mapping(start["pulka"]["conventions"])
     config = DealConfig(players=start["players"], dealer=start["dealer"],
-                        conventions=pulka.conventions, min_level=start["min_level"])
+                        conventions=conventions, min_level=start["min_level"])
     parsed = [action_from_json({**a["action"], "seat": a["seat"]}) for a in actions]
     state, events = replay(config, start["deck"], bytes.fromhex(start["salt"]), parsed)
     if not state.finished:  # the log says it ended: the engine must agree
@@ -298,7 +328,7 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
                     for a in actions],
         "events": public,
         "reveal": reveal,
-        "verified": verify_deal(_reveal_of(reveal), pulka.conventions.cut_min),
+        "verified": verify_deal(_reveal_of(reveal), conventions.cut_min),
     }
 
 
@@ -338,94 +368,61 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else round(float(value), 2)
 
 
-def _made(outcome: Mapping[str, Any]) -> bool | None:
-    """Whether the declarer made his game (None: nobody declared)."""
-    kind = outcome.get("type")
-    declarer = outcome.get("declarer")
-    if declarer is None:
-        return None
-    tricks = outcome.get("tricks")
-    if kind == "misere":
-        return tricks is not None and tricks.get(str(declarer), 0) == 0
-    if kind == "conceded":
-        return False
-    contract = str(outcome.get("contract") or "")
-    if tricks is None:  # not played: both passed (R-W1) or a half whist — made
-        return True
-    level = int(contract[:-2] if contract.endswith("NT") else contract[:-1] or 0)
-    return int(tricks.get(str(declarer), 0)) >= level
-
-
 async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[MemberStats]:
-    """Per member over finished club pulkas, oldest pulka first in each series."""
-    club = (PulkaRow.status == "finished", Table.practice.is_(False))
-    pulkas = (await db.execute(
-        select(PulkaRow.id, PulkaRow.table_id, PulkaRow.finished_at, PulkaRow.settlement,
-               Table.created_at)
-        .join(Table, Table.id == PulkaRow.table_id).where(*club)
-        .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id))).all()
-    # One query for the facts of every pulka (not one per pulka), and only the fields needed:
-    # each deal_ended's outcome, the seating of each seat change.
-    facts: dict[int, list[tuple[Any, ...]]] = {}
-    for table_id, *fact in (await db.execute(
-            select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["member_ids"],
-                   TableEvent.payload["names"], TableEvent.payload["outcome"])
-            .join(PulkaRow, PulkaRow.table_id == TableEvent.table_id)
-            .join(Table, Table.id == TableEvent.table_id)
-            .where(*club, TableEvent.kind.in_((*SEAT_CHANGE_KINDS, "deal_ended")))
-            .order_by(TableEvent.table_id, TableEvent.seq))).all():
-        facts.setdefault(table_id, []).append(tuple(fact))
-    stats: dict[int, MemberStats] = {}
+    """Per member over finished club pulkas, best whists first; with ``member_id``, only his,
+    with his result per pulka (oldest first).
 
-    def of(mid: int) -> MemberStats:
-        return stats.setdefault(mid, MemberStats(mid))
+    Reads what was tallied when each pulka finished: for everyone, the members' totals
+    (``member_stats``, one row each); for one member, his rows per pulka
+    (``pulka_member_stats``, index ``ix_pulka_member_stats_member``). A member's name is his
+    current display name (the name he sat under when he has no member row)."""
+    line = PulkaMemberStats
+    club = line.practice.is_(False)
+    if member_id is None:
+        stats: dict[int, MemberStats] = {}
+        for totals, name in (await db.execute(
+                select(MemberTotals, Member.display_name)
+                .outerjoin(Member, Member.id == MemberTotals.member_id))).all():
+            one = MemberStats(totals.member_id, name or "")
+            for c in TOTALS:
+                setattr(one, c, getattr(totals, c))
+            stats[one.member_id] = one
+        unnamed = [s.member_id for s in stats.values() if not s.name]
+        if unnamed:
+            for mid, seat_name in await _seat_names(db, unnamed):
+                stats[mid].name = seat_name
+        return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
+    one = MemberStats(member_id)
+    rows = (await db.execute(
+        select(line.pulka_id, line.finished_at, line.started_at, line.seat, line.name,
+               line.whists, line.money, *(getattr(line, c) for c in COUNTS))
+        .where(club, line.member_id == member_id)
+        .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))).all()
+    for i, c in enumerate(COUNTS, start=7):
+        setattr(one, c, sum(r[i] for r in rows))
+    whists, money, series = Decimal(0), Decimal(0), one.series
+    for pulka_id, finished_at, started_at, seat, name, w, m, *_ in rows:
+        if seat is None:
+            continue
+        whists += w
+        money += m
+        series.append({"pulka_id": pulka_id, "date": _when(finished_at or started_at),
+                       "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(whists)})
+        if not one.name:
+            one.name = name
+    one.pulkas, one.whists, one.money = len(series), whists, money
+    person = await db.get(Member, member_id)
+    if person is not None:
+        one.name = person.display_name
+    return [one]
 
-    for row in pulkas:
-        ids: list[int | None] = []
-        names: list[str] = []
-        for kind, seated, seat_names, outcome in facts.get(row.table_id, []):
-            if kind in SEATING_KINDS and seated is not None:
-                ids, names = list(seated), list(seat_names or names)
-            if kind != "deal_ended":
-                continue
-            for seat in playing_seats(len(ids), outcome["dealer"]):
-                mid = ids[seat]
-                if mid is not None:
-                    of(mid).deals += 1
-            made = _made(outcome)
-            declarer = outcome.get("declarer")
-            if made is None or declarer is None or ids[declarer] is None:
-                continue
-            one = of(ids[declarer])
-            if outcome.get("type") == "misere":
-                one.miseres += 1
-                one.miseres_made += int(made)
-            else:
-                one.declared += 1
-                one.made += int(made)
-                one.failed += int(not made)
-        settlement = row.settlement or {}
-        whists = settlement.get("whists") or []
-        money = settlement.get("money") or []
-        for seat, mid in enumerate(ids):
-            if mid is None:
-                continue
-            one = of(mid)
-            one.pulkas += 1
-            w = Decimal(str(whists[seat])) if seat < len(whists) else Decimal(0)
-            m = Decimal(str(money[seat])) if seat < len(money) else Decimal(0)
-            one.whists += w
-            one.money += m
-            one.series.append({
-                "pulka_id": row.id, "date": _when(row.finished_at or row.created_at),
-                "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(one.whists),
-            })
-            if not one.name and seat < len(names):
-                one.name = names[seat]
-    if member_id is not None:
-        stats = {member_id: stats.get(member_id, MemberStats(member_id))}
-    if stats:
-        members = await db.scalars(select(Member).where(Member.id.in_(list(stats))))
-        for person in members:
-            stats[person.id].name = person.display_name
-    return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
+
+async def _seat_names(db: AsyncSession, member_ids: list[int]) -> list[tuple[int, str]]:
+    """For members with no member row: the name each first sat under (oldest pulka first)."""
+    line = PulkaMemberStats
+    rows = await db.execute(
+        select(line.member_id, line.name).distinct(line.member_id)
+        .where(line.practice.is_(False), line.member_id.in_(member_ids),
+               line.seat.is_not(None), line.name != "")
+        .order_by(line.member_id, line.finished_at.asc().nulls_first(), line.pulka_id))
+    return [(mid, name) for mid, name in rows.all()]

@@ -27,7 +27,7 @@ from app.realtime import engine, game
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, stamp_deadline
 from app.rules import export_document
-from app.services import fund
+from app.services import fund, pulka_stats
 from app.services.session_clock import deal_start_refusal, record_deal_started
 
 
@@ -92,6 +92,8 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
     here is also written into the last event this unit of work appended (``deadline_at``,
     :func:`app.realtime.store.stamp_deadline`), so every process, snapshot and replay shows
     the same countdown (docs/protocol.md).
+    When the pulka finishes, its archive rows are tallied in the same transaction
+    (:func:`app.services.pulka_stats.record`).
     """
     state = _sync_deadline(db, table, state, now)
     if before is not None and before.pulka is state.pulka and before.status == state.status:
@@ -106,7 +108,13 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
         values.update(status="finished", ended=state.pulka.ended,
                       settlement=state.pulka.settle().to_json(), finished_at=now,
                       record=export_document(state.pulka))
-    await db.execute(update(PulkaRow).where(PulkaRow.table_id == table.id).values(**values))
+    pulka_id = await db.scalar(update(PulkaRow).where(PulkaRow.table_id == table.id)
+                               .values(**values).returning(PulkaRow.id))
+    if state.status == "finished" and pulka_id is not None:
+        await pulka_stats.record(db, pulka_id=pulka_id, table_id=table.id,
+                                 practice=table.practice, finished_at=now,
+                                 started_at=table.created_at, settlement=values["settlement"],
+                                 pulka=state.pulka)
     if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
         await fund.record_table_debts(db, table.id, now)
     return state

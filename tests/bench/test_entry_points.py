@@ -60,7 +60,8 @@ def test_bench_entry_points_write_valid_json(tmp_path: Path) -> None:
 
     a = _last_json(archive, archive_out)
     assert a["pulkas"] == 2 and a["events"] > 0
-    assert set(a["endpoints"]) == {"list", "pulka", "deal_replay", "stats", "member_stats"}
+    assert set(a["endpoints"]) == {"list", "list_page", "pulka", "deal_replay", "stats",
+                                   "member_stats"}
     for name, result in a["endpoints"].items():
         assert result["all_ok"], name
         assert result["latency_ms"]["p50"] > 0

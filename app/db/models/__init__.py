@@ -27,3 +27,6 @@ __all__ += ["FundEntry", "FundProposal", "FundVote"]
 from app.db.models.analysis import DealAnalysis  # noqa: E402
 
 __all__ += ["DealAnalysis"]
+from app.db.models.archive import MemberStats, PulkaMemberStats, PulkaStats  # noqa: E402
+
+__all__ += ["MemberStats", "PulkaMemberStats", "PulkaStats"]
