@@ -2,21 +2,23 @@
 
     python -m bench.bots --deals 2000 --seed 1 --json [--workers 2] [--pairs strong:beginner]
 
-Each deal (a seeded shuffle, a fixed cut, three players, the ``club`` preset, dealer rotating)
-is played six times with the *same cards at the same seats*: strategy A in one seat and B in the
+Each board (a seeded shuffle, a fixed cut, three players, the ``club`` preset, dealer rotating)
+is dealt six times with the *same cards at the same seats*: strategy A in one seat and B in the
 other two, for each of the three seats, then B in one seat and A in the other two. So every
-strategy holds every hand in every seat, and the luck of the cards cancels.
+strategy holds every hand in every seat, and the luck of the cards cancels. ``--deals N`` asks
+for N deals played, that is ``ceil(N / 6)`` boards; ``deals`` in the result counts the deals
+played (six per finished board) and ``boards`` the boards.
 
 Each play is scored by the engine's own code: its outcome is recorded as the only deal of a
 fresh :class:`app.rules.Pulka` (target 20) and settled (:meth:`Pulka.settle`), giving each
 seat's exact whists (they sum to zero). A play's value is A's mean whists per seat minus B's
-mean whists per seat; a deal's value is the mean over its six plays. ``whists_per_deal`` is the
-mean over deals, ``ci95`` is mean ± 1.96·sd/√n over the deals' values (so > 0 means A is
-stronger). ``seconds_per_card`` is A's mean thinking time per card played (CPU seconds of
+mean whists per seat; a board's value is the mean over its six plays. ``whists_per_deal`` is the
+mean over boards (the mean per deal played), ``ci95`` is mean ± 1.96·sd/√n over the boards'
+values — the six deals of a board share their cards, so the board is the independent unit (> 0
+means A is stronger). ``seconds_per_card`` is A's mean thinking time per card played (CPU seconds of
 its process, so other load on the machine does not count), ``max_seconds_per_card`` its
-slowest. ``--seconds`` bounds the run (the deals finished by then are reported: ``deals`` is
-that count). Writes ``bench/results/bots.json``; with ``--json`` the last line printed is that
-JSON object.
+slowest. ``--seconds`` bounds the run (the boards finished by then are reported). Writes
+``bench/results/bots.json``; with ``--json`` the last line printed is that JSON object.
 """
 
 from __future__ import annotations
@@ -127,11 +129,16 @@ def interval(values: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def compare(a: str, b: str, deals: int, seed: int, workers: int,
+def boards_for(deals: int) -> int:
+    """Boards needed for at least ``deals`` deals played (each board is dealt six times)."""
+    return -(-deals // len(ROTATIONS))
+
+
+def compare(a: str, b: str, boards: int, seed: int, workers: int,
             budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
-    """Duplicate match of level ``a`` against level ``b`` over ``deals`` deal groups; with
-    ``seconds``, it stops starting deals after that long and reports the deals finished."""
-    tasks = [(seed, i, a, b, budget) for i in range(deals)]
+    """Duplicate match of level ``a`` against level ``b`` over ``boards`` boards; with
+    ``seconds``, it stops starting boards after that long and reports the boards finished."""
+    tasks = [(seed, i, a, b, budget) for i in range(boards)]
     stop_at = None if seconds is None else time.monotonic() + seconds
     results: list[tuple[float, list[float]]] = []
     if workers > 1:
@@ -150,7 +157,8 @@ def compare(a: str, b: str, deals: int, seed: int, workers: int,
     times = [t for _, ts in results for t in ts]
     mean, lo, hi = interval(values)
     return {
-        "a": a, "b": b, "deals": len(values), "whists_per_deal": round(mean, 3),
+        "a": a, "b": b, "deals": len(values) * len(ROTATIONS), "boards": len(values),
+        "whists_per_deal": round(mean, 3),
         "ci95": [round(lo, 3), round(hi, 3)],
         "seconds_per_card": round(sum(times) / len(times), 4) if times else 0.0,
         "max_seconds_per_card": round(max(times), 3) if times else 0.0,
@@ -160,12 +168,18 @@ def compare(a: str, b: str, deals: int, seed: int, workers: int,
 def run(deals: int, seed: int, pairs: Sequence[tuple[str, str]], workers: int,
         budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
     """Every pair's match; the JSON object the benchmark prints and writes. ``seconds`` is
-    the whole run's time budget, shared equally by the pairs."""
+    the whole run's time budget, shared by the pairs in turn (a pair that finishes early leaves
+    its unused time to the next)."""
     start = time.perf_counter()
-    share = None if seconds is None else seconds / len(pairs)
-    out = [compare(a, b, deals, seed, workers, budget, share) for a, b in pairs]
+    out = []
+    for index, (a, b) in enumerate(pairs):
+        share = None
+        if seconds is not None:  # what an earlier pair left unused goes to the later ones
+            share = max(0.0, seconds - (time.perf_counter() - start)) / (len(pairs) - index)
+        out.append(compare(a, b, boards_for(deals), seed, workers, budget, share))
     return {
-        "deals": min(p["deals"] for p in out), "deals_asked": deals, "seed": seed,
+        "deals": min(p["deals"] for p in out), "boards": min(p["boards"] for p in out),
+        "deals_asked": deals, "seed": seed,
         "preset": PRESET, "pairs": out,
         "wall_seconds": round(time.perf_counter() - start, 1), "workers": workers,
         "python": platform.python_version(), "machine": platform.machine(),
@@ -183,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds per card for the searching levels (default: theirs)")
     parser.add_argument("--seconds", type=float, default=None,
-                        help="time budget of the run: stop starting deals after it")
+                        help="time budget of the run: stop starting boards after it")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).parent / "results" /
                                              "bots.json"))

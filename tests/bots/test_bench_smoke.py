@@ -18,7 +18,7 @@ def test_twenty_deals_duplicate_run_prints_the_documented_json(
     last = capsys.readouterr().out.strip().splitlines()[-1]
     result = json.loads(last)
     assert result == json.loads(out.read_text())
-    assert result["deals"] == 20
+    assert result["deals"] == 24 and result["boards"] == 4  # 20 deals asked: 4 boards × 6
     (pair,) = result["pairs"]
     assert (pair["a"], pair["b"]) == ("strong", "beginner")
     lo, hi = pair["ci95"]
