@@ -35,6 +35,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
+from app.db.group_commit import GroupCommit
 from app.db.models.table import Table
 from app.db.session import session_scope
 from app.realtime import game
@@ -202,6 +203,8 @@ class Hub:
         self._stopping = False
         self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
         """The claim solver's process pool (started by the first claim, stopped with the hub)."""
+        self.committer = GroupCommit(sessionmaker, harmless=(game.CommandRejected,))
+        """Commands of different tables that arrive together share one transaction."""
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from sqlalchemy import and_, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
@@ -151,8 +152,11 @@ async def execute(
     session_id: int | None = None,
     solver: WorkerPool | None = None,
     after_deal: AfterDeal | None = None,
+    committer: GroupCommit | None = None,
 ) -> CommandResult:
-    """Apply one write command in its own transaction; raise CommandRejected if it is refused.
+    """Apply one write command in its own transaction — or, with ``committer``, in the
+    transaction it shares with other tables' commands that arrived at the same time (group
+    commit); either way it returns only after the commit. Raise CommandRejected if refused.
 
     ``session_id`` is the login session of the socket: re-checked under the table lock, so a
     command of a member who has logged out (or was deactivated) is refused. With ``solver``
@@ -173,10 +177,20 @@ async def execute(
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
     try:
-        return await _apply(sessionmaker, cache, table_id=table_id, member_id=member_id,
-                            seat=seat, name=name, command=command, cid=cid, kind=kind,
-                            client_seq=client_seq, now=now, session_id=session_id,
-                            solver=solver, after_deal=after_deal)
+        async def work(db: AsyncSession) -> CommandResult:
+            return await _apply(db, cache, table_id=table_id, member_id=member_id,
+                                seat=seat, name=name, command=command, cid=cid, kind=kind,
+                                client_seq=client_seq, now=now, session_id=session_id,
+                                solver=solver, after_deal=after_deal)
+
+        if committer is not None:
+            result: CommandResult = await committer.run(table_id, work)
+        else:
+            async with session_scope(sessionmaker) as db:
+                result = await work(db)
+        if cache is not None and result.state is not None:
+            cache.put(result.state)  # only once committed: the cache never holds a guess
+        return result
     except (CommandRejected, IntegrityError) as exc:
         if isinstance(exc, CommandRejected) and not exc.after_lock:
             raise
@@ -192,7 +206,7 @@ async def execute(
 
 
 async def _apply(
-    sessionmaker: async_sessionmaker[AsyncSession],
+    db: AsyncSession,
     cache: StateCache | None,
     *,
     table_id: int,
@@ -208,29 +222,25 @@ async def _apply(
     solver: WorkerPool | None,
     after_deal: AfterDeal | None = None,
 ) -> CommandResult:
-    """The command's transaction: lock + checks (one statement), the engine, one write."""
-    new_state: TableState | None = None
-    async with session_scope(sessionmaker) as db:
-        table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
-        if table is None:
-            raise CommandRejected("no_table", f"there is no table {table_id}")
-        if not live:
-            raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
-        if done is not None:
-            return CommandResult(seq=done, duplicate=True, state=None)
-        try:
-            state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
-                                  command=command, kind=kind, client_seq=client_seq, now=now,
-                                  solver=solver, after_deal=after_deal)
-        except CommandRejected as exc:
-            exc.after_lock = True
-            raise
-        await write_command(db, table, member_id, cid, cache.owner if cache else None)
-        new_state = state
-        events = tuple(appended(db))
-    if cache is not None and new_state is not None:
-        cache.put(new_state)
-    return CommandResult(seq=new_state.seq, duplicate=False, state=new_state, events=events)
+    """The command's unit of work in the caller's transaction: lock + checks (one statement),
+    the engine, one write. Nothing here commits; running it again after a rollback is safe."""
+    table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
+    if table is None:
+        raise CommandRejected("no_table", f"there is no table {table_id}")
+    if not live:
+        raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
+    if done is not None:
+        return CommandResult(seq=done, duplicate=True, state=None)
+    try:
+        state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
+                              command=command, kind=kind, client_seq=client_seq, now=now,
+                              solver=solver, after_deal=after_deal)
+    except CommandRejected as exc:
+        exc.after_lock = True
+        raise
+    await write_command(db, table, member_id, cid, cache.owner if cache else None)
+    return CommandResult(seq=state.seq, duplicate=False, state=state,
+                         events=tuple(appended(db)))
 
 
 async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,
@@ -328,12 +338,13 @@ class TableCommands:
                       cache: StateCache | None, *, table_id: int, member_id: int,
                       seat: int | None, name: str, command: Mapping[str, Any],
                       now: datetime, session_id: int | None = None,
-                      solver: WorkerPool | None = None) -> CommandResult:
+                      solver: WorkerPool | None = None,
+                      committer: GroupCommit | None = None) -> CommandResult:
         """:func:`execute` with this executor's hook."""
         return await execute(sessionmaker, cache, table_id=table_id, member_id=member_id,
                              seat=seat, name=name, command=command, now=now,
                              session_id=session_id, solver=solver,
-                             after_deal=self.after_deal)
+                             after_deal=self.after_deal, committer=committer)
 
     async def fire_deadline(self, sessionmaker: async_sessionmaker[AsyncSession],
                             cache: StateCache | None, table_id: int, now: datetime) -> bool:
