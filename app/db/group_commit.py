@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ class GroupCommit:
         self._queue: list[_Unit] = []
         self._running = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._idle: list[AsyncConnection] = []
         self.batches = 0
         """Transactions committed (for tests and benchmarks: units / batches = group size)."""
         self.units = 0
@@ -100,43 +101,55 @@ class GroupCommit:
 
     async def _lane(self) -> None:
         """Commit batches while units are queued (a new task starts on the next loop turn, so
-        every unit queued in this turn joins the first batch)."""
+        every unit queued in this turn joins the first batch). A lane keeps its connection
+        between batches, and hands it on to the next lane when the queue is empty: no pool
+        checkout (and pre-ping) per batch."""
+        conn = self._idle.pop() if self._idle else None
         try:
             while self._queue:
                 batch = self._queue[:self.max_batch]
                 del self._queue[:self.max_batch]
                 batch.sort(key=lambda u: u.key)
-                try:
-                    await self._commit(batch)
-                except Exception as exc:  # pragma: no cover - _commit resolves every unit
-                    for unit in batch:
-                        if not unit.future.done():
-                            unit.future.set_exception(exc)
+                conn = await self._commit(batch, conn)
         finally:
             self._running -= 1
+            if conn is not None:
+                self._idle.append(conn)
 
-    async def _commit(self, batch: list[_Unit]) -> None:
+    async def close(self) -> None:
+        """Give the kept connections back to the pool (the hub calls this when it stops)."""
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def _commit(self, batch: list[_Unit],
+                      conn: AsyncConnection | None) -> AsyncConnection | None:
+        """One batch in one transaction on ``conn`` (None: a fresh one); every unit's future
+        is resolved when this returns. Returns the connection to keep (None: discarded)."""
         outcomes: list[tuple[bool, Any]] = []
         try:
-            async with self.engine.connect() as conn:
-                await conn.begin()
-                info = conn.info
-                try:
-                    for unit in batch:
-                        info[_WRITES] = 0
-                        ok, value = await self._run_shared(conn, unit)
-                        if not ok and (info[_WRITES] or not isinstance(value, self.harmless)):
-                            raise _Abort from value
-                        outcomes.append((ok, value))
-                finally:
-                    info.pop(_WRITES, None)
-                await conn.commit()
+            if conn is None:
+                conn = await self.engine.connect()
+            await conn.begin()
+            info = conn.info
+            try:
+                for unit in batch:
+                    info[_WRITES] = 0
+                    ok, value = await self._run_shared(conn, unit)
+                    if not ok and (info[_WRITES] or not isinstance(value, self.harmless)):
+                        raise _Abort from value
+                    outcomes.append((ok, value))
+            finally:
+                info.pop(_WRITES, None)
+            await conn.commit()
         except Exception as exc:
             self.fallbacks += 1
             if not isinstance(exc, _Abort):
                 log.warning("group commit failed; running its units alone", exc_info=True)
+            conn = await self._reset(conn, clean=isinstance(exc, _Abort))
             await self._alone(batch)
-            return
+            return conn
         self.batches += 1
         self.units += len(batch)
         for unit, (ok, value) in zip(batch, outcomes, strict=True):
@@ -146,6 +159,25 @@ class GroupCommit:
                 unit.future.set_result(value)
             else:
                 unit.future.set_exception(value)
+        return conn
+
+    @staticmethod
+    async def _reset(conn: AsyncConnection | None, clean: bool) -> AsyncConnection | None:
+        """After a failed batch: roll back and keep the connection if the failure was a
+        unit's (``clean``), else (or if the rollback fails) discard it."""
+        if conn is None:
+            return None
+        if clean:
+            try:
+                await conn.rollback()
+                return conn
+            except Exception:
+                log.warning("rollback after a failed group failed", exc_info=True)
+        with contextlib.suppress(Exception):
+            await conn.invalidate()
+        with contextlib.suppress(Exception):
+            await conn.close()
+        return None
 
     async def _run_shared(self, conn: Any, unit: _Unit) -> tuple[bool, Any]:
         """One unit inside the batch's transaction: (True, result) or (False, exception)."""

@@ -229,6 +229,7 @@ class Hub:
             for conn in list(channel.conns):
                 conn.drop(1001, "server shutting down")
         await self.workers.aclose()
+        await self.committer.close()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)

@@ -49,6 +49,21 @@ async def traced(live_db: str, wire_path: Path) -> AsyncIterator[tuple[Sessions,
         wire.close()
 
 
+@pytest.fixture
+async def kept() -> AsyncIterator[list[GroupCommit]]:
+    """Committers made by a test: their kept connections go back to the pool at its end."""
+    made: list[GroupCommit] = []
+    yield made
+    for committer in made:
+        await committer.close()
+
+
+def _committer(kept: list[GroupCommit], sessions: Sessions) -> GroupCommit:
+    committer = GroupCommit(sessions, harmless=(CommandRejected,))
+    kept.append(committer)
+    return committer
+
+
 async def _table(sessions: Sessions) -> tuple[int, list[int]]:
     async with session_scope(sessions) as db:
         table_id, seats = await make_bot_table(db, f"gc-{uuid.uuid4().hex[:8]}", 3, NOW)
@@ -93,13 +108,13 @@ def _commits(wire: Wire) -> int:
 
 
 async def test_moves_of_tables_that_arrive_together_share_one_commit(
-        traced: tuple[Sessions, Wire]) -> None:
+        traced: tuple[Sessions, Wire], kept: list[GroupCommit]) -> None:
     """Four tables' moves sent in the same loop turn: one transaction, one COMMIT on the
     wire, every move applied and stored (with its command id) when its call returns."""
     sessions, wire = traced
     tables = [await _table(sessions) for _ in range(4)]
     moves = [await _next_move(sessions, t) for t, _ in tables]
-    committer = GroupCommit(sessions)
+    committer = _committer(kept, sessions)
     cache = StateCache()
     wire.start()
     results = await asyncio.gather(*(
@@ -116,11 +131,11 @@ async def test_moves_of_tables_that_arrive_together_share_one_commit(
 
 
 async def test_a_refused_command_in_the_group_leaves_the_others_alone(
-        sessions: Sessions) -> None:
+        sessions: Sessions, kept: list[GroupCommit]) -> None:
     """A move out of turn at one table (refused before anything was written) does not roll
     back the two other tables' moves committed with it: one batch, no fallback."""
     (a, ma), (b, mb), (c, mc) = [await _table(sessions) for _ in range(3)]
-    committer = GroupCommit(sessions, harmless=(CommandRejected,))
+    committer = _committer(kept, sessions)
     calls = [await _mover(sessions, committer, a, ma, "bad", wrong_seat=True),
              await _mover(sessions, committer, b, mb, "ok-b"),
              await _mover(sessions, committer, c, mc, "ok-c")]
@@ -136,12 +151,12 @@ async def test_a_refused_command_in_the_group_leaves_the_others_alone(
 
 
 async def test_a_failing_unit_rolls_back_alone_and_the_others_commit(
-        sessions: Sessions) -> None:
+        sessions: Sessions, kept: list[GroupCommit]) -> None:
     """A unit that hits a database error, and one refused *after* it wrote, roll the shared
     transaction back; every unit then runs alone: the two moves are committed, the failing
     units' writes are not, and each failing caller gets its own error."""
     (a, _), (b, mb), (c, mc) = [await _table(sessions) for _ in range(3)]
-    committer = GroupCommit(sessions, harmless=(CommandRejected,))
+    committer = _committer(kept, sessions)
 
     async def division(db: AsyncSession) -> None:
         await db.execute(text("SELECT 1 / 0"))
@@ -165,12 +180,13 @@ async def test_a_failing_unit_rolls_back_alone_and_the_others_commit(
         assert (await db.get(Table, a)).deadline_seq != -1  # type: ignore[union-attr]
 
 
-async def test_twins_in_one_batch_apply_once(sessions: Sessions) -> None:
+async def test_twins_in_one_batch_apply_once(sessions: Sessions,
+                                             kept: list[GroupCommit]) -> None:
     """Twenty copies of one command in one group: the first is applied, the others see its
     command row in the shared transaction and are answered as duplicates with its seq."""
     table_id, members = await _table(sessions)
     seat, move = await _next_move(sessions, table_id)
-    committer = GroupCommit(sessions, harmless=(CommandRejected,))
+    committer = _committer(kept, sessions)
     results = await asyncio.gather(*(
         execute(sessions, None, table_id=table_id, member_id=members[seat], seat=seat,
                 name="p", command={**move, "id": "twin", "seq": 2}, now=NOW,
