@@ -69,6 +69,9 @@ UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_tak
 """Engine events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
 
 
+_ANNOUNCE = text("SELECT pg_notify(:c, note) FROM unnest(CAST(:notes AS text[])) AS note")
+"""Presence notes of many tables in one round trip."""
+
 GC_THRESHOLDS = (20_000, 20, 20)
 """The collector's thresholds in a serving process (Python's defaults are 700, 10, 10)."""
 _gc_tuned = False
@@ -581,13 +584,13 @@ class Hub:
     async def _announce(self, items: list[tuple[int, list[int], int]]) -> None:
         if not items or self._stopping:
             return
+        notes = [json.dumps({"p": self.process_id, "t": table_id, "s": seats, "n": watchers})
+                 for table_id, seats, watchers in items]
         try:
             async with self.sessionmaker() as db:
-                for table_id, seats, watchers in items:
-                    await db.execute(text("SELECT pg_notify(:c, :p)"), {
-                        "c": PRESENCE_CHANNEL,
-                        "p": json.dumps({"p": self.process_id, "t": table_id, "s": seats,
-                                         "n": watchers})})
+                # One statement for every table: a round trip per table made the periodic
+                # announcement of 1,000 tables cost 200 round trips a second.
+                await db.execute(_ANNOUNCE, {"c": PRESENCE_CHANNEL, "notes": notes})
                 await db.commit()
         except Exception:
             log.warning("presence announcement failed", exc_info=True)
