@@ -42,6 +42,9 @@ MAX_BATCH = 64
 """Units per transaction at most (a longer queue is split over consecutive batches)."""
 LANES = 1
 """Batches in flight at once per process (each on its own connection)."""
+CONDITIONAL = "group_commit_conditional"
+"""Execution option of a statement whose every write depends on the rows it returns: with no
+row returned it wrote nothing (a refusal after it then leaves the group alone)."""
 _WRITES = "group_commit_writes"
 """Key in a connection's ``info``: statements other than ``SELECT`` since the unit began."""
 
@@ -55,10 +58,16 @@ class _Unit:
 
 def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
                  context: Any, executemany: bool) -> None:
-    """Engine hook: count the statements of a grouped unit that may have written."""
+    """Engine hook: count the statements of a grouped unit that may have written — any but a
+    ``SELECT``, unless it was marked :data:`CONDITIONAL` and returned no row (it wrote nothing,
+    e.g. ``store.write_if_current`` when the table had moved on)."""
     info = conn.info
-    if _WRITES in info and statement.lstrip()[:6].upper() != "SELECT":
-        info[_WRITES] += 1
+    if _WRITES not in info or statement.lstrip()[:6].upper() == "SELECT":
+        return
+    options = getattr(context, "execution_options", None) or {}
+    if options.get(CONDITIONAL) and getattr(cursor, "rowcount", -1) == 0:
+        return
+    info[_WRITES] += 1
 
 
 class GroupCommit:
@@ -84,8 +93,8 @@ class GroupCommit:
         self.units = 0
         self.fallbacks = 0
         """Batches rolled back and re-run unit by unit."""
-        if not event.contains(self.engine.sync_engine, "before_cursor_execute", _count_write):
-            event.listen(self.engine.sync_engine, "before_cursor_execute", _count_write)
+        if not event.contains(self.engine.sync_engine, "after_cursor_execute", _count_write):
+            event.listen(self.engine.sync_engine, "after_cursor_execute", _count_write)
 
     async def run(self, key: int, work: Work) -> Any:
         """Run ``work(db)`` in a shared transaction; its result (or exception) once the

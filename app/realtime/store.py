@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import exists, func, select, text, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.group_commit import CONDITIONAL
 from app.db.models.auth import AuthSession
 from app.db.models.member import Member
 from app.db.models.table import Table, TableCommand, TableEvent
@@ -315,7 +316,7 @@ WITH t AS (
     SELECT ok.id, :member_id, :command_id, :version, CAST(:response AS jsonb) FROM ok
 )
 SELECT pg_notify(:channel, :note) FROM ok
-""")
+""").execution_options(**{CONDITIONAL: True})
 
 
 async def write_if_current(db: AsyncSession, *, table_id: int, base: int, member_id: int,

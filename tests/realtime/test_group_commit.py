@@ -195,3 +195,32 @@ async def test_twins_in_one_batch_apply_once(sessions: Sessions,
     assert sum(not r.duplicate for r in results) == 1
     assert committer.batches == 1
     assert await _stored(sessions, table_id) == (3, 1)
+
+
+async def test_a_stale_move_tried_in_one_statement_leaves_the_group_alone(
+        sessions: Sessions, kept: list[GroupCommit]) -> None:
+    """Our cache says table A is at seq 3, another process moved it to 4: A's one-statement
+    write writes nothing, the ordinary path refuses it (``stale_seq``) — and B's move in the
+    same group commits without a fallback (the conditional write counted as no write)."""
+    (a, ma), (b, mb) = [await _table(sessions) for _ in range(2)]
+    ours, theirs = StateCache(), StateCache()
+    for table_id, members in ((a, ma), (b, mb)):
+        seat, move = await _next_move(sessions, table_id)
+        await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
+                      name="p", command={**move, "id": "warm", "seq": 2}, now=NOW)
+    seat_a, move_a = await _next_move(sessions, a)
+    await execute(sessions, theirs, table_id=a, member_id=ma[seat_a], seat=seat_a, name="p",
+                  command={**move_a, "id": "theirs", "seq": 3}, now=NOW)
+    seat_b, move_b = await _next_move(sessions, b)
+    committer = _committer(kept, sessions)
+    stale, moved = await asyncio.gather(
+        execute(sessions, ours, table_id=a, member_id=ma[seat_a], seat=seat_a, name="p",
+                command={**move_a, "id": "ours", "seq": 3}, now=NOW, committer=committer),
+        execute(sessions, ours, table_id=b, member_id=mb[seat_b], seat=seat_b, name="p",
+                command={**move_b, "id": "b", "seq": 3}, now=NOW, committer=committer),
+        return_exceptions=True)
+    assert isinstance(stale, CommandRejected) and stale.code == "stale_seq", stale
+    assert isinstance(moved, CommandResult) and moved.seq == 4
+    assert (committer.batches, committer.units, committer.fallbacks) == (1, 2, 0)
+    assert await _stored(sessions, a) == (4, 2)
+    assert await _stored(sessions, b) == (4, 2)
