@@ -63,6 +63,28 @@ def archive_table(result: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def hotpath_table(runs: list[dict[str, Any]]) -> str:
+    """The before/after runs of ``bench/results/hotpath/`` (each labelled by its file name and
+    code version), in the order they were made: interleaved on a shared, loaded machine."""
+    rows = ["| run (code) | started UTC | load avg (1 min) | pace | tables | procs | cmds/s "
+            "| 1-client commits/s | cmds/s ÷ 1-client commits/s | ack p50/p95/p99 ms "
+            "| every seat p50/p95/p99 ms | errors | server CPU % (waiting %) "
+            "| server CPU ms per command |",
+            "|" + "---|" * 14]
+    for r in sorted(runs, key=lambda r: r["date"]):
+        ack, every = r["latency_ms"]["ack"], r["latency_ms"]["all_seats"]
+        rows.append(
+            f"| {r.get('label', '?')} | {r['date'][11:16]} "
+            f"| {r['machine']['load_average'][0]} | {r['pace']} | {r['tables']} "
+            f"| {r['processes']} | {r['commands_per_second']} "
+            f"| {r['baselines']['commits_per_second_1']} | {r['ratio_to_commit_rate']} "
+            f"| {ack['p50']} / {ack['p95']} / {ack['p99']} "
+            f"| {every['p50']} / {every['p95']} / {every['p99']} | {r['errors']} "
+            f"| {r['server_cpu_percent']} ({r.get('server_cpu_wait_percent', 'n/a')}) "
+            f"| {cpu_per_command(r)} |")
+    return "\n".join(rows)
+
+
 def archive_plans(result: dict[str, Any]) -> str:
     out = []
     for name, plans in result["plans"].items():
@@ -75,6 +97,10 @@ def main() -> int:
     servers = _load("server-*.json")
     if servers:
         print(server_table(servers))
+        print()
+    hotpath = _load("hotpath/*.json")
+    if hotpath:
+        print(hotpath_table(hotpath))
         print()
     for archive in _load("archive.json"):
         print(f"{archive['pulkas']} pulkas, {archive['events']} events, database "

@@ -276,7 +276,7 @@ async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
         result = await commands.execute(
             hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
             seat=conn.seat, name=conn.name, command=message, now=hub.clock.now(),
-            session_id=conn.session_id, solver=hub.workers)
+            session_id=conn.session_id, solver=hub.workers, committer=hub.committer)
     except CommandRejected as exc:
         await hub.catch_up(conn.table_id)
         state = hub.state_of(conn.table_id)

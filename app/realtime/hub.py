@@ -35,6 +35,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
+from app.db.group_commit import GroupCommit
 from app.db.models.table import Table
 from app.db.session import session_scope
 from app.realtime import game
@@ -70,6 +71,9 @@ FIRST_DEAL_TICKS = 2
 UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_taken"})
 """Engine events after which an earlier view may show what is hidden now (R-W8, R-C3)."""
 
+
+_ANNOUNCE = text("SELECT pg_notify(:c, note) FROM unnest(CAST(:notes AS text[])) AS note")
+"""Presence notes of many tables in one round trip."""
 
 GC_THRESHOLDS = (20_000, 20, 20)
 """The collector's thresholds in a serving process (Python's defaults are 700, 10, 10)."""
@@ -223,6 +227,8 @@ class Hub:
         self._stopping = False
         self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
         """The claim solver's process pool (started by the first claim, stopped with the hub)."""
+        self.committer = GroupCommit(sessionmaker, harmless=(game.CommandRejected,))
+        """Commands of different tables that arrive together share one transaction."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -247,6 +253,7 @@ class Hub:
             for conn in list(channel.conns):
                 conn.drop(1001, "server shutting down")
         await self.workers.aclose()
+        await self.committer.close()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -654,13 +661,13 @@ class Hub:
     async def _announce(self, items: list[tuple[int, list[int], int]]) -> None:
         if not items or self._stopping:
             return
+        notes = [json.dumps({"p": self.process_id, "t": table_id, "s": seats, "n": watchers})
+                 for table_id, seats, watchers in items]
         try:
             async with self.sessionmaker() as db:
-                for table_id, seats, watchers in items:
-                    await db.execute(text("SELECT pg_notify(:c, :p)"), {
-                        "c": PRESENCE_CHANNEL,
-                        "p": json.dumps({"p": self.process_id, "t": table_id, "s": seats,
-                                         "n": watchers})})
+                # One statement for every table: a round trip per table made the periodic
+                # announcement of 1,000 tables cost 200 round trips a second.
+                await db.execute(_ANNOUNCE, {"c": PRESENCE_CHANNEL, "notes": notes})
                 await db.commit()
         except Exception:
             log.warning("presence announcement failed", exc_info=True)

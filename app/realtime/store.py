@@ -18,6 +18,7 @@ from sqlalchemy import exists, func, inspect, select, text, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
+from app.db.group_commit import CONDITIONAL
 from app.db.models.auth import AuthSession
 from app.db.models.member import Member
 from app.db.models.table import Table, TableCommand, TableEvent
@@ -71,6 +72,7 @@ class StateCache:
 
     def __init__(self, limit: int = 1000, owner: str | None = None) -> None:
         self._states: dict[int, TableState] = {}
+        self._timers: dict[int, int | None] = {}
         self._limit = limit
         self.owner = owner
         """The hub this cache belongs to: the origin of the NOTIFYs of its commands."""
@@ -89,6 +91,20 @@ class StateCache:
 
     def forget(self, table_id: int) -> None:
         self._states.pop(table_id, None)
+        self._timers.pop(table_id, None)
+
+    def put_timer(self, table_id: int, seconds: int | None) -> None:
+        """Remember a table's move timer (a setting fixed when the table is made), read by
+        the fast path of a command (:func:`write_if_current`)."""
+        if len(self._timers) >= self._limit and table_id not in self._timers:
+            self._timers.pop(next(iter(self._timers)))
+        self._timers[table_id] = seconds
+
+    def timer(self, table_id: int) -> tuple[bool, int | None]:
+        """(known, the table's move timer in seconds)."""
+        if table_id in self._timers:
+            return True, self._timers[table_id]
+        return False, None
 
 
 async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
@@ -295,3 +311,61 @@ async def write_command(db: AsyncSession, table: Table, member_id: int, command_
             "channel": NOTIFY_CHANNEL, "note": note,
         })
     db.expunge(table)
+
+
+_WRITE_IF_CURRENT = text("""
+WITH t AS (
+    SELECT id FROM tables WHERE id = :table_id AND version = :base AND deadline_at IS NULL
+    FOR UPDATE
+), ok AS (
+    SELECT t.id FROM t
+    WHERE NOT EXISTS (SELECT 1 FROM table_commands c WHERE c.table_id = :table_id
+                      AND c.member_id = :member_id AND c.command_id = :command_id)
+      AND (CAST(:session_id AS integer) IS NULL OR EXISTS (
+          SELECT 1 FROM auth_sessions s JOIN members m ON m.id = s.member_id
+          WHERE s.id = :session_id AND s.member_id = :member_id AND s.revoked_at IS NULL
+            AND s.expires_at > :now AND m.active))
+), ev AS (
+    INSERT INTO table_events (table_id, seq, kind, payload)
+    SELECT ok.id, :version, :kind, CAST(:payload AS jsonb) FROM ok
+), tb AS (
+    UPDATE tables SET version = :version WHERE id = (SELECT id FROM ok)
+), cmd AS (
+    INSERT INTO table_commands (table_id, member_id, command_id, seq, response)
+    SELECT ok.id, :member_id, :command_id, :version, CAST(:response AS jsonb) FROM ok
+)
+SELECT pg_notify(:channel, :note) FROM ok
+""").execution_options(**{CONDITIONAL: True})
+
+
+async def write_if_current(db: AsyncSession, *, table_id: int, base: int, member_id: int,
+                           command_id: str, session_id: int | None, now: datetime, kind: str,
+                           payload: dict[str, Any], origin: str | None) -> bool:
+    """A command's whole transaction body in one statement, when its outcome was decided in
+    advance from the cached state at ``base``: lock the table row *if it is still at*
+    ``base`` and has no move deadline, and — if the command id is new and the login session
+    live — append the one event ``base + 1``, move the table's version, store the command id
+    and ``NOTIFY``. True if it did; False if nothing was written (the table moved on, the id
+    is known, the session ended: the caller then takes the ordinary path, which explains
+    why).
+
+    A writer that committed while this statement waited for the lock moved the version on
+    (every event does), so the re-check of ``version = base`` on the newest row refuses the
+    write; the command-id and session lookups use the statement's snapshot, as in
+    :func:`lock_and_check` (the command row's key still refuses a twin: ``IntegrityError``).
+    The table's status and move deadline stay as they are: the caller takes this path only
+    for moves that leave it playing, at tables without a move timer.
+    """
+    version = base + 1
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    note = f"{table_id}:{version}:{origin or ''}"
+    events = f'[{{"seq":{version},"kind":{json.dumps(kind)},"payload":{body}}}]'
+    if len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
+        note = f"{note}|{events}"
+    row = (await db.execute(_WRITE_IF_CURRENT, {
+        "table_id": table_id, "base": base, "member_id": member_id, "command_id": command_id,
+        "session_id": session_id, "now": now, "version": version, "kind": kind,
+        "payload": body, "response": json.dumps({"seq": version}), "channel": NOTIFY_CHANNEL,
+        "note": note,
+    })).first()
+    return row is not None

@@ -20,6 +20,7 @@ from sqlalchemy import and_, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
@@ -35,6 +36,7 @@ from app.realtime.store import (
     notify,
     recheck_command,
     write_command,
+    write_if_current,
 )
 from app.rules import action_to_json
 from app.rules.timeout import DEFAULT_CUT, default_move
@@ -151,8 +153,11 @@ async def execute(
     session_id: int | None = None,
     solver: WorkerPool | None = None,
     after_deal: AfterDeal | None = None,
+    committer: GroupCommit | None = None,
 ) -> CommandResult:
-    """Apply one write command in its own transaction; raise CommandRejected if it is refused.
+    """Apply one write command in its own transaction — or, with ``committer``, in the
+    transaction it shares with other tables' commands that arrived at the same time (group
+    commit); either way it returns only after the commit. Raise CommandRejected if refused.
 
     ``session_id`` is the login session of the socket: re-checked under the table lock, so a
     command of a member who has logged out (or was deactivated) is refused. With ``solver``
@@ -173,10 +178,20 @@ async def execute(
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
     try:
-        return await _apply(sessionmaker, cache, table_id=table_id, member_id=member_id,
-                            seat=seat, name=name, command=command, cid=cid, kind=kind,
-                            client_seq=client_seq, now=now, session_id=session_id,
-                            solver=solver, after_deal=after_deal)
+        async def work(db: AsyncSession) -> CommandResult:
+            return await _apply(db, cache, table_id=table_id, member_id=member_id,
+                                seat=seat, name=name, command=command, cid=cid, kind=kind,
+                                client_seq=client_seq, now=now, session_id=session_id,
+                                solver=solver, after_deal=after_deal)
+
+        if committer is not None:
+            result: CommandResult = await committer.run(table_id, work)
+        else:
+            async with session_scope(sessionmaker) as db:
+                result = await work(db)
+        if cache is not None and result.state is not None:
+            cache.put(result.state)  # only once committed: the cache never holds a guess
+        return result
     except (CommandRejected, IntegrityError) as exc:
         if isinstance(exc, CommandRejected) and not exc.after_lock:
             raise
@@ -192,7 +207,7 @@ async def execute(
 
 
 async def _apply(
-    sessionmaker: async_sessionmaker[AsyncSession],
+    db: AsyncSession,
     cache: StateCache | None,
     *,
     table_id: int,
@@ -208,29 +223,74 @@ async def _apply(
     solver: WorkerPool | None,
     after_deal: AfterDeal | None = None,
 ) -> CommandResult:
-    """The command's transaction: lock + checks (one statement), the engine, one write."""
-    new_state: TableState | None = None
-    async with session_scope(sessionmaker) as db:
-        table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
-        if table is None:
-            raise CommandRejected("no_table", f"there is no table {table_id}")
-        if not live:
-            raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
-        if done is not None:
-            return CommandResult(seq=done, duplicate=True, state=None)
-        try:
-            state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
-                                  command=command, kind=kind, client_seq=client_seq, now=now,
-                                  solver=solver, after_deal=after_deal)
-        except CommandRejected as exc:
-            exc.after_lock = True
-            raise
-        await write_command(db, table, member_id, cid, cache.owner if cache else None)
-        new_state = state
-        events = tuple(appended(db))
-    if cache is not None and new_state is not None:
-        cache.put(new_state)
-    return CommandResult(seq=new_state.seq, duplicate=False, state=new_state, events=events)
+    """The command's unit of work in the caller's transaction: lock + checks (one statement),
+    the engine, one write — or, for a move decided in advance, one statement in all
+    (:func:`_fast`). Nothing here commits; running it again after a rollback is safe."""
+    if cache is not None and client_seq is not None:
+        fast = await _fast(db, cache, table_id=table_id, member_id=member_id, seat=seat,
+                           command=command, cid=cid, kind=kind, client_seq=client_seq,
+                           now=now, session_id=session_id)
+        if fast is not None:
+            return fast
+    table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
+    if table is None:
+        raise CommandRejected("no_table", f"there is no table {table_id}")
+    if not live:
+        raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
+    if done is not None:
+        return CommandResult(seq=done, duplicate=True, state=None)
+    try:
+        state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
+                              command=command, kind=kind, client_seq=client_seq, now=now,
+                              solver=solver, after_deal=after_deal)
+    except CommandRejected as exc:
+        exc.after_lock = True
+        raise
+    await write_command(db, table, member_id, cid, cache.owner if cache else None)
+    if cache is not None:
+        cache.put_timer(table_id, table.move_timer_seconds)
+    return CommandResult(seq=state.seq, duplicate=False, state=state,
+                         events=tuple(appended(db)))
+
+
+async def _fast(db: AsyncSession, cache: StateCache, *, table_id: int, member_id: int,
+                seat: int, command: Mapping[str, Any], cid: str, kind: str, client_seq: int,
+                now: datetime, session_id: int | None) -> CommandResult | None:
+    """The hot path of most moves: one statement instead of lock + checks and a write.
+
+    When this process holds the table's state at the client's ``seq`` (its last command or
+    fan-out left it in the cache) and the move, checked by the engine on that state, neither
+    ends the deal nor changes the pulka or the table's status, its only effects are known
+    before the table is locked: one ``action`` event, the version and the move deadline, the
+    command id. :func:`~app.realtime.store.write_if_current` writes them if the table is still
+    at that ``seq`` (and the id is new and the session live). None: take the ordinary path
+    (which explains any refusal under the lock). Tables with a move timer take the ordinary
+    path: their deadline rule stays in one place (``live_table.sync_rows``)."""
+    if kind not in ACTION_COMMANDS or kind == "claim":
+        return None
+    state = cache.get(table_id, client_seq)
+    known, timer = cache.timer(table_id)
+    if (state is None or not known or timer or state.status != "playing"
+            or state.member_ids[seat:seat + 1] != (member_id,)):
+        return None
+    body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+    try:
+        event_kind, payload = game.action_event(state, seat, body)
+    except CommandRejected:
+        return None
+    seq = client_seq + 1
+    after = game.fold(state, table_id, seq, event_kind, payload)
+    if (after.deal is None or after.scored or game.deal_ended(after) is not None
+            or after.pulka is not state.pulka or after.status != state.status):
+        return None
+    stored = dict(payload)
+    if not await write_if_current(
+            db, table_id=table_id, base=client_seq, member_id=member_id, command_id=cid,
+            session_id=session_id, now=now, kind=event_kind, payload=stored,
+            origin=cache.owner):
+        return None
+    return CommandResult(seq=seq, duplicate=False, state=after,
+                         events=(Appended(seq, event_kind, stored, after),))
 
 
 async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,
@@ -352,12 +412,13 @@ class TableCommands:
                       cache: StateCache | None, *, table_id: int, member_id: int,
                       seat: int | None, name: str, command: Mapping[str, Any],
                       now: datetime, session_id: int | None = None,
-                      solver: WorkerPool | None = None) -> CommandResult:
+                      solver: WorkerPool | None = None,
+                      committer: GroupCommit | None = None) -> CommandResult:
         """:func:`execute` with this executor's hook."""
         return await execute(sessionmaker, cache, table_id=table_id, member_id=member_id,
                              seat=seat, name=name, command=command, now=now,
                              session_id=session_id, solver=solver,
-                             after_deal=self.after_deal)
+                             after_deal=self.after_deal, committer=committer)
 
     async def fire_deadline(self, sessionmaker: async_sessionmaker[AsyncSession],
                             cache: StateCache | None, table_id: int, now: datetime) -> bool:

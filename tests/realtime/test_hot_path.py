@@ -177,6 +177,79 @@ async def test_twins_racing_for_the_lock_apply_once(sessions: Sessions) -> None:
             TableEvent.table_id == table_id)) == 3
 
 
+async def test_a_move_decided_in_advance_costs_four_round_trips(
+        traced: tuple[Sessions, Wire]) -> None:
+    """With the state at the client's ``seq`` in the cache, a move that leaves the deal going
+    is one statement (lock if still at that seq + event + version + command id + NOTIFY):
+    checkout ping, BEGIN, that statement, COMMIT — and it is stored as the long path stores
+    it."""
+    sessions, wire = traced
+    table_id, members = await _table(sessions)
+    cache = StateCache()
+    for n in range(4):
+        seat, move = await _next_move(sessions, table_id)
+        wire.start()
+        result = await execute(sessions, cache, table_id=table_id, member_id=members[seat],
+                               seat=seat, name="p", command={**move, "id": f"f{n}",
+                                                             "seq": 2 + n}, now=NOW)
+        assert not result.duplicate and result.seq == 3 + n
+        assert result.events and result.events[0].seq == 3 + n
+    trips = wire.round_trips()
+    assert len(trips) <= 4, wire.path.read_text(errors="replace")[wire.mark:][:6000]
+    async with sessions() as db:
+        replayed = await rebuild(db, table_id)
+        version = await db.scalar(select(Table.version).where(Table.id == table_id))
+        stored = await db.get(TableCommand, (table_id, members[seat], "f3"))
+    assert version == 6 and replayed is not None and replayed.seq == 6
+    assert replayed.deal == result.state.deal  # type: ignore[union-attr]
+    assert stored is not None and stored.seq == 6 and stored.response == {"seq": 6}
+
+
+async def test_a_move_decided_in_advance_falls_back_when_the_table_moved(
+        sessions: Sessions) -> None:
+    """The cache says seq 3, but another process moved the table on to 4: the one-statement
+    write finds the version changed, writes nothing, and the ordinary path refuses the
+    command with ``stale_seq``; its twin id, sent again, is answered as a duplicate."""
+    table_id, members = await _table(sessions)
+    ours, theirs = StateCache(), StateCache()
+    seat, move = await _next_move(sessions, table_id)
+    await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
+                  name="p", command={**move, "id": "a", "seq": 2}, now=NOW)
+    seat, move = await _next_move(sessions, table_id)
+    await execute(sessions, theirs, table_id=table_id, member_id=members[seat], seat=seat,
+                  name="p", command={**move, "id": "b", "seq": 3}, now=NOW)
+    with pytest.raises(CommandRejected) as refused:
+        await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
+                      name="p", command={**move, "id": "c", "seq": 3}, now=NOW)
+    assert refused.value.code == "stale_seq"
+    again = await execute(sessions, ours, table_id=table_id, member_id=members[seat],
+                          seat=seat, name="p", command={**move, "id": "b", "seq": 3}, now=NOW)
+    assert again.duplicate and again.seq == 4
+    async with sessions() as db:
+        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
+            TableEvent.table_id == table_id)) == 4
+
+
+async def test_twins_of_a_move_decided_in_advance_apply_once(sessions: Sessions) -> None:
+    """Twenty copies of a move, each able to take the one-statement path (warm cache): the
+    first writes, the others find the version moved and are answered as duplicates."""
+    table_id, members = await _table(sessions)
+    cache = StateCache()
+    seat, move = await _next_move(sessions, table_id)
+    await execute(sessions, cache, table_id=table_id, member_id=members[seat], seat=seat,
+                  name="p", command={**move, "id": "warm", "seq": 2}, now=NOW)
+    seat, move = await _next_move(sessions, table_id)
+    results = await asyncio.gather(*(
+        execute(sessions, cache, table_id=table_id, member_id=members[seat], seat=seat,
+                name="p", command={**move, "id": "twin", "seq": 3}, now=NOW)
+        for _ in range(20)))
+    assert [r.seq for r in results] == [4] * 20
+    assert sum(not r.duplicate for r in results) == 1
+    async with sessions() as db:
+        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
+            TableEvent.table_id == table_id)) == 4
+
+
 class Recorder:
     """A client socket that keeps what it is sent."""
 

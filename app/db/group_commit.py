@@ -1,0 +1,227 @@
+"""Group commit: units of work that arrive together share one transaction and one fsync.
+
+A live table's command is a short unit of work (lock the table row, check, write, ``NOTIFY``)
+whose cost on this machine is dominated by what surrounds it: taking a pooled connection (and
+its pre-ping), ``BEGIN``, ``COMMIT`` and the commit's WAL flush. :class:`GroupCommit` runs the
+units queued in the same turn of the event loop — and those that queue up while the previous
+batch commits — one after another on one connection, in one transaction, and resolves each
+unit's caller only after that transaction's ``COMMIT`` returned: "acknowledged means
+committed" holds exactly as with a transaction per unit.
+
+Units are ordered by their key (the table id) within a batch, so two batches in flight (two
+lanes, or two processes) take their row locks in the same order and cannot deadlock on them.
+
+Isolation between the units of a batch: a unit that raises one of the ``harmless`` exceptions
+(a refused command) *before it wrote anything* leaves the batch alone — it only read and locked.
+Any other failure (a database error, a refusal after a write) rolls the whole batch back and
+every unit of it is run again alone, in a transaction of its own, as if there were no group
+commit; so one table's failing command never fails or loses another's. If the ``COMMIT``
+itself fails, every unit is likewise run again alone (the units are idempotent by design: a
+command's id is answered as a duplicate if it was committed after all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[[AsyncSession], Awaitable[Any]]
+
+MAX_BATCH = 64
+"""Units per transaction at most (a longer queue is split over consecutive batches)."""
+LANES = 1
+"""Batches in flight at once per process (each on its own connection)."""
+CONDITIONAL = "group_commit_conditional"
+"""Execution option of a statement whose every write depends on the rows it returns: with no
+row returned it wrote nothing (a refusal after it then leaves the group alone)."""
+_WRITES = "group_commit_writes"
+"""Key in a connection's ``info``: statements other than ``SELECT`` since the unit began."""
+
+
+@dataclasses.dataclass(slots=True)
+class _Unit:
+    key: int
+    work: Work
+    future: asyncio.Future[Any]
+
+
+def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
+                 context: Any, executemany: bool) -> None:
+    """Engine hook: count the statements of a grouped unit that may have written — any but a
+    ``SELECT``, unless it was marked :data:`CONDITIONAL` and returned no row (it wrote nothing,
+    e.g. ``store.write_if_current`` when the table had moved on)."""
+    info = conn.info
+    if _WRITES not in info or statement.lstrip()[:6].upper() == "SELECT":
+        return
+    options = getattr(context, "execution_options", None) or {}
+    if options.get(CONDITIONAL) and getattr(cursor, "rowcount", -1) == 0:
+        return
+    info[_WRITES] += 1
+
+
+class GroupCommit:
+    """A per-process committer over ``sessionmaker``'s engine (see the module docstring)."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], *,
+                 harmless: tuple[type[BaseException], ...] = (), max_batch: int = MAX_BATCH,
+                 lanes: int = LANES) -> None:
+        bind = sessionmaker.kw.get("bind")
+        if not isinstance(bind, AsyncEngine):
+            raise TypeError("group commit needs a sessionmaker bound to an AsyncEngine")
+        self.sessionmaker = sessionmaker
+        self.engine = bind
+        self.harmless = harmless
+        self.max_batch = max_batch
+        self.lanes = lanes
+        self._queue: list[_Unit] = []
+        self._running = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._idle: list[AsyncConnection] = []
+        self.batches = 0
+        """Transactions committed (for tests and benchmarks: units / batches = group size)."""
+        self.units = 0
+        self.fallbacks = 0
+        """Batches rolled back and re-run unit by unit."""
+        if not event.contains(self.engine.sync_engine, "after_cursor_execute", _count_write):
+            event.listen(self.engine.sync_engine, "after_cursor_execute", _count_write)
+
+    async def run(self, key: int, work: Work) -> Any:
+        """Run ``work(db)`` in a shared transaction; its result (or exception) once the
+        transaction committed. ``db`` must not be committed or rolled back by ``work``."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Unit(key, work, future))
+        if self._running < self.lanes:
+            self._running += 1
+            task = asyncio.get_running_loop().create_task(self._lane())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return await future
+
+    async def _lane(self) -> None:
+        """Commit batches while units are queued (a new task starts on the next loop turn, so
+        every unit queued in this turn joins the first batch). A lane keeps its connection
+        between batches, and hands it on to the next lane when the queue is empty: no pool
+        checkout (and pre-ping) per batch."""
+        conn = self._idle.pop() if self._idle else None
+        try:
+            while self._queue:
+                batch = self._queue[:self.max_batch]
+                del self._queue[:self.max_batch]
+                batch.sort(key=lambda u: u.key)
+                conn = await self._commit(batch, conn)
+        finally:
+            self._running -= 1
+            if conn is not None:
+                self._idle.append(conn)
+
+    async def close(self) -> None:
+        """Give the kept connections back to the pool (the hub calls this when it stops)."""
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def _commit(self, batch: list[_Unit],
+                      conn: AsyncConnection | None) -> AsyncConnection | None:
+        """One batch in one transaction on ``conn`` (None: a fresh one); every unit's future
+        is resolved when this returns. Returns the connection to keep (None: discarded)."""
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            if conn is None:
+                conn = await self.engine.connect()
+            await conn.begin()
+            info = conn.info
+            try:
+                for unit in batch:
+                    info[_WRITES] = 0
+                    ok, value = await self._run_shared(conn, unit)
+                    if not ok and (info[_WRITES] or not isinstance(value, self.harmless)):
+                        raise _Abort from value
+                    outcomes.append((ok, value))
+            finally:
+                info.pop(_WRITES, None)
+            await conn.commit()
+        except Exception as exc:
+            self.fallbacks += 1
+            if not isinstance(exc, _Abort):
+                log.warning("group commit failed; running its units alone", exc_info=True)
+            conn = await self._reset(conn, clean=isinstance(exc, _Abort))
+            await self._alone(batch)
+            return conn
+        self.batches += 1
+        self.units += len(batch)
+        for unit, (ok, value) in zip(batch, outcomes, strict=True):
+            if unit.future.done():  # pragma: no cover - a cancelled caller
+                continue
+            if ok:
+                unit.future.set_result(value)
+            else:
+                unit.future.set_exception(value)
+        return conn
+
+    @staticmethod
+    async def _reset(conn: AsyncConnection | None, clean: bool) -> AsyncConnection | None:
+        """After a failed batch: roll back and keep the connection if the failure was a
+        unit's (``clean``), else (or if the rollback fails) discard it."""
+        if conn is None:
+            return None
+        if clean:
+            try:
+                await conn.rollback()
+                return conn
+            except Exception:
+                log.warning("rollback after a failed group failed", exc_info=True)
+        with contextlib.suppress(Exception):
+            await conn.invalidate()
+        with contextlib.suppress(Exception):
+            await conn.close()
+        return None
+
+    async def _run_shared(self, conn: Any, unit: _Unit) -> tuple[bool, Any]:
+        """One unit inside the batch's transaction: (True, result) or (False, exception)."""
+        db = AsyncSession(bind=conn, join_transaction_mode="rollback_only",
+                          expire_on_commit=False)
+        try:
+            value = await unit.work(db)
+            await db.flush()
+            return True, value
+        except Exception as exc:
+            return False, exc
+        finally:
+            with contextlib.suppress(Exception):
+                await db.close()
+
+    async def _alone(self, batch: list[_Unit]) -> None:
+        """Run each unit in a transaction of its own (after a batch failed)."""
+        async def one(unit: _Unit) -> None:
+            try:
+                async with self.sessionmaker() as db:
+                    try:
+                        value = await unit.work(db)
+                        await db.commit()
+                    except BaseException:
+                        await db.rollback()
+                        raise
+            except Exception as exc:
+                if not unit.future.done():
+                    unit.future.set_exception(exc)
+                return
+            if not unit.future.done():
+                unit.future.set_result(value)
+
+        await asyncio.gather(*(one(u) for u in batch))
+
+
+class _Abort(Exception):
+    """A unit failed in a way that needs the batch rolled back."""
