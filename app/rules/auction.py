@@ -27,6 +27,8 @@ ContractCall: TypeAlias = Contract | Literal["misere"]
 """What a declarer can have won the auction with, or name (R-C2)."""
 
 MISERE_RANK: Final = 29
+PASS_ONLY_LEVEL: Final = 11
+"""A deal's ``min_level`` that allows no bid at all: a forced pass-out (004's opening, A-3)."""
 _STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
 ALL_CONTRACTS: Final = tuple(
     Contract(level, strain) for level in range(6, 11) for strain in STRAINS
@@ -149,7 +151,11 @@ class Auction:
 
     def may_misere(self, position: int) -> bool:
         """R-B6/R-B2: misère only as a first call and only while nothing ranks above it."""
-        return not self.spoke >> position & 1 and self.high < MISERE_RANK
+        return (
+            not self.spoke >> position & 1
+            and self.high < MISERE_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
 
     def lowest_rank(self) -> int:
         """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6)."""
@@ -182,6 +188,8 @@ class Auction:
         last_bid = self.last_bid
         if call == "pass":
             passed |= bit
+        elif self.min_level >= PASS_ONLY_LEVEL:
+            raise IllegalBidError("this deal is a forced pass-out: only 'pass' may be said (A-3)")
         elif call == "here":
             if not self.may_hold(position):
                 raise IllegalBidError(self._why_no_hold(position))

@@ -39,6 +39,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
+import app.rules.arabic as arabic
 from app.rules.conventions import Conventions, conventions_to_json
 from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome, Penalty
@@ -88,6 +89,8 @@ class Pulka:
     pass_out_streak: int = 0
     """Consecutive pass-outs just before the next deal (R-R5, R-R6)."""
     closed: EndReason | None = None
+    opening_left: int = 0
+    """A-3: forced opening pass-outs still to deal (conventions ``opening_bombs``)."""
     first_dealer: int = 0
     initial_names: tuple[str, ...] | None = None
     """Names at the start, before any join or replacement (for replay)."""
@@ -128,17 +131,22 @@ class Pulka:
             initial_names=None if names is None else tuple(names),
             next_dealer=first_dealer,
             first_dealer=first_dealer,
+            opening_left=arabic.opening_deals(conventions or Conventions(), players),
         )
 
     # -- queries ------------------------------------------------------------------------------
 
     def next_min_level(self) -> int:
-        """Lowest level the next deal's bidding may open at (R-B3, R-R6)."""
-        return self.conventions.minimum_level(self.pass_out_streak)
+        """Lowest level the next deal's bidding may open at (R-B3, R-R6; 11: pass only, A-3)."""
+        return arabic.min_level(self.conventions, self.pass_out_streak, self.opening_left)
+
+    def bomb_factor(self) -> int:
+        """What every entry of the next deal is multiplied by (A-2; 1 without bombs)."""
+        return arabic.bomb_factor(self.conventions, self.players, self.opening_left)
 
     def pass_out_rate(self) -> int:
-        """Hill points (Rostov: whists) per trick if the next deal is passed out (R-R5)."""
-        return pass_out_rate(self.conventions, self.pass_out_streak)
+        """Hill points (Rostov: whists) per trick if the next deal is passed out (R-R5, A-4)."""
+        return pass_out_rate(self.conventions, self.pass_out_streak) * self.bomb_factor()
 
     @property
     def pools(self) -> tuple[Fraction, ...]:
@@ -176,14 +184,27 @@ class Pulka:
         if resolution.relabel is not None:
             # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
             entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
-        streak = self.pass_out_streak + 1 if outcome.kind == "pass_out" else 0
+        entries = arabic.multiplied(entries, self.bomb_factor())
+        nxt = arabic.advance(
+            self.conventions, self.players, outcome, self.pass_out_streak, self.opening_left
+        )
+        if nxt.penalised:
+            penalty = arabic.pass_out_penalty(
+                (*self.entries, *entries),
+                self.players,
+                outcome.dealer,
+                self.deal_index - self.pass_out_streak,
+                self.deal_index,
+            )
+            entries = [*entries, penalty] if penalty is not None else entries
         new = dataclasses.replace(
             self,
             sheet=self.sheet.apply(entries),
             entries=self.entries + tuple(entries),
             deal_index=self.deal_index + 1,
-            next_dealer=(outcome.dealer + 1) % self.players,
-            pass_out_streak=streak,
+            next_dealer=nxt.dealer,
+            pass_out_streak=nxt.streak,
+            opening_left=nxt.opening_left,
             events=(*self.events, PulkaEvent("deal", outcome=outcome)),
         )
         return new, entries
@@ -376,6 +397,8 @@ class Pulka:
             )
         if o.kind not in ("game", "misere", "pass_out", "conceded"):
             raise fail("type", f"unknown deal type {o.kind!r}")
+        if self.opening_left and o.kind != "pass_out":
+            raise fail("type", "the opening bombs are played as pass-outs, without bidding (A-3)")
         playing = playing_seats(n, o.dealer)
         if o.kind == "pass_out":
             if o.declarer is not None:
@@ -429,7 +452,7 @@ class Pulka:
             o,
             self.conventions,
             players=n,
-            min_level=self.next_min_level(),
+            min_level=self.conventions.minimum_level(self.pass_out_streak),
             prior=prior,
             fail=fail,
         )

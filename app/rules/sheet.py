@@ -320,6 +320,9 @@ def _talon_bonus(
     if players == 4 and c.talon_bonus and not outcome.talon_returned:
         assert outcome.declarer is not None
         tricks = talon_bonus_tricks(outcome.talon)
+        if c.talon_bonus_flat:  # 004 writes the whists themselves, 3/2/1
+            w.whists(outcome.dealer, outcome.declarer, tricks, "A-20")
+            return
         w.whists(outcome.dealer, outcome.declarer, tricks * trick_whists, "R-C5")
 
 
@@ -470,7 +473,7 @@ def _score_pass_out(
     for s in order:
         w.hill(s, (tricks[s] - amnesty) * rate, "R-R4")
     for s in order:
-        if tricks[s] == 0:
+        if tricks[s] == 0 and (c.dealer_zero_bonus or players == 3 or s != outcome.dealer):
             _zero_bonus(w, c, s, rate)
 
 

@@ -17,7 +17,7 @@ import dataclasses
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 from app.rules.actions import Event
-from app.rules.auction import Auction, ContractCall
+from app.rules.auction import PASS_ONLY_LEVEL, Auction, ContractCall
 from app.rules.cards import Card, CardMask
 from app.rules.conventions import Conventions
 from app.rules.errors import IllegalActionError, RulesError
@@ -70,7 +70,8 @@ class DealConfig:
     """Who plays and under which rules: the fixed inputs of one deal.
 
     ``min_level`` is the lowest bid level of this deal, normally
-    ``conventions.minimum_level(consecutive_pass_outs)`` (R-B3, R-R6).
+    ``conventions.minimum_level(consecutive_pass_outs)`` (R-B3, R-R6); ``PASS_ONLY_LEVEL``
+    (11) makes a forced pass-out, where no bid is allowed (A-3).
     """
 
     players: int
@@ -83,8 +84,8 @@ class DealConfig:
             raise RulesError("a deal has 3 or 4 players")
         if not 0 <= self.dealer < self.players:
             raise RulesError(f"the dealer must be a seat from 0 to {self.players - 1}")
-        if not 6 <= self.min_level <= 10:
-            raise RulesError("the minimum bid level is between 6 and 10")
+        if not 6 <= self.min_level <= PASS_ONLY_LEVEL:
+            raise RulesError("the minimum bid level is between 6 and 10 (11: pass only)")
 
 
 @dataclasses.dataclass(frozen=True)

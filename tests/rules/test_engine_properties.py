@@ -58,12 +58,13 @@ from app.rules import (
     start_events,
     view,
 )
+from app.rules.auction import PASS_ONLY_LEVEL
 from app.rules.cards import SUIT_MASKS
 from app.rules.pulka import Pulka
 
 from .engine_support import brute_value
 
-PRESETS = ("club", "sochi", "leningrad", "rostov")
+PRESETS = ("club", "sochi", "leningrad", "rostov", "arabic")
 CONVENTIONS = {p: Conventions.preset_named(p) for p in PRESETS}
 RETURN_ON = Conventions().with_overrides({"talon_return_penalty": True})
 DEALS_PER_EXAMPLE = 400
@@ -273,7 +274,8 @@ def check_claim(before: DealState, action: Claim, after: DealState) -> None:
 
 
 def play_one(rng: random.Random, players: int, conventions: Conventions, deep: bool) -> None:
-    config = DealConfig(players, rng.randrange(players), conventions, rng.choice((6, 6, 7, 8)))
+    levels = (6, 6, 7, 8, PASS_ONLY_LEVEL) if conventions.opening_bombs else (6, 6, 7, 8)
+    config = DealConfig(players, rng.randrange(players), conventions, rng.choice(levels))
     deck = shuffled_deck(rng)
     salt = rng.randbytes(8)
     state = new_deal(config, deck, salt)
@@ -320,9 +322,19 @@ def play_one(rng: random.Random, players: int, conventions: Conventions, deep: b
 def test_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
     rng = random.Random(seed)
     for index in range(DEALS_PER_EXAMPLE):
-        preset = PRESETS[index % 4]
+        preset = PRESETS[index % 4]  # arabic has its own test below
         conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
         play_one(rng, 3 + (index // 4) % 2, conventions, deep=index % 8 == 0)
+
+
+@settings(max_examples=10, deadline=None, derandomize=False)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_arabic_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
+    """A-1..A-9: preset ``arabic`` at three and four players, its forced opening included."""
+    rng = random.Random(seed)
+    for index in range(40):
+        conventions = CONVENTIONS["arabic"]
+        play_one(rng, 3 + index % 2, conventions, deep=index % 8 == 0)
 
 
 @settings(max_examples=8, deadline=None)
