@@ -315,6 +315,7 @@ def table_info(state: TableState) -> dict[str, Any]:
         "deal_no": state.deal_no,
         "sheet": state.pulka.sheet.to_json(),
         "target": state.pulka.target,
+        "preset": state.pulka.conventions.preset,
         "chat_open": not state.deal_in_progress,
         "chat": [line.to_json() for line in state.chat],
         "last_deal": state.last_deal,

@@ -237,6 +237,7 @@ export async function renderLobby(root, { me }) {
         h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
         tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
         h("span", { class: "muted small", text: ` ${t(`table.status.${tb.status}`)} · ${t("lobby.target")} ${tb.target}` }),
+        tb.preset ? h("span", { class: "muted small preset", text: ` · ${t(`preset.${tb.preset}`)}` }) : null,
         h("div", { class: "small" }, seated.join(" · ")));
     })));
   }
@@ -247,6 +248,9 @@ export async function renderLobby(root, { me }) {
         h("option", { value: "3", text: "3" }), h("option", { value: "4", text: "4" }))),
     h("div", { class: "field" }, h("label", { for: "p-target", text: t("lobby.target") }),
       h("input", { id: "p-target", name: "target", type: "number", min: 1, max: 200, value: 10 })),
+    h("div", { class: "field" }, h("label", { for: "p-preset", text: t("lobby.preset") }),
+      h("select", { id: "p-preset", name: "preset" },
+        ...["club", "sochi", "leningrad", "rostov", "arabic"].map((v) => h("option", { value: v, text: t(`preset.${v}`) })))),
     h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
       h("select", { id: "p-level", name: "bot_level" },
         ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),
@@ -256,7 +260,8 @@ export async function renderLobby(root, { me }) {
     const data = new FormData(practice);
     const out = await attempt(() => post("/api/practice-tables",
       { players: Number(data.get("players")), target: Number(data.get("target")),
-        bot_level: String(data.get("bot_level") || "beginner") }));
+        bot_level: String(data.get("bot_level") || "beginner"),
+        preset: String(data.get("preset") || "club") }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),
