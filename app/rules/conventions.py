@@ -63,6 +63,8 @@ class Conventions:
     dealer; the third pass-out in a row passes it and costs him (A-7)."""
     dealer_zero_bonus: bool = True
     """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
+    no_talon_games: bool = False
+    """A-12: each game may also be bid without the talon, just above itself."""
     talon_bonus_flat: bool = False
     """A-20: the talon bonus is 3/2/1 whists flat (004), not that many trick whists (R-C5)."""
 
@@ -210,6 +212,7 @@ _PARSERS: dict[str, Any] = {
     "deal_stays": _bool,
     "dealer_zero_bonus": _bool,
     "talon_bonus_flat": _bool,
+    "no_talon_games": _bool,
     "preset": _preset_override,
 }
 
@@ -257,6 +260,7 @@ _ARABIC = dataclasses.replace(
     ten_checked=True,
     talon_bonus=True,
     talon_bonus_flat=True,
+    no_talon_games=True,
     raspasy_exit=(6, 7, 8),
     opening_bombs=3,
     deal_stays=True,

@@ -28,9 +28,11 @@ class Contract:
 
     level: int
     strain: Strain
+    no_talon: bool = False
+    """A-12: a game "без прикупа": bid and played without the talon (written ``6SBP``)."""
 
     def __str__(self) -> str:
-        return f"{self.level}{self.strain}"
+        return f"{self.level}{self.strain}{'BP' if self.no_talon else ''}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

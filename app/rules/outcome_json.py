@@ -36,7 +36,7 @@ _DEAL_KEYS = (
     "misere_partner",
     "out_of_turn",
 )
-_CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)$", re.IGNORECASE)
+_CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
     "S": "S", "C": "C", "D": "D", "H": "H", "NT": "NT", "БК": "NT",
     "♠": "S", "♣": "C", "♦": "D", "♥": "H",
@@ -195,7 +195,7 @@ def _contract(raw: object, fail: Any) -> Contract:
     level = int(match.group(1))
     if not 6 <= level <= 10:
         raise fail("contract", f"contract level {level} is not 6-10")
-    return Contract(level, _STRAIN_NAMES[match.group(2).upper()])
+    return Contract(level, _STRAIN_NAMES[match.group(2).upper()], match.group(3) is not None)
 
 
 def _penalty(raw: object, fail: Any) -> Penalty:

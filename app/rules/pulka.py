@@ -415,6 +415,8 @@ class Pulka:
                 raise fail("contract", f"contract level {o.contract.level!r} is not 6-10")
             if o.contract.strain not in STRAINS:
                 raise fail("contract", f"unknown strain {o.contract.strain!r}")
+            if o.contract.no_talon and not self.conventions.no_talon_games:
+                raise fail("contract", "games without the talon are not played here (A-12)")
             minimum = self.next_min_level()
             if o.contract.level < minimum:
                 raise fail(

@@ -317,7 +317,8 @@ def _talon_bonus(
     w: _Writer, outcome: DealOutcome, c: Conventions, players: int, trick_whists: int
 ) -> None:
     # R-C5: at four players the dealer writes on the declarer for the talon he gave him.
-    if players == 4 and c.talon_bonus and not outcome.talon_returned:
+    no_talon = outcome.contract is not None and outcome.contract.no_talon  # not given
+    if players == 4 and c.talon_bonus and not outcome.talon_returned and not no_talon:
         assert outcome.declarer is not None
         tricks = talon_bonus_tricks(outcome.talon)
         if c.talon_bonus_flat:  # 004 writes the whists themselves, 3/2/1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules import Bid, Conventions, legal_actions
+from app.rules import Bid, Conventions, legal_actions, view
 from app.rules.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
 from app.rules.deal import apply
 from app.rules.deck import deal_cards
@@ -41,3 +41,28 @@ def test_a8_the_talon_is_never_the_first_or_last_two_cards(players: int, dealer:
     assert hands[seats[2]] >> 30 == 0b11
     if players == 3:
         assert seats[2] == dealer
+
+
+def test_a12_games_without_the_talon_sit_just_above_their_game_on_the_ladder() -> None:
+    """A-12: "6 Пик — 6 Пик без прикупа — 6 Треф…"; only under ``arabic``."""
+    state = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
+    calls = [a.call for a in legal_actions(state, 1) if isinstance(a, Bid)]
+    texts = [str(c) for c in calls[2:7]]
+    assert texts == ["6S", "6SBP", "6C", "6CBP", "6D"]
+    state = bids(state, "6SBP")
+    later = [str(a.call) for a in legal_actions(state, 2) if isinstance(a, Bid)]
+    assert "6SBP" not in later and "6S" not in later and "6C" in later
+    club = start(LAYOUT, LAYOUT_TALON)
+    assert all(not getattr(a.call, "no_talon", False) for a in legal_actions(club, 1))  # type: ignore[attr-defined]
+    with pytest.raises(IllegalBidError):
+        apply(club, Bid(1, parse_contract("6SBP")))
+
+
+def test_a12_a_game_without_the_talon_is_played_as_bid_with_the_talon_closed() -> None:
+    """A-12: no talon shown or taken, no discard; the defence starts at once."""
+    state = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
+    state = bids(state, "7SBP", "pass", "pass")
+    assert state.phase == "defence" and str(state.contract) == "7SBP"
+    assert state.talon_shown == 0 and state.discard == 0
+    assert state.hands[1].bit_count() == 10
+    assert view(state, 2)["talon"] is None

@@ -5,6 +5,7 @@ Rule IDs are docs/rules-arabic.md's; every deal is hand-built and every amount h
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from app.rules import Conventions
 from app.rules.auction import PASS_ONLY_LEVEL
 from app.rules.errors import InvalidRecordError
+from app.rules.outcome import Contract
 from tests.rules.conftest_scoring import game, ints, misere, new, pass_out, whists, writes
 
 ARABIC = Conventions.preset_named("arabic")
@@ -149,3 +151,17 @@ def test_a20_ace_king_two_an_ace_or_a_marriage_one(talon: tuple[str, str], owed:
     pulka = new(NO_OPENING, players=4, first_dealer=0)
     pulka, _ = pulka.record(game(0, 1, "6H", {2: "pass", 3: "pass"}, talon=talon))
     assert whists(pulka)[0][1] == owed
+
+
+def test_a12_a20_no_talon_bonus_for_a_game_without_the_talon() -> None:
+    """A-12, A-20: the talon was not given, so the dealer writes nothing for its aces."""
+    pulka = new(NO_OPENING, players=4, first_dealer=0)
+    outcome = game(0, 1, "6H", {2: "pass", 3: "pass"}, talon=("AS", "AH"))
+    outcome = dataclasses.replace(outcome, contract=Contract(6, "H", no_talon=True))
+    pulka, entries = pulka.record(outcome)
+    assert writes(entries) == [(1, "pool", Fraction(2), None)]
+    assert type(pulka).from_json(pulka.to_json()) == pulka  # "6HBP" in pulka/1
+    assert pulka.to_json()["events"][0]["deal"]["contract"] == "6HBP"
+    club = new(players=4, first_dealer=0)
+    with pytest.raises(InvalidRecordError):
+        club.record(outcome)

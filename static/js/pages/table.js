@@ -426,6 +426,16 @@ export async function renderTable(root, { args, me }) {
           onclick: () => send({ type: "bid", call }) }));
       }
     }
+    if ([...legal].some((c) => c.endsWith("BP"))) {  // A-12: games without the talon
+      for (const level of LEVELS) {
+        for (const strain of STRAINS) {
+          const call = `${level}${strain}BP`;
+          box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
+            id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
+            onclick: () => send({ type: "bid", call }) }));
+        }
+      }
+    }
     box.append(h("div", { class: "specials" }, ["pass", "here", "misere"].map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
