@@ -22,12 +22,14 @@ from app.rules.cards import SUIT_SYMBOLS
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import STRAINS, Contract
 
-Call: TypeAlias = Contract | Literal["misere", "pass", "here"]
+Call: TypeAlias = Contract | Literal["misere", "misere_bp", "pass", "here"]
 """One auction call."""
-ContractCall: TypeAlias = Contract | Literal["misere"]
+ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp"]
 """What a declarer can have won the auction with, or name (R-C2)."""
 
 MISERE_RANK: Final = 59
+MISERE_BP_RANK: Final = 61
+"""A-13: misère without the talon, between 9♠ and 9♠ without the talon."""
 PASS_ONLY_LEVEL: Final = 11
 """A deal's ``min_level`` that allows no bid at all: a forced pass-out (004's opening, A-3)."""
 _STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
@@ -56,6 +58,8 @@ def call_rank(call: ContractCall) -> int:
     """The ladder rank of a trick bid or misère (R-B2)."""
     if call == "misere":
         return MISERE_RANK
+    if call == "misere_bp":
+        return MISERE_BP_RANK
     assert isinstance(call, Contract)
     return contract_rank(call)
 
@@ -87,6 +91,8 @@ def contract_pretty(call: ContractCall) -> str:
     """Player-readable form: ``7♣``, ``8NT``, ``misère``."""
     if call == "misere":
         return "misère"
+    if call == "misere_bp":
+        return "misère without talon"
     assert isinstance(call, Contract)
     suffix = " without talon" if call.no_talon else ""
     if call.strain == "NT":
@@ -101,7 +107,7 @@ def call_text(call: Call) -> str:
 
 def parse_call(text: str) -> Call:
     """Parse the canonical text of a call."""
-    if text in ("misere", "pass", "here"):
+    if text in ("misere", "misere_bp", "pass", "here"):
         return text  # type: ignore[return-value]
     return parse_contract(text)
 
@@ -159,7 +165,7 @@ class Auction:
         """R-B5: may ``position`` say "here" now (hold the current bid instead of raising)?"""
         return (
             self.high >= 0
-            and self.high != MISERE_RANK
+            and self.high not in (MISERE_RANK, MISERE_BP_RANK)
             and self.holder != position
             and self._most_senior_bidding() == position
         )
@@ -169,6 +175,15 @@ class Auction:
         return (
             not self.spoke >> position & 1
             and self.high < MISERE_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
+
+    def may_misere_bp(self, position: int) -> bool:
+        """A-13: misère without the talon: a first call, below 9♠ without the talon."""
+        return (
+            self.no_talon
+            and not self.spoke >> position & 1
+            and self.high < MISERE_BP_RANK
             and self.min_level < PASS_ONLY_LEVEL
         )
 
@@ -188,6 +203,8 @@ class Auction:
             calls.append("here")
         if self.may_misere(self.turn):
             calls.append("misere")
+        if self.may_misere_bp(self.turn):
+            calls.append("misere_bp")
         start = self.lowest_rank()
         if self.no_talon:
             calls.extend(LADDER[start // 2 :])
@@ -212,6 +229,13 @@ class Auction:
             if not self.may_hold(position):
                 raise IllegalBidError(self._why_no_hold(position))
             holder = position
+        elif call == "misere_bp":
+            if not self.may_misere_bp(position):
+                raise IllegalBidError(
+                    "misère without the talon: a first call, under 9♠ without the talon (A-13)"
+                )
+            high, holder = MISERE_BP_RANK, position
+            last_bid = _set(last_bid, position, MISERE_BP_RANK)
         elif call == "misere":
             if self.spoke & bit:
                 raise IllegalBidError(
@@ -263,8 +287,8 @@ class Auction:
         )
 
     def _describe_high(self) -> str:
-        if self.high == MISERE_RANK:
-            what: str = "misère"
+        if self.high in (MISERE_RANK, MISERE_BP_RANK):
+            what: str = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
         else:
             what = contract_pretty(contract_from_rank(self.high))
         return f"{what} held by seat {self.order[self.holder]}"
@@ -284,6 +308,8 @@ class Auction:
             return None
         if self.high == MISERE_RANK:
             return "misere"
+        if self.high == MISERE_BP_RANK:
+            return "misere_bp"
         return contract_from_rank(self.high)
 
 

@@ -76,5 +76,7 @@ class DealOutcome:
     misere_partner: int | None = None
     """R-B9: the four-player dealer who accepted the declarer's misère invitation; every entry
     of the misère is written half on each partner."""
+    misere_no_talon: bool = False
+    """A-13: the misère was bid and played without the talon (``pulka/1`` ``no_talon``)."""
     out_of_turn: bool = False
     """Dealt out of turn and not claimed in time: it stands (R-X3)."""

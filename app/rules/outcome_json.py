@@ -34,6 +34,7 @@ _DEAL_KEYS = (
     "penalties",
     "talon_returned",
     "misere_partner",
+    "no_talon",
     "out_of_turn",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
@@ -52,6 +53,8 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["contract"] = str(o.contract)
     if o.defence:
         out["defence"] = {str(s): call for s, call in o.defence.items()}
+    if o.misere_no_talon:
+        out["no_talon"] = True
     if o.returned_from is not None:
         out["returned_from"] = o.returned_from
     if o.play is not None:
@@ -134,6 +137,9 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
             raise fail(
                 "misere_partner", "only the dealer can be a misère partner, on a misère (R-B9)"
             )
+    no_talon = data.get("no_talon", False)
+    if not isinstance(no_talon, bool) or (no_talon and kind != "misere"):
+        raise fail("no_talon", "no_talon is true or false, on a misère (A-13)")
     out_of_turn = data.get("out_of_turn", False)
     if not isinstance(out_of_turn, bool):
         raise fail("out_of_turn", "out_of_turn must be true or false")
@@ -151,6 +157,7 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         talon_returned=talon_returned,
         misere_partner=misere_partner,
         out_of_turn=out_of_turn,
+        misere_no_talon=no_talon,
     )
 
 

@@ -426,6 +426,8 @@ class Pulka:
         elif o.contract is not None:
             what = "misère" if o.kind == "misere" else "pass-out"
             raise fail("contract", f"a {what} has no contract")
+        if o.misere_no_talon and not self.conventions.no_talon_games:
+            raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":
             raise fail("returned_from", "only a trick game can have a returned whist")
         if o.kind in ("misere", "pass_out") and o.defence:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules import Bid, Conventions, legal_actions, view
+from app.rules import Bid, Conventions, legal_actions, outcome, view
 from app.rules.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
 from app.rules.deal import apply
 from app.rules.deck import deal_cards
+from app.rules.outcome_json import deal_from_json, deal_to_json
 from app.rules.seats import playing_seats
 
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, start
+from .engine_support import LAYOUT, LAYOUT_TALON, bids, play_out, start
 
 ARABIC = Conventions.preset_named("arabic")
 
@@ -47,7 +48,7 @@ def test_a12_games_without_the_talon_sit_just_above_their_game_on_the_ladder() -
     """A-12: "6 Пик — 6 Пик без прикупа — 6 Треф…"; only under ``arabic``."""
     state = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
     calls = [a.call for a in legal_actions(state, 1) if isinstance(a, Bid)]
-    texts = [str(c) for c in calls[2:7]]
+    texts = [str(c) for c in calls[3:8]]  # after pass, misère, misère without talon
     assert texts == ["6S", "6SBP", "6C", "6CBP", "6D"]
     state = bids(state, "6SBP")
     later = [str(a.call) for a in legal_actions(state, 2) if isinstance(a, Bid)]
@@ -66,3 +67,32 @@ def test_a12_a_game_without_the_talon_is_played_as_bid_with_the_talon_closed() -
     assert state.talon_shown == 0 and state.discard == 0
     assert state.hands[1].bit_count() == 10
     assert view(state, 2)["talon"] is None
+
+
+def test_a13_misere_is_overbid_by_nine_misere_without_talon_by_nine_without_talon() -> None:
+    """A-13: "Мизер перебивается девятерной, мизер без прикупа — девятерной без прикупа"."""
+    state = bids(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "misere")
+    second = {a.call if isinstance(a.call, str) else str(a.call)
+              for a in legal_actions(state, 2) if isinstance(a, Bid)}
+    assert {"misere_bp", "9S", "9SBP"} <= second and "8NTBP" not in second
+    state, _ = apply(state, Bid(2, "misere_bp"))
+    third = {a.call if isinstance(a.call, str) else str(a.call)
+             for a in legal_actions(state, 0) if isinstance(a, Bid)}
+    assert "9S" not in third and "misere" not in third and "9SBP" in third
+    club = start(LAYOUT, LAYOUT_TALON)
+    assert Bid(1, "misere_bp") not in legal_actions(club, 1)
+    with pytest.raises(IllegalBidError):
+        apply(club, Bid(1, "misere_bp"))
+
+
+def test_a13_misere_without_the_talon_is_caught_open_with_the_talon_closed() -> None:
+    """A-13: won without the talon, the misère goes straight to play; the record says so."""
+    state, _ = apply(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), Bid(1, "misere_bp"))
+    state = bids(state, "pass", "pass")
+    assert state.phase == "play" and state.contract == "misere" and state.kind == "misere"
+    assert state.talon_shown == 0 and state.hands[1].bit_count() == 10
+    state = play_out(state)
+    result = outcome(state)
+    assert result is not None and result.misere_no_talon
+    assert deal_to_json(result)["no_talon"] is True
+    assert deal_from_json(deal_to_json(result), 0) == result

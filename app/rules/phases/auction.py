@@ -31,6 +31,7 @@ _LADDER_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     tuple(Bid(seat, c) for c in LADDER) for seat in range(4)
 )
 """Every contract bid of each seat with the games without the talon (A-12), in ladder order."""
+_MISERE_BP = tuple(Bid(seat, "misere_bp") for seat in range(4))
 
 
 def bid_options(state: DealState, seat: int) -> list[Action]:
@@ -43,6 +44,8 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
         out.append(cached[1])
     if auction.may_misere(auction.turn):
         out.append(cached[2])
+    if auction.may_misere_bp(auction.turn):
+        out.append(_MISERE_BP[seat])
     if auction.no_talon:
         out.extend(_LADDER_BIDS[seat][auction.lowest_rank() // 2 :])
     else:
@@ -70,10 +73,11 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
     bid = auction.winning_call()
     assert bid is not None
     events.append(Event("auction_won", {"seat": declarer, "bid": call_text(bid)}))
-    if isinstance(bid, Contract) and bid.no_talon:
-        # A-12: a game without the talon is played as bid; the talon stays closed.
-        state = evolve(state, auction=auction, declarer=declarer, bid=bid, kind="game")
-        return name_contract(state, bid, events)
+    if bid == "misere_bp" or (isinstance(bid, Contract) and bid.no_talon):
+        # A-12, A-13: a game or misère without the talon is played as bid; the talon stays closed.
+        kind = "misere" if bid == "misere_bp" else "game"
+        state = evolve(state, auction=auction, declarer=declarer, bid=bid, kind=kind)
+        return name_contract(state, "misere" if bid == "misere_bp" else bid, events)
     events.append(Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}))
     state = evolve(
         state,

@@ -99,6 +99,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             talon=talon,
             talon_returned=returned,
             misere_partner=state.partner,  # R-B9
+            misere_no_talon=state.bid == "misere_bp",
         )
     assert isinstance(state.contract, Contract)
     played = state.end not in ("without_play", "half_whist")

@@ -436,7 +436,9 @@ export async function renderTable(root, { args, me }) {
         }
       }
     }
-    box.append(h("div", { class: "specials" }, ["pass", "here", "misere"].map((call) =>
+    const specials = legal.has("misere_bp") || [...legal].some((c) => c.endsWith("BP"))
+      ? ["pass", "here", "misere", "misere_bp"] : ["pass", "here", "misere"];
+    box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
     return box;

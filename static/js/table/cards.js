@@ -63,6 +63,7 @@ export function callText(call) {
   if (call === "pass") return t("table.pass");
   if (call === "here") return t("table.here");
   if (call === "misere") return t("table.misere");
+  if (call === "misere_bp") return t("table.misereBp");
   if (call === "whist") return t("table.whist");
   if (call === "half") return t("table.half");
   const m = /^(\d+)(NT|[SCDH])(BP)?$/.exec(call);
