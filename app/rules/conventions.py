@@ -65,6 +65,8 @@ class Conventions:
     """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
     no_talon_games: bool = False
     """A-12: each game may also be bid without the talon, just above itself."""
+    closing_spares_dealer: bool = False
+    """A-22: with ``closing = help`` the four-player dealer is never closed (helped)."""
     talon_bonus_flat: bool = False
     """A-20: the talon bonus is 3/2/1 whists flat (004), not that many trick whists (R-C5)."""
 
@@ -212,6 +214,7 @@ _PARSERS: dict[str, Any] = {
     "deal_stays": _bool,
     "dealer_zero_bonus": _bool,
     "talon_bonus_flat": _bool,
+    "closing_spares_dealer": _bool,
     "no_talon_games": _bool,
     "preset": _preset_override,
 }
@@ -261,6 +264,7 @@ _ARABIC = dataclasses.replace(
     talon_bonus=True,
     talon_bonus_flat=True,
     no_talon_games=True,
+    closing_spares_dealer=True,
     raspasy_exit=(6, 7, 8),
     opening_bombs=3,
     deal_stays=True,

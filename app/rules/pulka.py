@@ -153,7 +153,20 @@ class Pulka:
         """Pools as they count for the end of the pulka: after help under ``closing = help``."""
         if self.conventions.closing == "double":
             return self.sheet.pool
-        return effective_pools(self.entries, self.players, self.target, self.conventions).pools
+        return effective_pools(
+            self.entries, self.players, self.target, self.conventions, self.spared_dealers()
+        ).pools
+
+    def spared_dealers(self) -> dict[int, int] | None:
+        """A-22: at four players under ``closing_spares_dealer``, each deal's dealer, whom the
+        deal's declarer may not close; ``None`` when the rule does not apply (or after a join,
+        whose renumbering the dealers of earlier deals do not follow)."""
+        if not self.conventions.closing_spares_dealer or self.players != 4:
+            return None
+        if any(e.kind == "join" for e in self.events):
+            return None
+        deals = [e.outcome for e in self.events if e.outcome is not None]
+        return {i: o.dealer for i, o in enumerate(deals)}
 
     @property
     def is_complete(self) -> bool:
@@ -239,6 +252,7 @@ class Pulka:
             target=self.target,
             stake=self.stake,
             ended=self.ended,
+            spared=self.spared_dealers(),
         )
 
     def join_fourth(

@@ -13,7 +13,8 @@ import pytest
 from app.rules import Conventions
 from app.rules.auction import PASS_ONLY_LEVEL
 from app.rules.errors import InvalidRecordError
-from app.rules.outcome import Contract
+from app.rules.outcome import Contract, DealOutcome
+from app.rules.settlement import effective_pools
 from tests.rules.conftest_scoring import game, ints, misere, new, pass_out, whists, writes
 
 ARABIC = Conventions.preset_named("arabic")
@@ -165,3 +166,27 @@ def test_a12_a20_no_talon_bonus_for_a_game_without_the_talon() -> None:
     club = new(players=4, first_dealer=0)
     with pytest.raises(InvalidRecordError):
         club.record(outcome)
+
+
+def _closing_deals() -> list[DealOutcome]:
+    """Four players, target 6: seats 1 and 2 close, seat 3 overshoots by 2 while seat 0 deals."""
+    return [
+        game(0, 1, "7H", {2: "pass", 3: "pass"}),
+        game(1, 2, "8H", {3: "pass", 0: "pass"}),
+        game(2, 3, "7H", {0: "pass", 1: "pass"}),
+        game(3, 1, "6H", {2: "pass", 0: "pass"}),
+        game(0, 3, "7H", {1: "pass", 2: "pass"}),
+    ]
+
+
+@pytest.mark.parametrize(("spares", "pool0", "hill3"), [(True, 0, -2), (False, 2, 0)])
+def test_a22_closing_never_closes_the_dealer(spares: bool, pool0: int, hill3: int) -> None:
+    """A-22: "Нельзя закрывать сдающего. Если, кроме сдающего, закрывать некого, то играющий
+    списывает себе гору." Seat 3's surplus 2 cannot go to the dealer (seat 0)."""
+    conventions = NO_OPENING.with_overrides({"closing_spares_dealer": spares})
+    pulka = new(conventions, players=4, target=6, first_dealer=0)
+    for deal in _closing_deals():
+        pulka, _ = pulka.record(deal)
+    assert ints(pulka.pools) == [pool0, 6, 6, 6]
+    helped = effective_pools(pulka.entries, 4, 6, conventions, pulka.spared_dealers())
+    assert ints(helped.hill) == [0, 0, 0, hill3]
