@@ -132,7 +132,8 @@ def check_views(state: DealState) -> None:
 def check_tricks(state: DealState) -> None:
     """Re-check every trick of a played-out deal from the dealt hands (R-W7, R-R1..R-R3)."""
     hands = list(state.dealt)
-    if state.declarer is not None and not state.talon_returned:
+    took_talon = state.talon_shown == 2  # A-12, A-13: not in a game without the talon
+    if state.declarer is not None and not state.talon_returned and took_talon:
         hands[state.declarer] |= (1 << state.talon[0]) | (1 << state.talon[1])
         hands[state.declarer] &= ~state.discard
     contract = state.contract
