@@ -65,6 +65,8 @@ class Conventions:
     """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
     no_talon_games: bool = False
     """A-12: each game may also be bid without the talon, just above itself."""
+    spit: bool = False
+    """A-21: a returned talon ("плевок") costs whists the declarer writes on the dealer."""
     closing_spares_dealer: bool = False
     """A-22: with ``closing = help`` the four-player dealer is never closed (helped)."""
     talon_bonus_flat: bool = False
@@ -215,6 +217,7 @@ _PARSERS: dict[str, Any] = {
     "dealer_zero_bonus": _bool,
     "talon_bonus_flat": _bool,
     "closing_spares_dealer": _bool,
+    "spit": _bool,
     "no_talon_games": _bool,
     "preset": _preset_override,
 }
@@ -265,6 +268,8 @@ _ARABIC = dataclasses.replace(
     talon_bonus_flat=True,
     no_talon_games=True,
     closing_spares_dealer=True,
+    talon_return_penalty=True,
+    spit=True,
     raspasy_exit=(6, 7, 8),
     opening_bombs=3,
     deal_stays=True,

@@ -299,7 +299,10 @@ def score_deal(
     if outcome.talon_returned and outcome.declarer is not None:
         # R-C6: the dealer writes the cost of the bid game into his own hill.
         cost = MISERE_PRICE if outcome.contract is None else price(outcome.contract.level)
-        w.hill(outcome.dealer, cost, "R-C6")
+        if conventions.spit:  # "пишет на сдающего игру вистами"
+            w.whists(outcome.declarer, outcome.dealer, cost, "A-21")
+        else:
+            w.hill(outcome.dealer, cost, "R-C6")
     for p in outcome.penalties:
         if p.whists_on is not None:
             w.whists(p.seat, p.whists_on, p.amount, p.rule)

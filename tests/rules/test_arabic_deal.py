@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules import Bid, Conventions, legal_actions, outcome, view
+from app.rules import Bid, Conventions, ReturnTalon, legal_actions, outcome, view
 from app.rules.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
 from app.rules.deal import apply
 from app.rules.deck import deal_cards
@@ -96,3 +96,12 @@ def test_a13_misere_without_the_talon_is_caught_open_with_the_talon_closed() -> 
     assert result is not None and result.misere_no_talon
     assert deal_to_json(result)["no_talon"] is True
     assert deal_from_json(deal_to_json(result), 0) == result
+
+
+def test_a21_the_spit_returns_the_talon_and_the_game_is_played_with_it_open() -> None:
+    """A-21: the declarer throws the shown talon back before discarding; it stays open."""
+    state = bids(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "6S", "pass", "pass")
+    assert ReturnTalon(1) in legal_actions(state, 1)
+    state, _ = apply(state, ReturnTalon(1))
+    assert state.talon_returned and state.hands[1].bit_count() == 10
+    assert sorted(view(state, 2)["talon"]) == sorted(LAYOUT_TALON.split())

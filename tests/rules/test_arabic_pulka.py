@@ -190,3 +190,13 @@ def test_a22_closing_never_closes_the_dealer(spares: bool, pool0: int, hill3: in
     assert ints(pulka.pools) == [pool0, 6, 6, 6]
     helped = effective_pools(pulka.entries, 4, 6, conventions, pulka.spared_dealers())
     assert ints(helped.hill) == [0, 0, 0, hill3]
+
+
+def test_a21_the_spit_writes_the_game_in_whists_on_the_dealer() -> None:
+    """A-21: "За «плевок» играющий пишет на сдающего игру вистами": 7♥ returned, 4 whists."""
+    pulka = new(NO_OPENING, first_dealer=0)
+    outcome = game(0, 1, "7H", {2: "pass", 0: "pass"}, talon_returned=True)
+    pulka, entries = pulka.record(outcome)
+    assert writes(entries) == [(1, "pool", Fraction(4), None), (1, "whists", Fraction(4), 0)]
+    assert entries[-1].rule == "A-21"
+    assert ints(pulka.sheet.hill) == [0, 0, 0]
