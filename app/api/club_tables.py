@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.deps import AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
-from app.api.schemas import ERRORS, Id, IdPath
+from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.api.sessions import DrawOut
 from app.api.tables import checked_bot_level
 from app.bots.runner import start_house_bots
@@ -34,6 +34,9 @@ class SeatIn(BaseModel):
     mode: Literal["draw", "choice"] = "draw"
     seats: list[Id] | None = Field(default=None, min_length=3, max_length=5)
     target: int = Field(default=forming.DEFAULT_TARGET, ge=1, le=200)
+    preset: Line = Field(default="club", max_length=40)
+    """The table's conventions preset (``club``, ``sochi``, ``leningrad``, ``rostov``,
+    ``arabic``)."""
 
     @model_validator(mode="after")
     def _seats_with_choice(self) -> SeatIn:
@@ -68,6 +71,8 @@ class PracticeIn(BaseModel):
 
     players: Literal[3, 4] = 3
     target: int = Field(default=10, ge=1, le=200)
+    preset: Line = Field(default="club", max_length=40)
+    """The table's conventions preset (docs/rules-arabic.md for ``arabic``)."""
     bot_level: str = Field(default="beginner", max_length=40)
     """The house bots' strength: ``beginner``, ``club`` or ``strong`` (docs/bots.md)."""
 
@@ -167,7 +172,8 @@ async def seat_drawn_table(drawn_id: IdPath, body: SeatIn, member: CurrentMember
     with service_errors():
         drawn = await forming.get_drawn_table(db, drawn_id)
         result = await forming.seat_drawn_table(db, drawn, by=member, now=clock.now(), rng=rng,
-                                                order=body.seats, target=body.target)
+                                                order=body.seats, target=body.target,
+                                                preset=body.preset)
     return _seated(result)
 
 
@@ -180,7 +186,8 @@ async def practice_table(body: PracticeIn, member: CurrentMember, db: SessionDep
     bot_level = checked_bot_level(body.bot_level)
     with service_errors():
         opened = await forming.open_practice_table(db, member, players=body.players,
-                                                   target=body.target, rng=rng, now=clock.now())
+                                                   target=body.target, rng=rng, now=clock.now(),
+                                                   preset=body.preset)
     table = await db.get(Table, opened.seated.table_id)
     assert table is not None
     table.bot_level = bot_level

@@ -182,7 +182,7 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
 
 async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, now: datetime,
                            rng: random.Random, order: list[int] | None,
-                           target: int = DEFAULT_TARGET) -> Seated:
+                           target: int = DEFAULT_TARGET, preset: str = "club") -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
     open the live table.
@@ -222,7 +222,8 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
     db.add(seat_row)
     await db.flush()
     result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
-                               target=target, by=by, rng=rng, now=now, seat_record=seat_row)
+                               target=target, by=by, rng=rng, now=now, seat_record=seat_row,
+                               preset=preset)
     drawn.table_id = result.table_id
     await db.flush()
     return result
