@@ -65,6 +65,8 @@ class Conventions:
     """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
     no_talon_games: bool = False
     """A-12: each game may also be bid without the talon, just above itself."""
+    halves_any_game: bool = False
+    """A-19: the four-player dealer may be invited to go halves on any game, not only misère."""
     spit: bool = False
     """A-21: a returned talon ("плевок") costs whists the declarer writes on the dealer."""
     closing_spares_dealer: bool = False
@@ -218,6 +220,7 @@ _PARSERS: dict[str, Any] = {
     "talon_bonus_flat": _bool,
     "closing_spares_dealer": _bool,
     "spit": _bool,
+    "halves_any_game": _bool,
     "no_talon_games": _bool,
     "preset": _preset_override,
 }
@@ -270,6 +273,7 @@ _ARABIC = dataclasses.replace(
     closing_spares_dealer=True,
     talon_return_penalty=True,
     spit=True,
+    halves_any_game=True,
     raspasy_exit=(6, 7, 8),
     opening_bombs=3,
     deal_stays=True,

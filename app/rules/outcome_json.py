@@ -35,6 +35,7 @@ _DEAL_KEYS = (
     "talon_returned",
     "misere_partner",
     "no_talon",
+    "halves_with",
     "out_of_turn",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
@@ -68,7 +69,7 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
     if o.talon_returned:
         out["talon_returned"] = True
     if o.misere_partner is not None:
-        out["misere_partner"] = o.misere_partner
+        out["misere_partner" if o.kind == "misere" else "halves_with"] = o.misere_partner
     if o.out_of_turn:
         out["out_of_turn"] = True
     return out
@@ -137,6 +138,11 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
             raise fail(
                 "misere_partner", "only the dealer can be a misère partner, on a misère (R-B9)"
             )
+    if data.get("halves_with") is not None:
+        misere_partner = _int(data["halves_with"], fail, "halves_with")
+        on_game = kind in ("game", "conceded")
+        if not on_game or misere_partner != dealer or misere_partner == declarer:
+            raise fail("halves_with", "only the dealer goes halves, on a game (A-19)")
     no_talon = data.get("no_talon", False)
     if not isinstance(no_talon, bool) or (no_talon and kind != "misere"):
         raise fail("no_talon", "no_talon is true or false, on a misère (A-13)")

@@ -440,6 +440,12 @@ class Pulka:
         elif o.contract is not None:
             what = "misère" if o.kind == "misere" else "pass-out"
             raise fail("contract", f"a {what} has no contract")
+        if o.misere_partner is not None and (
+            n != 4
+            or o.misere_partner != o.dealer
+            or (o.kind != "misere" and not self.conventions.halves_any_game)
+        ):
+            raise fail("misere_partner", "only the four-player dealer goes halves (R-B9, A-19)")
         if o.misere_no_talon and not self.conventions.no_talon_games:
             raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":

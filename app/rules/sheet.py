@@ -296,6 +296,8 @@ def score_deal(
         _score_conceded(w, outcome, conventions, players)
     else:
         _score_game(w, outcome, conventions, players)
+    if outcome.misere_partner is not None and outcome.kind != "misere":
+        w.entries = _halves(w.entries, outcome.declarer, outcome.misere_partner)
     if outcome.talon_returned and outcome.declarer is not None:
         # R-C6: the dealer writes the cost of the bid game into his own hill.
         cost = MISERE_PRICE if outcome.contract is None else price(outcome.contract.level)
@@ -309,6 +311,30 @@ def score_deal(
         if p.hill:
             w.hill(p.seat, p.hill, p.rule)
     return w.entries
+
+
+def _halves(entries: list[Entry], declarer: int | None, partner: int) -> list[Entry]:
+    """A-19: a game played halves with the dealer: every entry of the declarer's (his pool or
+    hill, whists on him or by him) is written half by him, then half by the dealer."""
+    out: list[Entry] = []
+    for e in entries:
+        pairs: list[tuple[int, int | None]]
+        if e.column != "whists":
+            mine = e.seat == declarer
+            pairs = [(e.seat, None), (partner, None)] if mine else [(e.seat, None)]
+        elif e.on == declarer:
+            pairs = [(e.seat, declarer), (e.seat, partner)]
+        elif e.seat == declarer:
+            pairs = [(declarer, e.on), (partner, e.on)]
+        else:
+            pairs = [(e.seat, e.on)]
+        share = e.amount / len(pairs)
+        out.extend(
+            dataclasses.replace(e, seat=seat, on=on, amount=share)
+            for seat, on in pairs
+            if seat != on
+        )
+    return out
 
 
 def _opponents(players: int, declarer: int) -> list[int]:

@@ -60,6 +60,8 @@ class Partners(NamedTuple):
     """R-B9: the dealer who accepted a misère invitation: half of every misère entry is his."""
     looked_at: int | None = None
     """R-W4: the declarer's opponent whose cards the dealer looked at."""
+    partner_of: int | None = None
+    """A-19: the inviter the dealer agreed to go halves with (on any game he then plays)."""
 
 
 NO_PARTNERS = Partners()

@@ -7,14 +7,26 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules import Bid, Conventions, ReturnTalon, legal_actions, outcome, view
+from app.rules import (
+    AnswerInvitation,
+    Bid,
+    Conventions,
+    Discard,
+    InviteMisere,
+    NameContract,
+    ReturnTalon,
+    legal_actions,
+    outcome,
+    view,
+)
 from app.rules.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
+from app.rules.cards import mask_cards
 from app.rules.deal import apply
 from app.rules.deck import deal_cards
 from app.rules.outcome_json import deal_from_json, deal_to_json
 from app.rules.seats import playing_seats
 
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, play_out, start
+from .engine_support import LAYOUT, LAYOUT_TALON, bids, play_out, start, start4
 
 ARABIC = Conventions.preset_named("arabic")
 
@@ -105,3 +117,20 @@ def test_a21_the_spit_returns_the_talon_and_the_game_is_played_with_it_open() ->
     state, _ = apply(state, ReturnTalon(1))
     assert state.talon_returned and state.hands[1].bit_count() == 10
     assert sorted(view(state, 2)["talon"]) == sorted(LAYOUT_TALON.split())
+
+
+def test_a19_the_dealer_invited_to_halves_accepts_and_the_inviter_bids_any_game() -> None:
+    """A-19: "Игрок может приглашать сдающего зайти за половину на любую игру"; accepted, the
+    inviter still bids what he likes, and the outcome names the dealer as his partner."""
+    state = start4(conventions=ARABIC)
+    assert InviteMisere(1) in legal_actions(state, 1)
+    state, _ = apply(state, InviteMisere(1))
+    state, _ = apply(state, AnswerInvitation(0, True))
+    assert state.to_move == 1 and state.partners.partner_of == 1
+    state = bids(state, "10NT", "pass", "pass")
+    assert state.declarer == 1 and state.phase == "discard"
+    state, _ = apply(state, Discard(1, tuple(sorted(mask_cards(state.hands[1]))[:2])))
+    state, _ = apply(state, NameContract(1, parse_contract("10NT")))
+    state = play_out(state)
+    result = outcome(state)
+    assert result is not None and result.misere_partner == 0 and result.kind == "game"

@@ -200,3 +200,28 @@ def test_a21_the_spit_writes_the_game_in_whists_on_the_dealer() -> None:
     assert writes(entries) == [(1, "pool", Fraction(4), None), (1, "whists", Fraction(4), 0)]
     assert entries[-1].rule == "A-21"
     assert ints(pulka.sheet.hill) == [0, 0, 0]
+
+
+def test_a19_halves_with_the_dealer_on_a_game() -> None:
+    """A-19: the dealer went halves on 7♥ that went one down: the hill (4), the whists on the
+    declarer (16 trick whists, 4 consolation each) are written half on each partner."""
+    pulka = new(NO_OPENING, players=4, first_dealer=0)
+    outcome = game(0, 1, "7H", {2: "whist", 3: "pass"}, {1: 6, 2: 3, 3: 1}, misere_partner=0)
+    pulka, _ = pulka.record(outcome)
+    assert ints(pulka.sheet.hill) == [2, 2, 0, 0]
+    w = whists(pulka)
+    assert (w[2][1], w[2][0]) == (8 + 2, 8 + 2)
+    assert (w[3][1], w[3][0]) == (2, 2)
+    assert (w[0][1], w[0][0]) == (2, 0)  # the dealer's consolation on his own half is void
+    club = new(Conventions.preset_named("sochi"), players=4, first_dealer=0)
+    with pytest.raises(InvalidRecordError):
+        club.record(outcome)
+
+
+def test_a19_halves_round_trip_through_pulka_json_as_halves_with() -> None:
+    """A-19: ``pulka/1`` writes the dealer who went halves on a game as ``halves_with``."""
+    pulka = new(NO_OPENING, players=4, first_dealer=0)
+    pulka, _ = pulka.record(game(0, 1, "6H", {2: "pass", 3: "pass"}, misere_partner=0))
+    assert pulka.to_json()["events"][0]["deal"]["halves_with"] == 0
+    assert type(pulka).from_json(pulka.to_json()) == pulka
+    assert ints(pulka.sheet.pool) == [1, 1, 0, 0]
