@@ -10,6 +10,7 @@ import pytest
 from app.rules import (
     AnswerInvitation,
     Bid,
+    Concede,
     Conventions,
     Discard,
     InviteMisere,
@@ -134,3 +135,19 @@ def test_a19_the_dealer_invited_to_halves_accepts_and_the_inviter_bids_any_game(
     state = play_out(state)
     result = outcome(state)
     assert result is not None and result.misere_partner == 0 and result.kind == "game"
+
+
+@pytest.mark.parametrize("conventions", [ARABIC, Conventions()])
+def test_a19_r_b9_no_partner_when_another_seat_wins_the_auction(
+        conventions: Conventions) -> None:
+    """A-19, R-B9: the dealer's agreement binds only the inviter's game: outbid, no halves."""
+    state = start4(conventions=conventions)
+    state, _ = apply(state, InviteMisere(1))
+    state, _ = apply(state, AnswerInvitation(0, True))
+    if conventions.halves_any_game:
+        state = bids(state, "6S")
+    state = bids(state, "9C", "pass", "pass")
+    assert state.declarer == 2
+    state, _ = apply(state, Concede(2))
+    result = outcome(state)
+    assert result is not None and result.kind == "conceded" and result.misere_partner is None
