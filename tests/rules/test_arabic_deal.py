@@ -10,8 +10,11 @@ import pytest
 from app.rules import (
     AnswerInvitation,
     Bid,
+    ChoosePlay,
     Concede,
     Conventions,
+    DealState,
+    Defend,
     Discard,
     InviteMisere,
     NameContract,
@@ -151,3 +154,36 @@ def test_a19_r_b9_no_partner_when_another_seat_wins_the_auction(
     state, _ = apply(state, Concede(2))
     result = outcome(state)
     assert result is not None and result.kind == "conceded" and result.misere_partner is None
+
+
+def _declared(contract: str) -> DealState:
+    """Seat 1 wins ``contract`` under ``arabic``, discards his two lowest and names it."""
+    state = bids(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), contract, "pass", "pass")
+    low = tuple(sorted(mask_cards(state.hands[1]))[:2])
+    state, _ = apply(state, Discard(1, low))
+    state, _ = apply(state, NameContract(1, parse_contract(contract)))
+    return state
+
+
+def test_a14_pass_half_whist_and_a_lone_whister_chooses_open_or_closed() -> None:
+    """A-14: "пас — полвиста — вист… Если вистует только один игрок, то он решает, как ходить —
+    в тёмную (стоя) или в светлую (лёжа)"."""
+    state = _declared("6H")
+    assert state.phase == "defence"
+    state, _ = apply(state, Defend(2, "pass"))
+    assert {a.call for a in legal_actions(state, 0) if isinstance(a, Defend)} == {
+        "whist", "pass", "half"}
+    state, _ = apply(state, Defend(0, "whist"))
+    assert state.phase == "play_mode" and state.to_move == 0
+    assert {a.mode for a in legal_actions(state, 0) if isinstance(a, ChoosePlay)} == {
+        "open", "closed"}
+
+
+def test_a17_a_misere_is_caught_open_and_its_hands_are_shown_after_the_deal() -> None:
+    """A-17: "Мизер — ловится в светлую… карты игрока всегда записываются"."""
+    state = bids(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "misere", "pass", "pass")
+    state, _ = apply(state, Discard(1, tuple(sorted(mask_cards(state.hands[1]))[:2])))
+    assert state.phase == "play" and state.open_seats | state.open_pending == (1 << 2) | (1 << 0)
+    state = play_out(state)
+    shown = view(state, None)
+    assert set(shown["dealt"]) == {"0", "1", "2"} and len(shown["dealt"]["1"]) == 10
