@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.errors import InvalidRecordError
+from app.rules.outcome import Penalty
 from tests.rules.conftest_scoring import game, ints, new
 
 ARABIC = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
@@ -74,3 +76,15 @@ def test_a15_two_whists_on_nine_the_last_whister_answers() -> None:
     pulka = new(ARABIC, first_dealer=0)
     pulka, _ = pulka.record(game(0, 1, "9H", {2: "whist", 0: "whist"}, {1: 10, 2: 0, 0: 0}))
     assert ints(pulka.sheet.hill) == [8, 0, 0]
+
+
+def test_two_revokes_after_the_declarers_own_are_refused_not_crashing() -> None:
+    """R-X9 (found by the penalties property suite): the declarer's revoke makes the deal
+    "без трёх"; a second revoke fine in the same deal is an invalid record, not a crash."""
+    pulka = new(first_dealer=1)
+    outcome = game(1, 2, "7H", {0: "whist", 1: "pass"}, {2: 6, 0: 3, 1: 1})
+    outcome = dataclasses.replace(outcome, penalties=(
+        Penalty(seat=2, rule="late_revoke"), Penalty(seat=0, rule="late_revoke")))
+    with pytest.raises(InvalidRecordError) as err:
+        pulka.record(outcome)
+    assert err.value.field == "penalties"
