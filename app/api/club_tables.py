@@ -35,7 +35,8 @@ class SeatIn(BaseModel):
     seats: list[Id] | None = Field(default=None, min_length=3, max_length=5)
     target: int = Field(default=forming.DEFAULT_TARGET, ge=1, le=200)
     preset: Line = Field(default="club", max_length=40)
-    """The conventions preset the table plays: ``club``, …, ``classic`` (docs/rules-classic.md)."""
+    """The conventions preset the table plays: ``club``, ``sochi``, ``leningrad``, ``rostov``,
+    ``arabic`` (docs/rules-arabic.md) or ``classic`` (docs/rules-classic.md)."""
 
     @model_validator(mode="after")
     def _seats_with_choice(self) -> SeatIn:
@@ -77,7 +78,8 @@ class PracticeIn(BaseModel):
     """Seconds per move, or ``null``: no move timer (the default). When time runs out the
     server makes the default move (``app/rules/timeout.py``)."""
     preset: Line = Field(default="club", max_length=40)
-    """The conventions preset: ``club``, …, ``classic`` (docs/rules-classic.md)."""
+    """The conventions preset: ``club``, …, ``arabic`` (docs/rules-arabic.md), ``classic``
+    (docs/rules-classic.md)."""
 
 
 class ExtensionIn(BaseModel):

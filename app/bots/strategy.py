@@ -80,8 +80,10 @@ def misere_safe(cards: Sequence[str]) -> bool:
 
 
 def contract_parts(text: str | None) -> tuple[int, str] | None:
-    if not text or text in ("misere", "pass", "here"):
+    """Level and strain of a contract's text; a game without the talon (A-12) as its game."""
+    if not text or text in ("misere", "misere_bp", "pass", "here"):
         return None
+    text = text.removesuffix("BP")
     return int(text[:-2] if text.endswith("NT") else text[:-1]), (
         "NT" if text.endswith("NT") else text[-1])
 
@@ -139,7 +141,7 @@ class Strategy:
 
     def _bid(self, view: Mapping[str, Any], bids: list[Mapping[str, Any]]) -> dict[str, Any]:
         hand = view["deal"]["hand"] if "deal" in view else view["hand"]
-        calls = {b["call"] for b in bids}
+        calls = {b["call"] for b in bids if not b["call"].endswith(("BP", "_bp"))}  # A-12: none
         estimate, strain = hand_estimate(hand)
         estimate += 1.5  # the talon helps the declarer
         if "misere" in calls and misere_safe(hand) and estimate < 5:

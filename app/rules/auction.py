@@ -5,8 +5,9 @@ Calls are :class:`~app.rules.outcome.Contract` bids, ``"misere"``, ``"pass"`` or
 
     6♠ < 6♣ < 6♦ < 6♥ < 6NT < 7♠ < … < 8NT < misère < 9♠ < … < 10NT
 
-Trick bids have even ranks ``2 * ((level - 6) * 5 + strain)`` and misère the odd rank between
-8NT and 9♠, so "is above" is one integer comparison.
+Trick bids have even ranks ``4 * ((level - 6) * 5 + strain)``, the same game without the talon
+(A-12, preset ``arabic``) the rank two above it, and misère the odd rank between 8NT б/п and 9♠,
+so "is above" is one integer comparison.
 
 Positions 0, 1, 2 are the three bidders in seniority order: forehand (left of the dealer) first,
 then clockwise (R-B1). The auction knows seats only through ``order``.
@@ -21,18 +22,26 @@ from app.rules.cards import SUIT_SYMBOLS
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import STRAINS, Contract
 
-Call: TypeAlias = Contract | Literal["misere", "pass", "here"]
+Call: TypeAlias = Contract | Literal["misere", "misere_bp", "pass", "here"]
 """One auction call."""
-ContractCall: TypeAlias = Contract | Literal["misere"]
+ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp"]
 """What a declarer can have won the auction with, or name (R-C2)."""
 
-MISERE_RANK: Final = 29
+MISERE_RANK: Final = 59
+MISERE_BP_RANK: Final = 61
+"""A-13: misère without the talon, between 9♠ and 9♠ without the talon."""
+PASS_ONLY_LEVEL: Final = 11
+"""A deal's ``min_level`` that allows no bid at all: a forced pass-out (004's opening, A-3)."""
 _STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
 ALL_CONTRACTS: Final = tuple(
     Contract(level, strain) for level in range(6, 11) for strain in STRAINS
 )
-"""Every trick contract in ladder order (R-B2)."""
-_CONTRACT_BY_TEXT: Final = {str(c): c for c in ALL_CONTRACTS}
+"""Every trick contract with the talon in ladder order (R-B2)."""
+LADDER: Final = tuple(
+    Contract(c.level, c.strain, no_talon) for c in ALL_CONTRACTS for no_talon in (False, True)
+)
+"""Every trick contract, each followed by itself without the talon (A-12: 6♠ < 6♠ б/п < 6♣)."""
+_CONTRACT_BY_TEXT: Final = {str(c): c for c in LADDER}
 
 
 class IllegalBidError(IllegalActionError):
@@ -40,21 +49,30 @@ class IllegalBidError(IllegalActionError):
 
 
 def contract_rank(contract: Contract) -> int:
-    """The ladder rank of a trick contract (R-B2)."""
-    return 2 * ((contract.level - 6) * 5 + _STRAIN_INDEX[contract.strain])
+    """The ladder rank of a trick contract (R-B2; a game without the talon just above, A-12)."""
+    index = (contract.level - 6) * 5 + _STRAIN_INDEX[contract.strain]
+    return 4 * index + (2 if contract.no_talon else 0)
 
 
 def call_rank(call: ContractCall) -> int:
     """The ladder rank of a trick bid or misère (R-B2)."""
     if call == "misere":
         return MISERE_RANK
+    if call == "misere_bp":
+        return MISERE_BP_RANK
     assert isinstance(call, Contract)
     return contract_rank(call)
 
 
 def contract_from_rank(rank: int) -> Contract:
     """The trick contract of an even ladder rank."""
-    return ALL_CONTRACTS[rank // 2]
+    return LADDER[rank // 2]
+
+
+def first_with_talon(rank: int) -> int:
+    """Index in :data:`ALL_CONTRACTS` of the lowest contract with the talon at or above
+    ``rank`` (an even ladder rank)."""
+    return (rank + 3) // 4
 
 
 def parse_contract(text: str) -> Contract:
@@ -73,10 +91,13 @@ def contract_pretty(call: ContractCall) -> str:
     """Player-readable form: ``7♣``, ``8NT``, ``misère``."""
     if call == "misere":
         return "misère"
+    if call == "misere_bp":
+        return "misère without talon"
     assert isinstance(call, Contract)
+    suffix = " without talon" if call.no_talon else ""
     if call.strain == "NT":
-        return f"{call.level}NT"
-    return f"{call.level}{SUIT_SYMBOLS[_STRAIN_INDEX[call.strain]]}"
+        return f"{call.level}NT{suffix}"
+    return f"{call.level}{SUIT_SYMBOLS[_STRAIN_INDEX[call.strain]]}{suffix}"
 
 
 def call_text(call: Call) -> str:
@@ -86,7 +107,7 @@ def call_text(call: Call) -> str:
 
 def parse_call(text: str) -> Call:
     """Parse the canonical text of a call."""
-    if text in ("misere", "pass", "here"):
+    if text in ("misere", "misere_bp", "pass", "here"):
         return text  # type: ignore[return-value]
     return parse_contract(text)
 
@@ -109,6 +130,8 @@ class Auction:
     holder: int = -1
     turn: int = 0
     last_bid: tuple[int, int, int] = (-1, -1, -1)
+    no_talon: bool = False
+    """A-12: games without the talon are on the ladder (convention ``no_talon_games``)."""
 
     @property
     def finished(self) -> bool:
@@ -142,18 +165,31 @@ class Auction:
         """R-B5: may ``position`` say "here" now (hold the current bid instead of raising)?"""
         return (
             self.high >= 0
-            and self.high != MISERE_RANK
+            and self.high not in (MISERE_RANK, MISERE_BP_RANK)
             and self.holder != position
             and self._most_senior_bidding() == position
         )
 
     def may_misere(self, position: int) -> bool:
         """R-B6/R-B2: misère only as a first call and only while nothing ranks above it."""
-        return not self.spoke >> position & 1 and self.high < MISERE_RANK
+        return (
+            not self.spoke >> position & 1
+            and self.high < MISERE_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
+
+    def may_misere_bp(self, position: int) -> bool:
+        """A-13: misère without the talon: a first call, below 9♠ without the talon."""
+        return (
+            self.no_talon
+            and not self.spoke >> position & 1
+            and self.high < MISERE_BP_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
 
     def lowest_rank(self) -> int:
         """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6)."""
-        floor = 2 * ((self.min_level - 6) * 5)
+        floor = 4 * ((self.min_level - 6) * 5)
         above = self.high + 1
         above += above % 2  # trick bids have even ranks
         return max(floor, above)
@@ -167,8 +203,13 @@ class Auction:
             calls.append("here")
         if self.may_misere(self.turn):
             calls.append("misere")
+        if self.may_misere_bp(self.turn):
+            calls.append("misere_bp")
         start = self.lowest_rank()
-        calls.extend(ALL_CONTRACTS[start // 2 :])
+        if self.no_talon:
+            calls.extend(LADDER[start // 2 :])
+        else:
+            calls.extend(ALL_CONTRACTS[first_with_talon(start) :])
         return calls
 
     def call(self, call: Call) -> Auction:
@@ -182,10 +223,19 @@ class Auction:
         last_bid = self.last_bid
         if call == "pass":
             passed |= bit
+        elif self.min_level >= PASS_ONLY_LEVEL:
+            raise IllegalBidError("this deal is a forced pass-out: only 'pass' may be said (A-3)")
         elif call == "here":
             if not self.may_hold(position):
                 raise IllegalBidError(self._why_no_hold(position))
             holder = position
+        elif call == "misere_bp":
+            if not self.may_misere_bp(position):
+                raise IllegalBidError(
+                    "misère without the talon: a first call, under 9♠ without the talon (A-13)"
+                )
+            high, holder = MISERE_BP_RANK, position
+            last_bid = _set(last_bid, position, MISERE_BP_RANK)
         elif call == "misere":
             if self.spoke & bit:
                 raise IllegalBidError(
@@ -198,6 +248,8 @@ class Auction:
             high, holder = MISERE_RANK, position
             last_bid = _set(last_bid, position, MISERE_RANK)
         elif isinstance(call, Contract):
+            if call.no_talon and not self.no_talon:
+                raise IllegalBidError("games without the talon are not bid at this table (A-12)")
             rank = contract_rank(call)
             if call.level < self.min_level:
                 raise IllegalBidError(
@@ -231,11 +283,12 @@ class Auction:
             holder,
             turn,
             last_bid,
+            self.no_talon,
         )
 
     def _describe_high(self) -> str:
-        if self.high == MISERE_RANK:
-            what: str = "misère"
+        if self.high in (MISERE_RANK, MISERE_BP_RANK):
+            what: str = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
         else:
             what = contract_pretty(contract_from_rank(self.high))
         return f"{what} held by seat {self.order[self.holder]}"
@@ -255,6 +308,8 @@ class Auction:
             return None
         if self.high == MISERE_RANK:
             return "misere"
+        if self.high == MISERE_BP_RANK:
+            return "misere_bp"
         return contract_from_rank(self.high)
 
 

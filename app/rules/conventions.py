@@ -1,8 +1,8 @@
 """Conventions: the named rule switches a pulka is played and scored under (RULES.md §8, §11).
 
 A :class:`Conventions` value is immutable. It is built from a preset (``club``, ``sochi``,
-``leningrad``, ``rostov``, ``classic``) and optional overrides by convention name, exactly as
-the ``pulka/1`` ``conventions`` object spells them::
+``leningrad``, ``rostov``, ``arabic``, ``classic``) and optional overrides by convention name,
+exactly as the ``pulka/1`` ``conventions`` object spells them::
 
     >>> c = Conventions.from_mapping({"preset": "sochi", "stalingrad": True})
     >>> c.whist_style, c.stalingrad
@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from app.rules.errors import InvalidConventionError
 
-PresetName: TypeAlias = Literal["club", "sochi", "leningrad", "rostov", "classic"]
+PresetName: TypeAlias = Literal["club", "sochi", "leningrad", "rostov", "arabic", "classic"]
 WhistStyle: TypeAlias = Literal["gentleman", "greedy"]
 RaspasyZero: TypeAlias = Literal["hill_minus_two", "pool_one", "pool_one_point"]
 Closing: TypeAlias = Literal["double", "help"]
@@ -56,6 +56,23 @@ class Conventions:
     raspasy_exit: tuple[int, int, int] = (6, 7, 8)
     closing: Closing = "double"
     cut_min: int = 4
+    opening_bombs: int = 0
+    """A-2: bombs written at the start; each is a round of forced pass-outs at ×2, ×4, ×8…"""
+    deal_stays: bool = False
+    """A-5, A-6: an all-pass (exits at 7 and 8) and a caught misère keep the deal with the
+    dealer; the third pass-out in a row passes it and costs him (A-7)."""
+    dealer_zero_bonus: bool = True
+    """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
+    no_talon_games: bool = False
+    """A-12: each game may also be bid without the talon, just above itself."""
+    halves_any_game: bool = False
+    """A-19: the four-player dealer may be invited to go halves on any game, not only misère."""
+    spit: bool = False
+    """A-21: a returned talon ("плевок") costs whists the declarer writes on the dealer."""
+    closing_spares_dealer: bool = False
+    """A-22: with ``closing = help`` the four-player dealer is never closed (helped)."""
+    talon_bonus_flat: bool = False
+    """A-20: the talon bonus is 3/2/1 whists flat (004), not that many trick whists (R-C5)."""
 
     @classmethod
     def preset_named(cls, name: str) -> Conventions:
@@ -101,6 +118,12 @@ class Conventions:
                 value = list(value)
             out[field.name] = value
         return out
+
+    def table_sizes(self) -> tuple[int, ...]:
+        """The table sizes this preset is written for: seeds 003 and 004 know three and four
+        players only (docs/rules-classic.md, docs/rules-arabic.md); the club family adds five
+        (R-T6)."""
+        return (3, 4) if self.preset in ("arabic", "classic") else (3, 4, 5)
 
     def consolation_whists(self, price: int) -> int:
         """Whists each opponent writes on a declarer per undertrick (R-P1)."""
@@ -197,6 +220,14 @@ _PARSERS: dict[str, Any] = {
     "raspasy_exit": _exit,
     "closing": _choice("double", "help"),
     "cut_min": _positive_int,
+    "opening_bombs": _positive_int,
+    "deal_stays": _bool,
+    "dealer_zero_bonus": _bool,
+    "talon_bonus_flat": _bool,
+    "closing_spares_dealer": _bool,
+    "spit": _bool,
+    "halves_any_game": _bool,
+    "no_talon_games": _bool,
     "preset": _preset_override,
 }
 
@@ -237,6 +268,24 @@ _ROSTOV = dataclasses.replace(
     raspasy_rates="rostov",
     raspasy_zero="pool_one_point",
 )
+_ARABIC = dataclasses.replace(
+    _SOCHI,
+    preset="arabic",
+    stalingrad=True,
+    ten_checked=True,
+    talon_bonus=True,
+    talon_bonus_flat=True,
+    no_talon_games=True,
+    closing_spares_dealer=True,
+    talon_return_penalty=True,
+    spit=True,
+    halves_any_game=True,
+    raspasy_exit=(6, 7, 8),
+    opening_bombs=3,
+    deal_stays=True,
+    dealer_zero_bonus=False,
+)
+"""Seed 004 (docs/rules-arabic.md): Sochi scoring with 004's bombs, exits and dealing."""
 _CLASSIC = dataclasses.replace(
     _SOCHI,
     preset="classic",
@@ -256,6 +305,7 @@ _PRESETS: dict[str, Conventions] = {
     "leningrad": _LENINGRAD,
     "sochi": _SOCHI,
     "rostov": _ROSTOV,
+    "arabic": _ARABIC,
     "classic": _CLASSIC,
 }
 

@@ -29,9 +29,11 @@ class Contract:
 
     level: int
     strain: Strain
+    no_talon: bool = False
+    """A-12: a game "без прикупа": bid and played without the talon (written ``6SBP``)."""
 
     def __str__(self) -> str:
-        return f"{self.level}{self.strain}"
+        return f"{self.level}{self.strain}{'BP' if self.no_talon else ''}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -75,5 +77,7 @@ class DealOutcome:
     misere_partner: int | None = None
     """R-B9: the four-player dealer who accepted the declarer's misère invitation; every entry
     of the misère is written half on each partner."""
+    misere_no_talon: bool = False
+    """A-13: the misère was bid and played without the talon (``pulka/1`` ``no_talon``)."""
     out_of_turn: bool = False
     """Dealt out of turn and not claimed in time: it stands (R-X3)."""

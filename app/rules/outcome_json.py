@@ -34,9 +34,11 @@ _DEAL_KEYS = (
     "penalties",
     "talon_returned",
     "misere_partner",
+    "no_talon",
+    "halves_with",
     "out_of_turn",
 )
-_CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)$", re.IGNORECASE)
+_CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
     "S": "S", "C": "C", "D": "D", "H": "H", "NT": "NT", "БК": "NT",
     "♠": "S", "♣": "C", "♦": "D", "♥": "H",
@@ -52,6 +54,8 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["contract"] = str(o.contract)
     if o.defence:
         out["defence"] = {str(s): call for s, call in o.defence.items()}
+    if o.misere_no_talon:
+        out["no_talon"] = True
     if o.returned_from is not None:
         out["returned_from"] = o.returned_from
     if o.play is not None:
@@ -65,7 +69,7 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
     if o.talon_returned:
         out["talon_returned"] = True
     if o.misere_partner is not None:
-        out["misere_partner"] = o.misere_partner
+        out["misere_partner" if o.kind == "misere" else "halves_with"] = o.misere_partner
     if o.out_of_turn:
         out["out_of_turn"] = True
     return out
@@ -134,6 +138,14 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
             raise fail(
                 "misere_partner", "only the dealer can be a misère partner, on a misère (R-B9)"
             )
+    if data.get("halves_with") is not None:
+        misere_partner = _int(data["halves_with"], fail, "halves_with")
+        on_game = kind in ("game", "conceded")
+        if not on_game or misere_partner != dealer or misere_partner == declarer:
+            raise fail("halves_with", "only the dealer goes halves, on a game (A-19)")
+    no_talon = data.get("no_talon", False)
+    if not isinstance(no_talon, bool) or (no_talon and kind != "misere"):
+        raise fail("no_talon", "no_talon is true or false, on a misère (A-13)")
     out_of_turn = data.get("out_of_turn", False)
     if not isinstance(out_of_turn, bool):
         raise fail("out_of_turn", "out_of_turn must be true or false")
@@ -151,6 +163,7 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         talon_returned=talon_returned,
         misere_partner=misere_partner,
         out_of_turn=out_of_turn,
+        misere_no_talon=no_talon,
     )
 
 
@@ -195,7 +208,7 @@ def _contract(raw: object, fail: Any) -> Contract:
     level = int(match.group(1))
     if not 6 <= level <= 10:
         raise fail("contract", f"contract level {level} is not 6-10")
-    return Contract(level, _STRAIN_NAMES[match.group(2).upper()])
+    return Contract(level, _STRAIN_NAMES[match.group(2).upper()], match.group(3) is not None)
 
 
 def _penalty(raw: object, fail: Any) -> Penalty:

@@ -302,7 +302,9 @@ def _check_no_bidding(
 
 def _revoke(o: DealOutcome, seat: int, fail: Fail) -> tuple[DealOutcome, str | None]:
     # R-X9: a whister is fined one trick (it goes to the declarer); the declarer is "без трёх".
-    assert o.declarer is not None and o.tricks is not None
+    if o.tricks is None:  # an earlier revoke of the declarer's already made it "без трёх"
+        raise fail("penalties", "after the declarer's revoke the deal is without three (R-X9)")
+    assert o.declarer is not None
     if seat == o.declarer:
         return dataclasses.replace(o, kind="conceded", tricks=None), "R-X9"
     if o.tricks[seat] < 1:

@@ -39,6 +39,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
+import app.rules.arabic as arabic
 from app.rules.classic import is_classic
 from app.rules.classic_record import classic_refusal
 from app.rules.conventions import Conventions, conventions_to_json
@@ -90,6 +91,8 @@ class Pulka:
     pass_out_streak: int = 0
     """Consecutive pass-outs just before the next deal (R-R5, R-R6)."""
     closed: EndReason | None = None
+    opening_left: int = 0
+    """A-3: forced opening pass-outs still to deal (conventions ``opening_bombs``)."""
     first_dealer: int = 0
     initial_names: tuple[str, ...] | None = None
     """Names at the start, before any join or replacement (for replay)."""
@@ -112,6 +115,10 @@ class Pulka:
         :class:`InvalidRecordError`."""
         if isinstance(players, bool) or not isinstance(players, int) or players not in TABLE_SIZES:
             raise InvalidRecordError("a pulka has 3, 4 or 5 players", field="players")
+        if conventions is not None and players not in conventions.table_sizes():
+            raise InvalidRecordError(
+                f"the {conventions.preset} preset is played by 3 or 4 players", field="players"
+            )
         if names is not None and (
             len(names) != players or not all(isinstance(n, str) and n for n in names)
         ):
@@ -131,24 +138,42 @@ class Pulka:
             initial_names=None if names is None else tuple(names),
             next_dealer=first_dealer,
             first_dealer=first_dealer,
+            opening_left=arabic.opening_deals(conventions or Conventions(), players),
         )
 
     # -- queries ------------------------------------------------------------------------------
 
     def next_min_level(self) -> int:
-        """Lowest level the next deal's bidding may open at (R-B3, R-R6)."""
-        return self.conventions.minimum_level(self.pass_out_streak)
+        """Lowest level the next deal's bidding may open at (R-B3, R-R6; 11: pass only, A-3)."""
+        return arabic.min_level(self.conventions, self.pass_out_streak, self.opening_left)
+
+    def bomb_factor(self) -> int:
+        """What every entry of the next deal is multiplied by (A-2; 1 without bombs)."""
+        return arabic.bomb_factor(self.conventions, self.players, self.opening_left)
 
     def pass_out_rate(self) -> int:
-        """Hill points (Rostov: whists) per trick if the next deal is passed out (R-R5)."""
-        return pass_out_rate(self.conventions, self.pass_out_streak)
+        """Hill points (Rostov: whists) per trick if the next deal is passed out (R-R5, A-4)."""
+        return pass_out_rate(self.conventions, self.pass_out_streak) * self.bomb_factor()
 
     @property
     def pools(self) -> tuple[Fraction, ...]:
         """Pools as they count for the end of the pulka: after help under ``closing = help``."""
         if self.conventions.closing == "double":
             return self.sheet.pool
-        return effective_pools(self.entries, self.players, self.target, self.conventions).pools
+        return effective_pools(
+            self.entries, self.players, self.target, self.conventions, self.spared_dealers()
+        ).pools
+
+    def spared_dealers(self) -> dict[int, int] | None:
+        """A-22: at four players under ``closing_spares_dealer``, each deal's dealer, whom the
+        deal's declarer may not close; ``None`` when the rule does not apply (or after a join,
+        whose renumbering the dealers of earlier deals do not follow)."""
+        if not self.conventions.closing_spares_dealer or self.players != 4:
+            return None
+        if any(e.kind == "join" for e in self.events):
+            return None
+        deals = [e.outcome for e in self.events if e.outcome is not None]
+        return {i: o.dealer for i, o in enumerate(deals)}
 
     @property
     def is_complete(self) -> bool:
@@ -179,14 +204,27 @@ class Pulka:
         if resolution.relabel is not None:
             # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
             entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
-        streak = self.pass_out_streak + 1 if outcome.kind == "pass_out" else 0
+        entries = arabic.multiplied(entries, self.bomb_factor())
+        nxt = arabic.advance(
+            self.conventions, self.players, outcome, self.pass_out_streak, self.opening_left
+        )
+        if nxt.penalised:
+            penalty = arabic.pass_out_penalty(
+                (*self.entries, *entries),
+                self.players,
+                outcome.dealer,
+                self.deal_index - self.pass_out_streak,
+                self.deal_index,
+            )
+            entries = [*entries, penalty] if penalty is not None else entries
         new = dataclasses.replace(
             self,
             sheet=self.sheet.apply(entries),
             entries=self.entries + tuple(entries),
             deal_index=self.deal_index + 1,
-            next_dealer=(outcome.dealer + 1) % self.players,
-            pass_out_streak=streak,
+            next_dealer=nxt.dealer,
+            pass_out_streak=nxt.streak,
+            opening_left=nxt.opening_left,
             events=(*self.events, PulkaEvent("deal", outcome=outcome)),
         )
         return new, entries
@@ -221,6 +259,7 @@ class Pulka:
             target=self.target,
             stake=self.stake,
             ended=self.ended,
+            spared=self.spared_dealers(),
         )
 
     def join_fourth(
@@ -386,6 +425,8 @@ class Pulka:
             if o.talon is not None:
                 self._validate_talon(o, fail)
             return Resolution(o)
+        if self.opening_left and o.kind != "pass_out":
+            raise fail("type", "the opening bombs are played as pass-outs, without bidding (A-3)")
         playing = playing_seats(n, o.dealer)
         if o.kind == "pass_out":
             if o.declarer is not None:
@@ -402,6 +443,8 @@ class Pulka:
                 raise fail("contract", f"contract level {o.contract.level!r} is not 6-10")
             if o.contract.strain not in STRAINS:
                 raise fail("contract", f"unknown strain {o.contract.strain!r}")
+            if o.contract.no_talon and not self.conventions.no_talon_games:
+                raise fail("contract", "games without the talon are not played here (A-12)")
             minimum = self.next_min_level()
             if o.contract.level < minimum:
                 raise fail(
@@ -411,6 +454,14 @@ class Pulka:
         elif o.contract is not None:
             what = "misère" if o.kind == "misere" else "pass-out"
             raise fail("contract", f"a {what} has no contract")
+        if o.misere_partner is not None and (
+            n != 4
+            or o.misere_partner != o.dealer
+            or (o.kind != "misere" and not self.conventions.halves_any_game)
+        ):
+            raise fail("misere_partner", "only the four-player dealer goes halves (R-B9, A-19)")
+        if o.misere_no_talon and not self.conventions.no_talon_games:
+            raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":
             raise fail("returned_from", "only a trick game can have a returned whist")
         if o.kind in ("misere", "pass_out") and o.defence:
@@ -439,7 +490,7 @@ class Pulka:
             o,
             self.conventions,
             players=n,
-            min_level=self.next_min_level(),
+            min_level=self.conventions.minimum_level(self.pass_out_streak),
             prior=prior,
             fail=fail,
         )

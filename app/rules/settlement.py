@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias
@@ -79,9 +79,17 @@ class Settlement:
 
 
 def effective_pools(
-    entries: Sequence[Entry], players: int, target: int, conventions: Conventions
+    entries: Sequence[Entry],
+    players: int,
+    target: int,
+    conventions: Conventions,
+    spared: Mapping[int, int] | None = None,
 ) -> HelpResult:
-    """Replay the pool entries with help (``closing = help``) or plainly (``double``)."""
+    """Replay the pool entries with help (``closing = help``) or plainly (``double``).
+
+    ``spared`` maps a deal to a seat that may not be helped ("closed") by its entries: 004's
+    four-player dealer (A-22); with nobody else to help the surplus comes off the own hill.
+    """
     zero = Fraction(0)
     pools = [zero] * players
     hill = [zero] * players
@@ -104,7 +112,9 @@ def effective_pools(
             below = [
                 (s + k) % players
                 for k in range(1, players)
-                if present[(s + k) % players] and pools[(s + k) % players] < target
+                if present[(s + k) % players]
+                and pools[(s + k) % players] < target
+                and (spared is None or spared.get(e.deal) != (s + k) % players)
             ]
             if not below:
                 hill[s] -= over  # nobody to help: off the own hill (K96 4.1.1)
@@ -126,10 +136,11 @@ def settle(
     target: int,
     stake: Decimal,
     ended: EndReason,
+    spared: Mapping[int, int] | None = None,
 ) -> Settlement:
     """Settle ``sheet`` (whose writes are ``entries``) under R-P4, R-P5 and R-P9."""
     n = sheet.players
-    helped = effective_pools(entries, n, target, conventions)
+    helped = effective_pools(entries, n, target, conventions, spared)
     if conventions.closing == "double":
         pools = sheet.pool
         help_whists = tuple(tuple(Fraction(0) for _ in range(n)) for _ in range(n))

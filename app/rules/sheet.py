@@ -302,16 +302,45 @@ def score_deal(
         _score_conceded(w, outcome, conventions, players)
     else:
         _score_game(w, outcome, conventions, players)
+    if outcome.misere_partner is not None and outcome.kind != "misere":
+        w.entries = _halves(w.entries, outcome.declarer, outcome.misere_partner)
     if outcome.talon_returned and outcome.declarer is not None:
         # R-C6: the dealer writes the cost of the bid game into his own hill.
         cost = MISERE_PRICE if outcome.contract is None else price(outcome.contract.level)
-        w.hill(outcome.dealer, cost, "R-C6")
+        if conventions.spit:  # A-21: "пишет на сдающего игру вистами"
+            w.whists(outcome.declarer, outcome.dealer, cost, "A-21")
+        else:
+            w.hill(outcome.dealer, cost, "R-C6")
     for p in outcome.penalties:
         if p.whists_on is not None:
             w.whists(p.seat, p.whists_on, p.amount, p.rule)
         if p.hill:
             w.hill(p.seat, p.hill, p.rule)
     return w.entries
+
+
+def _halves(entries: list[Entry], declarer: int | None, partner: int) -> list[Entry]:
+    """A-19: a game played halves with the dealer: every entry of the declarer's (his pool or
+    hill, whists on him or by him) is written half by him, then half by the dealer."""
+    out: list[Entry] = []
+    for e in entries:
+        pairs: list[tuple[int, int | None]]
+        if e.column != "whists":
+            mine = e.seat == declarer
+            pairs = [(e.seat, None), (partner, None)] if mine else [(e.seat, None)]
+        elif e.on == declarer:
+            pairs = [(e.seat, declarer), (e.seat, partner)]
+        elif e.seat == declarer:
+            pairs = [(declarer, e.on), (partner, e.on)]
+        else:
+            pairs = [(e.seat, e.on)]
+        share = e.amount / len(pairs)
+        out.extend(
+            dataclasses.replace(e, seat=seat, on=on, amount=share)
+            for seat, on in pairs
+            if seat != on
+        )
+    return out
 
 
 def _opponents(players: int, declarer: int) -> list[int]:
@@ -324,9 +353,13 @@ def _talon_bonus(
     w: _Writer, outcome: DealOutcome, c: Conventions, players: int, trick_whists: int
 ) -> None:
     # R-C5: at four and five players the dealer writes on the declarer for the talon he gave.
-    if dealer_on_talon(players) and c.talon_bonus and not outcome.talon_returned:
+    no_talon = outcome.contract is not None and outcome.contract.no_talon  # A-12: not given
+    if dealer_on_talon(players) and c.talon_bonus and not outcome.talon_returned and not no_talon:
         assert outcome.declarer is not None
         tricks = talon_bonus_tricks(outcome.talon)
+        if c.talon_bonus_flat:  # A-20: 004 writes the whists themselves, 3/2/1
+            w.whists(outcome.dealer, outcome.declarer, tricks, "A-20")
+            return
         w.whists(outcome.dealer, outcome.declarer, tricks * trick_whists, "R-C5")
 
 
@@ -478,7 +511,7 @@ def _score_pass_out(
     for s in order:
         w.hill(s, (tricks[s] - amnesty) * rate, "R-R4")
     for s in order:
-        if tricks[s] == 0:
+        if tricks[s] == 0 and (c.dealer_zero_bonus or players == 3 or s != outcome.dealer):
             _zero_bonus(w, c, s, rate)
 
 

@@ -19,7 +19,7 @@ import dataclasses
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 from app.rules.actions import Event
-from app.rules.auction import Auction, ContractCall
+from app.rules.auction import PASS_ONLY_LEVEL, Auction, ContractCall
 from app.rules.cards import Card, CardMask
 from app.rules.conventions import Conventions
 from app.rules.errors import IllegalActionError, RulesError
@@ -62,6 +62,8 @@ class Partners(NamedTuple):
     """R-B9: the dealer who accepted a misère invitation: half of every misère entry is his."""
     looked_at: int | None = None
     """R-W4: the declarer's opponent whose cards the dealer looked at."""
+    partner_of: int | None = None
+    """A-19: the inviter the dealer agreed to go halves with (on any game he then plays)."""
 
 
 NO_PARTNERS = Partners()
@@ -72,7 +74,8 @@ class DealConfig:
     """Who plays and under which rules: the fixed inputs of one deal.
 
     ``min_level`` is the lowest bid level of this deal, normally
-    ``conventions.minimum_level(consecutive_pass_outs)`` (R-B3, R-R6).
+    ``conventions.minimum_level(consecutive_pass_outs)`` (R-B3, R-R6); ``PASS_ONLY_LEVEL``
+    (11) makes a forced pass-out, where no bid is allowed (A-3).
     """
 
     players: int
@@ -83,10 +86,12 @@ class DealConfig:
     def __post_init__(self) -> None:
         if self.players not in TABLE_SIZES:
             raise RulesError("a deal has 3, 4 or 5 players")
+        if self.players not in self.conventions.table_sizes():
+            raise RulesError(f"the {self.conventions.preset} preset is played by 3 or 4 players")
         if not 0 <= self.dealer < self.players:
             raise RulesError(f"the dealer must be a seat from 0 to {self.players - 1}")
-        if not 6 <= self.min_level <= 10:
-            raise RulesError("the minimum bid level is between 6 and 10")
+        if not 6 <= self.min_level <= PASS_ONLY_LEVEL:
+            raise RulesError("the minimum bid level is between 6 and 10 (11: pass only)")
 
 
 @dataclasses.dataclass(frozen=True)

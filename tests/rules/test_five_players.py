@@ -33,9 +33,12 @@ from app.rules import (
     view,
     visible_cards,
 )
-from app.rules.errors import InvalidRecordError
+from app.rules.conventions import Conventions
+from app.rules.errors import InvalidRecordError, RulesError
+from app.rules.pulka import Pulka
 from app.rules.record import export_document, parse_document, replay
 from app.rules.seats import defenders, idle_seats, pass_out_seats, playing_seats
+from app.rules.state import DealConfig
 from tests.rules.conftest_scoring import CLUB, ROSTOV, SOCHI, game, one, pass_out, whists
 
 from .engine_support import bids, cards, plays, run, start
@@ -257,3 +260,15 @@ def test_r_w4_five_players_the_dealer_returns_a_half_whist_last_after_one_look()
     assert not visible_cards(state, 3) & state.hands[4]
     state, _ = apply(state, ReturnWhist(0))
     assert state.phase == "play" and state.whisters == (0,) and state.play_mode == "open"
+
+
+@pytest.mark.parametrize("preset", ["arabic", "classic"])
+def test_seeds_003_and_004_are_not_played_by_five(preset: str) -> None:
+    """R-T6 is the club's; seeds 003 (K-1) and 004 (A-1) know three and four players: a deal or
+    a pulka of five under their presets is refused with a clear message."""
+    conventions = Conventions.preset_named(preset)
+    with pytest.raises(RulesError, match="3 or 4 players"):
+        DealConfig(players=5, dealer=0, conventions=conventions)
+    with pytest.raises(InvalidRecordError, match="3 or 4 players"):
+        Pulka.new(5, conventions=conventions)
+    assert Pulka.new(4, conventions=conventions).players == 4

@@ -10,11 +10,12 @@ result is carried into the deal: a won auction shows the talon and goes to the t
 from __future__ import annotations
 
 from app.rules.actions import Action, Bid, Event
-from app.rules.auction import ALL_CONTRACTS, call_text
+from app.rules.auction import ALL_CONTRACTS, LADDER, call_text, first_with_talon
 from app.rules.cards import card_text
 from app.rules.classic import is_classic
+from app.rules.outcome import Contract
 from app.rules.phases.classic import apply_classic_bid, classic_bid_options
-from app.rules.phases.contract import take_talon
+from app.rules.phases.contract import name_contract, take_talon
 from app.rules.phases.play import start_pass_out
 from app.rules.seats import TABLE_SIZES
 from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
@@ -29,6 +30,11 @@ _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     for seat in range(max(TABLE_SIZES))
 )
 """Every call of each seat, built once: pass, here, misère, then the ladder (R-B2)."""
+_LADDER_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
+    tuple(Bid(seat, c) for c in LADDER) for seat in range(max(TABLE_SIZES))
+)
+"""Every contract bid of each seat with the games without the talon (A-12), in ladder order."""
+_MISERE_BP = tuple(Bid(seat, "misere_bp") for seat in range(max(TABLE_SIZES)))
 
 
 def bid_options(state: DealState, seat: int) -> list[Action]:
@@ -43,7 +49,12 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
         out.append(cached[1])
     if auction.may_misere(auction.turn):
         out.append(cached[2])
-    out.extend(cached[3 + auction.lowest_rank() // 2 :])
+    if auction.may_misere_bp(auction.turn):
+        out.append(_MISERE_BP[seat])
+    if auction.no_talon:
+        out.extend(_LADDER_BIDS[seat][auction.lowest_rank() // 2 :])
+    else:
+        out.extend(cached[3 + first_with_talon(auction.lowest_rank()) :])
     return out
 
 
@@ -69,6 +80,11 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
     bid = auction.winning_call()
     assert bid is not None
     events.append(Event("auction_won", {"seat": declarer, "bid": call_text(bid)}))
+    if bid == "misere_bp" or (isinstance(bid, Contract) and bid.no_talon):
+        # A-12, A-13: a game or misère without the talon is played as bid; the talon stays closed.
+        kind = "misere" if bid == "misere_bp" else "game"
+        state = evolve(state, auction=auction, declarer=declarer, bid=bid, kind=kind)
+        return name_contract(state, "misere" if bid == "misere_bp" else bid, events)
     events.append(Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}))
     state = evolve(
         state,

@@ -18,7 +18,14 @@ from app.rules.actions import (
     ReturnTalon,
     TakeTalon,
 )
-from app.rules.auction import ALL_CONTRACTS, ContractCall, call_rank, call_text, contract_pretty
+from app.rules.auction import (
+    ALL_CONTRACTS,
+    ContractCall,
+    call_rank,
+    call_text,
+    contract_pretty,
+    first_with_talon,
+)
 from app.rules.cards import card_pretty, mask_cards
 from app.rules.classic import CLASSIC_CONTRACTS, is_classic
 from app.rules.errors import IllegalActionError
@@ -49,7 +56,7 @@ def trump_of(contract: ContractCall) -> int | None:
 
 def nameable(bid: Contract) -> tuple[Contract, ...]:
     """The contracts a declarer who won with ``bid`` may name: ``bid`` or higher (R-C2)."""
-    return ALL_CONTRACTS[call_rank(bid) // 2 :]
+    return ALL_CONTRACTS[first_with_talon(call_rank(bid)) :]
 
 
 def talon_options(seat: int) -> list[Action]:

@@ -19,6 +19,9 @@ from app.rules.phases.play import start_play
 from app.rules.seats import dealer_on_talon
 from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
 
+_STALINGRAD = (Contract(6, "S"), Contract(6, "S", no_talon=True))
+"""R-W6: 6♠, with or without the talon (A-15), is whisted by both defenders."""
+
 
 def defence_options(state: DealState) -> list[Action]:
     """Every defence action of the seat to move."""
@@ -26,7 +29,7 @@ def defence_options(state: DealState) -> list[Action]:
     assert seat is not None and isinstance(state.contract, Contract)
     level = state.contract.level
     conv = state.config.conventions
-    stalingrad = conv.stalingrad and state.contract == Contract(6, "S")
+    stalingrad = conv.stalingrad and state.contract in _STALINGRAD
     calls = dict(state.calls)
     d1, _ = defenders_of(state)
     if state.stage == "first":
@@ -140,7 +143,7 @@ def _gentleman_half(state: DealState, action: Defend) -> Transition:
 
 def _why_not_call(state: DealState, call: str) -> str:
     assert isinstance(state.contract, Contract)
-    if state.config.conventions.stalingrad and state.contract == Contract(6, "S"):
+    if state.config.conventions.stalingrad and state.contract in _STALINGRAD:
         return "6♠ is Stalingrad: both defenders must whist (R-W6)"
     if call == "half":
         if state.stage != "second":

@@ -79,6 +79,9 @@ def outcome(state: DealState) -> DealOutcome | None:
         )
     declarer = state.declarer
     returned = state.talon_returned  # R-C6: the sheet charges the dealer
+    partner_of = state.partners.partner_of  # halves only on the inviter's own game
+    halves = state.partner if partner_of is not None and partner_of == declarer else None
+    misere_partner = state.partner if partner_of is None else halves  # R-B9, A-19
     calls = dict(state.calls)
     tricks = {s: state.tricks[s] for s in state.active}
     if state.kind == "conceded":
@@ -91,6 +94,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             defence=calls,
             talon=talon,
             talon_returned=returned,
+            misere_partner=halves,
         )
     if state.kind == "misere":
         return DealOutcome(
@@ -101,7 +105,8 @@ def outcome(state: DealState) -> DealOutcome | None:
             tricks=tricks,
             talon=talon,
             talon_returned=returned,
-            misere_partner=state.partner,  # R-B9
+            misere_partner=misere_partner,  # R-B9
+            misere_no_talon=state.bid == "misere_bp",
         )
     assert isinstance(state.contract, Contract)
     played = state.end not in ("without_play", "half_whist")
@@ -116,4 +121,5 @@ def outcome(state: DealState) -> DealOutcome | None:
         tricks=tricks if played else None,
         talon=talon,
         talon_returned=returned,
+        misere_partner=halves,
     )

@@ -17,6 +17,7 @@ that he looked, and at whose cards (the events name the seats, never a card).
 from __future__ import annotations
 
 from app.rules.actions import Action, AnswerInvitation, Bid, Event, InviteMisere, LookAtHand
+from app.rules.auction import PASS_ONLY_LEVEL
 from app.rules.classic import is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.phases.auction import apply_bid
@@ -40,9 +41,18 @@ def invite_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         return IllegalActionError("the dealer can be invited only before your first call (R-B9)")
     if state.invitations >> seat & 1:
         return IllegalActionError("you have already invited the dealer in this deal (R-B9)")
-    if not auction.may_misere(auction.turn):
+    if not _may_invite(state):
         return IllegalActionError("misère cannot be bid now, so there is nothing to invite to")
     return None
+
+
+def _may_invite(state: DealState) -> bool:
+    """R-B9: misère can still be bid; A-19 (``halves_any_game``): any game can (first call)."""
+    auction = state.auction
+    assert auction is not None
+    if state.config.conventions.halves_any_game:
+        return not auction.spoke >> auction.turn & 1 and auction.min_level < PASS_ONLY_LEVEL
+    return auction.may_misere(auction.turn)
 
 
 def invitation_options(state: DealState, seat: int) -> list[Action]:
@@ -59,7 +69,7 @@ def invitation_options(state: DealState, seat: int) -> list[Action]:
         and state.phase == "auction"
         and state.to_move == seat
         and not state.invitations >> seat & 1
-        and auction.may_misere(auction.turn)  # R-B6: before his first call, nothing above it
+        and _may_invite(state)  # R-B6: before his first call, nothing above it (A-19: any game)
     ):
         return [InviteMisere(seat)]
     return []
@@ -88,6 +98,10 @@ def apply_answer(state: DealState, action: AnswerInvitation) -> Transition:
     event = Event("invitation_answered", {"seat": action.seat, "accept": action.accept})
     partner = action.seat if action.accept else None
     partners = state.partners._replace(invited=None, partner=partner)
+    if action.accept and state.config.conventions.halves_any_game:
+        # A-19: halves on whatever game the inviter now bids and plays; he calls as usual.
+        partners = partners._replace(partner_of=inviter)
+        return evolve(state, partners=partners, to_move=inviter), (event,)
     state = evolve(state, partners=partners, to_move=inviter)
     if not action.accept:
         return state, (event,)

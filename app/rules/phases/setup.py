@@ -82,7 +82,11 @@ def apply_cut(state: DealState, action: Cut) -> Transition:
         dealt=hands,
         hands=hands,
         talon=talon,
-        auction=Auction(order=active, min_level=state.config.min_level),
+        auction=Auction(
+            order=active,
+            min_level=state.config.min_level,
+            no_talon=state.config.conventions.no_talon_games,
+        ),
         to_move=active[0],
         turn=None,
         tricks=(0,) * state.players,

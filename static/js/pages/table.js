@@ -451,7 +451,20 @@ export async function renderTable(root, { args, me }) {
           onclick: () => send({ type: "bid", call }) }));
       }
     }
-    box.append(h("div", { class: "specials" }, (classic ? ["pass"] : ["pass", "here", "misere"]).map((call) =>
+    if ([...legal].some((c) => c.endsWith("BP"))) {  // A-12: games without the talon
+      for (const level of LEVELS) {
+        for (const strain of STRAINS) {
+          const call = `${level}${strain}BP`;
+          box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
+            id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
+            onclick: () => send({ type: "bid", call }) }));
+        }
+      }
+    }
+    const specials = classic ? ["pass"]
+      : legal.has("misere_bp") || [...legal].some((c) => c.endsWith("BP"))
+        ? ["pass", "here", "misere", "misere_bp"] : ["pass", "here", "misere"];
+    box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
     return box;
@@ -680,6 +693,7 @@ export async function renderTable(root, { args, me }) {
     const n = info.players || st.deal?.players || 3;
     const sheetCard = h("section", { class: "card sheet-card side-sheet", "aria-labelledby": "sheet-title", "data-testid": "sheet" },
       h("h2", { id: "sheet-title", text: t("table.sheet") }),
+      info.preset ? h("p", { class: "small muted", "data-testid": "preset", text: `${t("lobby.preset")}: ${t(`preset.${info.preset}`)}` }) : null,
       h("div", { class: "sheet-scroll" },
         drawPulka({ players: n, names: names(), seat: st.seat, target: info.target ?? "", sheet: info.sheet, lines })),
       balanceView(n));

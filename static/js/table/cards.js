@@ -63,15 +63,18 @@ export function callText(call) {
   if (call === "pass") return t("table.pass");
   if (call === "here") return t("table.here");
   if (call === "misere") return t("table.misere");
+  if (call === "misere_bp") return t("table.misereBp");
   if (call === "whist") return t("table.whist");
   if (call === "half") return t("table.half");
-  const m = /^(\d+)(NT|[SCDH])$/.exec(call);
+  const m = /^(\d+)(NT|[SCDH])(BP)?$/.exec(call);
   if (!m) return call;
-  if (m[2] === "NT") return `${m[1]} ${document.documentElement.lang === "ru" ? "БК" : "NT"}`;
-  return `${m[1]}${SUIT_SYMBOL[m[2]]}`;
+  const ru = document.documentElement.lang === "ru";
+  const noTalon = m[3] ? (ru ? " б/п" : " w/o talon") : "";  // A-12: без прикупа
+  if (m[2] === "NT") return `${m[1]} ${ru ? "БК" : "NT"}${noTalon}`;
+  return `${m[1]}${SUIT_SYMBOL[m[2]]}${noTalon}`;
 }
 
 export function callClass(call) {
-  const m = /^(\d+)([SCDH])$/.exec(call || "");
+  const m = /^(\d+)([SCDH])(BP)?$/.exec(call || "");
   return m ? `s-${m[2]}` : "";
 }

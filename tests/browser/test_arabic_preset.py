@@ -1,0 +1,60 @@
+"""Preset ``arabic`` in real Chromium (A-1, docs/rules-arabic.md): the lobby's practice form
+offers it in Russian and an arabic table's sheet names its rules."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from app.db.models import Member, Role
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.passwords import hash_password
+from app.services.tables import create_table
+from tests.browser.test_ui import login
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "an arabic preset password"
+
+
+def _run(coro: Any) -> Any:
+    """Run a coroutine in another thread (Playwright's sync API holds this thread's loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _table(url: str) -> int:
+    """Three members at a practice table with preset ``arabic``."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            rows = [Member(login=f"ar{i}", display_name=name, role=Role.member,
+                           password_hash=hash_password(PASSWORD), must_change_password=False,
+                           active=True, is_bot=False)
+                    for i, name in enumerate(["Аня", "Рома", "Юля"])]
+            db.add_all(rows)
+            await db.flush()
+            table = await create_table(db, seat_member_ids=[m.id for m in rows], practice=True,
+                                       target=10, first_dealer=0, now=datetime.now(UTC),
+                                       preset="arabic")
+            return table.id
+    finally:
+        await engine.dispose()
+
+
+def test_a1_the_lobby_offers_arabic_and_the_sheet_names_it(server: ServerProcess,
+                                                            browser: Any) -> None:
+    table_id = _run(_table(server.env["DATABASE_URL"]))
+    page = browser.new_context(locale="ru-RU").new_page()
+    login(page, server.base_url, "ar0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    options = page.locator("#p-preset option").all_inner_texts()
+    assert "арабский преферанс" in options and options[0] == "клубные"
+    page.goto(f"{server.base_url}/#/table/{table_id}")
+    page.wait_for_selector("[data-testid=preset]")
+    assert page.locator("[data-testid=preset]").inner_text() == "Правила: арабский преферанс"
