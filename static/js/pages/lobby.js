@@ -10,7 +10,7 @@ import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
 /** The conventions presets a table may be opened with (app/rules/conventions.py), club first. */
-export const PRESETS = ["club", "leningrad", "sochi", "rostov", "classic"];
+export const PRESETS = ["club", "leningrad", "sochi", "rostov", "arabic", "classic"];
 
 /** A <select name="preset"> of every preset, named in the player's language. */
 function presetSelect(id) {
@@ -265,9 +265,6 @@ export async function renderLobby(root, { me }) {
         h("option", { value: "3", text: "3" }), h("option", { value: "4", text: "4" }))),
     h("div", { class: "field" }, h("label", { for: "p-target", text: t("lobby.target") }),
       h("input", { id: "p-target", name: "target", type: "number", min: 1, max: 200, value: 10 })),
-    h("div", { class: "field" }, h("label", { for: "p-preset", text: t("lobby.preset") }),
-      h("select", { id: "p-preset", name: "preset" },
-        ...["club", "sochi", "leningrad", "rostov", "arabic"].map((v) => h("option", { value: v, text: t(`preset.${v}`) })))),
     h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
       h("select", { id: "p-level", name: "bot_level" },
         ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),
