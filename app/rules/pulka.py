@@ -455,11 +455,11 @@ class Pulka:
             what = "misère" if o.kind == "misere" else "pass-out"
             raise fail("contract", f"a {what} has no contract")
         if o.misere_partner is not None and (
-            n != 4
+            not dealer_on_talon(n)
             or o.misere_partner != o.dealer
             or (o.kind != "misere" and not self.conventions.halves_any_game)
         ):
-            raise fail("misere_partner", "only the four-player dealer goes halves (R-B9, A-19)")
+            raise fail("misere_partner", "only the dealer on the talon goes halves (R-B9, A-19)")
         if o.misere_no_talon and not self.conventions.no_talon_games:
             raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":
