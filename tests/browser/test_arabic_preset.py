@@ -56,5 +56,6 @@ def test_a1_the_lobby_offers_arabic_and_the_sheet_names_it(server: ServerProcess
     options = page.locator("#p-preset option").all_inner_texts()
     assert "арабский преферанс" in options and options[0] == "клубные"
     page.goto(f"{server.base_url}/#/table/{table_id}")
-    page.wait_for_selector("[data-testid=preset]")
-    assert page.locator("[data-testid=preset]").inner_text() == "Правила: арабский преферанс"
+    page.wait_for_selector("[data-testid=sheet-preset]")
+    assert page.locator("[data-testid=sheet-preset]").inner_text() == "Правила: арабский преферанс"
+    assert page.locator("[data-testid=preset]").inner_text() == "арабский преферанс"  # the head

@@ -693,7 +693,7 @@ export async function renderTable(root, { args, me }) {
     const n = info.players || st.deal?.players || 3;
     const sheetCard = h("section", { class: "card sheet-card side-sheet", "aria-labelledby": "sheet-title", "data-testid": "sheet" },
       h("h2", { id: "sheet-title", text: t("table.sheet") }),
-      info.preset ? h("p", { class: "small muted", "data-testid": "preset", text: `${t("lobby.preset")}: ${t(`preset.${info.preset}`)}` }) : null,
+      info.preset ? h("p", { class: "small muted", "data-testid": "sheet-preset", text: `${t("lobby.preset")}: ${t(`preset.${info.preset}`)}` }) : null,
       h("div", { class: "sheet-scroll" },
         drawPulka({ players: n, names: names(), seat: st.seat, target: info.target ?? "", sheet: info.sheet, lines })),
       balanceView(n));
