@@ -22,7 +22,22 @@ from app.rules.cards import SUIT_SYMBOLS
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import STRAINS, Contract
 
-Call: TypeAlias = Contract | Literal["misere", "misere_bp", "pass", "here"]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DarkBid:
+    """A-11: a trick bid declared before looking at the cards ("раз в тёмную" is 6♠).
+
+    It ranks as the same contract on the ladder, but an open bid overbids it only from the
+    next level up ("перебить можно либо 6♣ в тёмную, либо семерной"). Written ``dark_6S``.
+    """
+
+    contract: Contract
+
+    def __str__(self) -> str:
+        return f"dark_{self.contract}"
+
+
+Call: TypeAlias = Contract | DarkBid | Literal["misere", "misere_bp", "pass", "here", "dark_pass"]
 """One auction call."""
 ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp"]
 """What a declarer can have won the auction with, or name (R-C2)."""
@@ -101,14 +116,19 @@ def contract_pretty(call: ContractCall) -> str:
 
 
 def call_text(call: Call) -> str:
-    """Canonical text of a call: ``"6S"``, ``"misere"``, ``"pass"``, ``"here"``."""
+    """Canonical text of a call: ``"6S"``, ``"misere"``, ``"pass"``, ``"here"``, ``"dark_6S"``."""
     return call if isinstance(call, str) else str(call)
 
 
 def parse_call(text: str) -> Call:
     """Parse the canonical text of a call."""
-    if text in ("misere", "misere_bp", "pass", "here"):
+    if text in ("misere", "misere_bp", "pass", "here", "dark_pass"):
         return text  # type: ignore[return-value]
+    if text.startswith("dark_"):
+        contract = parse_contract(text[5:])
+        if contract.no_talon:
+            raise IllegalBidError("a dark bid is a game with the talon (A-11)")
+        return DarkBid(contract)
     return parse_contract(text)
 
 
@@ -132,6 +152,16 @@ class Auction:
     last_bid: tuple[int, int, int] = (-1, -1, -1)
     no_talon: bool = False
     """A-12: games without the talon are on the ladder (convention ``no_talon_games``)."""
+    blind: int = 0
+    """A-10, A-11: bit per position that has neither spoken nor picked up its cards; only
+    these may call in the dark (convention ``dark_calls``)."""
+    open_floor: int = 6
+    """A-10, A-11: the lowest level of an open bid after a dark pass (7) or a dark bid (its
+    level + 1)."""
+    high_dark: bool = False
+    """A-11: the highest bid is a dark bid."""
+    dark_passed: bool = False
+    """A-10: somebody said "пас в тёмную" in this auction."""
 
     @property
     def finished(self) -> bool:
@@ -165,6 +195,7 @@ class Auction:
         """R-B5: may ``position`` say "here" now (hold the current bid instead of raising)?"""
         return (
             self.high >= 0
+            and not self.high_dark
             and self.high not in (MISERE_RANK, MISERE_BP_RANK)
             and self.holder != position
             and self._most_senior_bidding() == position
@@ -187,15 +218,31 @@ class Auction:
             and self.min_level < PASS_ONLY_LEVEL
         )
 
-    def lowest_rank(self) -> int:
-        """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6)."""
+    def may_dark(self, position: int) -> bool:
+        """A-10, A-11: a dark call is the first call of a position that has not looked."""
+        return bool(self.blind >> position & 1) and self.min_level < PASS_ONLY_LEVEL
+
+    def picked_up(self, position: int) -> Auction:
+        """The auction after ``position`` looked at its cards: no dark call for it any more."""
+        return dataclasses.replace(self, blind=self.blind & ~(1 << position))
+
+    def lowest_dark_rank(self) -> int:
+        """The lowest dark-bid rank (A-11): above the highest bid, from the deal's floor."""
         floor = 4 * ((self.min_level - 6) * 5)
+        above = self.high + 1
+        above += above % 2
+        return max(floor, above)
+
+    def lowest_rank(self) -> int:
+        """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6; after a
+        dark call the next level up, A-10, A-11)."""
+        floor = 4 * ((max(self.min_level, self.open_floor) - 6) * 5)
         above = self.high + 1
         above += above % 2  # trick bids have even ranks
         return max(floor, above)
 
     def legal_calls(self) -> list[Call]:
-        """Every call the player to move may make, pass first."""
+        """Every call the player to move may make, pass first, the dark calls last (A-10)."""
         if self.turn < 0:
             return []
         calls: list[Call] = ["pass"]
@@ -210,6 +257,10 @@ class Auction:
             calls.extend(LADDER[start // 2 :])
         else:
             calls.extend(ALL_CONTRACTS[first_with_talon(start) :])
+        if self.may_dark(self.turn):
+            calls.append("dark_pass")
+            start_dark = first_with_talon(self.lowest_dark_rank())
+            calls.extend(DarkBid(c) for c in ALL_CONTRACTS[start_dark:])
         return calls
 
     def call(self, call: Call) -> Auction:
@@ -221,10 +272,33 @@ class Auction:
         high, holder = self.high, self.holder
         passed = self.passed
         last_bid = self.last_bid
+        high_dark, dark_passed, open_floor = self.high_dark, self.dark_passed, self.open_floor
         if call == "pass":
             passed |= bit
         elif self.min_level >= PASS_ONLY_LEVEL:
             raise IllegalBidError("this deal is a forced pass-out: only 'pass' may be said (A-3)")
+        elif call == "dark_pass":
+            if not self.may_dark(position):
+                raise IllegalBidError("a dark pass is declared before looking at the cards (A-10)")
+            passed |= bit
+            dark_passed = True
+            open_floor = max(open_floor, 7)
+        elif isinstance(call, DarkBid):
+            if not self.may_dark(position):
+                raise IllegalBidError("a dark bid is declared before looking at the cards (A-11)")
+            rank = contract_rank(call.contract)
+            if call.contract.no_talon or call.contract.level < self.min_level:
+                raise IllegalBidError(
+                    f"the lowest dark bid in this deal is {self.min_level}♠ (A-11, R-B3)"
+                )
+            if rank <= self.high:
+                raise IllegalBidError(
+                    f"{contract_pretty(call.contract)} in the dark is not above "
+                    f"{self._describe_high()}"
+                )
+            high, holder, high_dark = rank, position, True
+            open_floor = max(open_floor, call.contract.level + 1)
+            last_bid = _set(last_bid, position, rank)
         elif call == "here":
             if not self.may_hold(position):
                 raise IllegalBidError(self._why_no_hold(position))
@@ -234,7 +308,7 @@ class Auction:
                 raise IllegalBidError(
                     "misère without the talon: a first call, under 9♠ without the talon (A-13)"
                 )
-            high, holder = MISERE_BP_RANK, position
+            high, holder, high_dark = MISERE_BP_RANK, position, False
             last_bid = _set(last_bid, position, MISERE_BP_RANK)
         elif call == "misere":
             if self.spoke & bit:
@@ -245,7 +319,7 @@ class Auction:
                 raise IllegalBidError(
                     f"misère is not above {self._describe_high()}"
                 )
-            high, holder = MISERE_RANK, position
+            high, holder, high_dark = MISERE_RANK, position, False
             last_bid = _set(last_bid, position, MISERE_RANK)
         elif isinstance(call, Contract):
             if call.no_talon and not self.no_talon:
@@ -255,11 +329,15 @@ class Auction:
                 raise IllegalBidError(
                     f"the lowest bid in this deal is {self.min_level}♠ (R-B3, R-R6)"
                 )
+            if call.level < open_floor:
+                raise IllegalBidError(
+                    f"after a dark call the lowest open bid is {open_floor}♠ (A-10, A-11)"
+                )
             if rank <= self.high:
                 raise IllegalBidError(
                     f"{contract_pretty(call)} is not above {self._describe_high()}"
                 )
-            high, holder = rank, position
+            high, holder, high_dark = rank, position, False
             last_bid = _set(last_bid, position, rank)
         else:
             raise IllegalBidError(f"{call!r} is not a call")
@@ -284,6 +362,10 @@ class Auction:
             turn,
             last_bid,
             self.no_talon,
+            self.blind & ~bit,
+            open_floor,
+            high_dark,
+            dark_passed,
         )
 
     def _describe_high(self) -> str:

@@ -37,6 +37,7 @@ from app.rules.actions import (
     InviteMisere,
     LookAtHand,
     NameContract,
+    PickUp,
     PlayCard,
     ProposeResult,
     ReturnTalon,
@@ -71,6 +72,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "invite_misere": (),
     "answer_invitation": ("accept",),
     "look_at_hand": ("target",),
+    "pick_up": (),
 }
 
 
@@ -162,6 +164,8 @@ def action_from_json(data: Any) -> Action:
             return AnswerInvitation(seat, accept)
         if kind == "look_at_hand":
             return LookAtHand(seat, _int(data, "target"))
+        if kind == "pick_up":
+            return PickUp(seat)
         return DeclineResult(seat)
     except MalformedActionError:
         raise

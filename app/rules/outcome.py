@@ -81,3 +81,6 @@ class DealOutcome:
     """A-13: the misère was bid and played without the talon (``pulka/1`` ``no_talon``)."""
     out_of_turn: bool = False
     """Dealt out of turn and not claimed in time: it stands (R-X3)."""
+    dark: bool = False
+    """A-11 on a game: won with a dark bid and played at its level, every entry × 2. A-10 on a
+    pass-out: somebody passed in the dark, the pass-out is played on a bomb."""

@@ -94,6 +94,8 @@ class Pulka:
     opening_left: int = 0
     """A-3: forced opening pass-outs still to deal (conventions ``opening_bombs``)."""
     first_dealer: int = 0
+    dark_run: int = 0
+    """A-10: consecutive pass-outs with a dark pass just before the next deal."""
     initial_names: tuple[str, ...] | None = None
     """Names at the start, before any join or replacement (for replay)."""
     events: tuple[PulkaEvent, ...] = ()
@@ -204,7 +206,9 @@ class Pulka:
         if resolution.relabel is not None:
             # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
             entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
-        entries = arabic.multiplied(entries, self.bomb_factor())
+        dark_run = self.dark_run + 1 if outcome.kind == "pass_out" and outcome.dark else 0
+        factor = self.bomb_factor() * arabic.dark_factor(outcome, dark_run)
+        entries = arabic.multiplied(entries, factor)
         nxt = arabic.advance(
             self.conventions, self.players, outcome, self.pass_out_streak, self.opening_left
         )
@@ -225,6 +229,7 @@ class Pulka:
             next_dealer=nxt.dealer,
             pass_out_streak=nxt.streak,
             opening_left=nxt.opening_left,
+            dark_run=dark_run,
             events=(*self.events, PulkaEvent("deal", outcome=outcome)),
         )
         return new, entries
@@ -460,6 +465,8 @@ class Pulka:
             or (o.kind != "misere" and not self.conventions.halves_any_game)
         ):
             raise fail("misere_partner", "only the four-player dealer goes halves (R-B9, A-19)")
+        if o.dark and not self.conventions.dark_calls:
+            raise fail("dark", "dark calls are not played here (A-10, A-11)")
         if o.misere_no_talon and not self.conventions.no_talon_games:
             raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":

@@ -14,7 +14,7 @@ from app.rules.errors import RulesError
 from app.rules.outcome import Contract, DealOutcome
 from app.rules.outcome_json import deal_to_json
 from app.rules.seats import pass_out_seats
-from app.rules.state import DealState, EndReason, Transition, evolve
+from app.rules.state import DealState, EndReason, Transition, dark_game, evolve
 
 
 def result_seats(state: DealState) -> tuple[int, ...]:
@@ -76,6 +76,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             kind="pass_out",
             tricks={s: state.tricks[s] for s in result_seats(state)},
             talon=talon,
+            dark=state.auction is not None and state.auction.dark_passed,
         )
     declarer = state.declarer
     returned = state.talon_returned  # R-C6: the sheet charges the dealer
@@ -95,6 +96,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             talon=talon,
             talon_returned=returned,
             misere_partner=halves,
+            dark=dark_game(state),
         )
     if state.kind == "misere":
         return DealOutcome(
@@ -122,4 +124,5 @@ def outcome(state: DealState) -> DealOutcome | None:
         talon=talon,
         talon_returned=returned,
         misere_partner=halves,
+        dark=dark_game(state),
     )
