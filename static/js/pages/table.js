@@ -467,6 +467,13 @@ export async function renderTable(root, { args, me }) {
     box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
+    const dark = [...legal].filter((c) => c.startsWith("dark_"));  // A-10, A-11: before looking
+    if (dark.length) {
+      box.append(h("div", { class: "specials dark", "data-testid": "dark-calls", "aria-label": t("table.darkCalls") },
+        h("span", { class: "small muted", text: t("table.darkCalls") }),
+        dark.slice(0, 11).map((call) => h("button", { type: "button", dataset: { call }, text: callText(call),
+          class: callClass(call), id: `bid-${call}`, onclick: () => send({ type: "bid", call }) }))));
+    }
     return box;
   }
 
@@ -505,6 +512,12 @@ export async function renderTable(root, { args, me }) {
           h("button", { type: "button", id: "cut-auto", text: t("tp.cutAuto"), title: t("tp.cutAutoHint"),
             "data-testid": "cut-auto", onclick: () => send({ type: "cut", auto: true }) })),
         h("p", { class: "small muted", text: t("tp.cutAutoHint") }));
+    }
+    if (legalOf("pick_up").length) {  // A-10, A-11: the cards lie face down until picked up
+      handled.add("pick_up");
+      panel.append(h("p", { class: "small", text: t("table.faceDown") }),
+        h("button", { type: "button", class: "primary", id: "pick-up", text: t("table.pickUp"),
+          onclick: () => send({ type: "pick_up" }) }));
     }
     if (d.phase === "auction") {
       handled.add("bid");
