@@ -7,9 +7,13 @@ Rule IDs are docs/rules-arabic.md's.
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
+from typing import Any
 
 import pytest
 
+from app.commands.score import run_score
 from app.rules import (
     Bid,
     Conventions,
@@ -197,3 +201,30 @@ def test_a10_a11_dark_records_are_refused_where_dark_calls_are_not_played() -> N
     with pytest.raises(InvalidRecordError, match="dark"):
         new(SOCHI).record(game(0, 1, "6H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2},
                                dark=True))
+
+
+DARK_RECORD: dict[str, Any] = {
+    "format": "pulka/1",
+    "conventions": {"preset": "arabic", "opening_bombs": 0},
+    "players": ["Anna", "Boris", "Vera"],
+    "target": 20,
+    "stake": "0.50",
+    "ended": "agreement",
+    "deals": [
+        {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}, "dark": True},
+        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+         "defence": {"2": "whist", "0": "whist"}, "tricks": {"1": 7, "2": 2, "0": 1},
+         "dark": True},
+    ],
+}
+
+
+def test_a10_a11_prefclub_score_rescores_dark_deals() -> None:
+    """A-10, A-11: a dark pass-out (rate 1 × bomb 2, after the amnesty) and, at the 7 exit, a dark
+    7♥ made (pool 4 × 2 = 8, whists 4 per trick × 2) are rescored from the record alone."""
+    out = io.StringIO()
+    assert run_score("-", out, io.StringIO(json.dumps(DARK_RECORD))) == 0
+    sheet = json.loads(out.getvalue())["sheet"]
+    assert sheet["pool"] == [0, 8, 0]
+    assert sheet["hill"] == [0, (4 - 3) * 2, 0]  # R-R4 amnesty of 3
+    assert sheet["whists"][2][1] == 2 * 4 * 2 and sheet["whists"][0][1] == 1 * 4 * 2
