@@ -81,7 +81,9 @@ def misere_safe(cards: Sequence[str]) -> bool:
 
 def contract_parts(text: str | None) -> tuple[int, str] | None:
     """Level and strain of a contract's text; a game without the talon (A-12) as its game."""
-    if not text or text in ("misere", "misere_bp", "pass", "here") or text.startswith("dark_"):
+    if not text or text in ("misere", "misere_bp", "preferans", "pass", "here") or text.startswith(
+        "dark_"
+    ):
         return None  # A-10, A-11: the bots never call in the dark
     text = text.removesuffix("BP")
     return int(text[:-2] if text.endswith("NT") else text[:-1]), (

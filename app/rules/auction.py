@@ -37,14 +37,18 @@ class DarkBid:
         return f"dark_{self.contract}"
 
 
-Call: TypeAlias = Contract | DarkBid | Literal["misere", "misere_bp", "pass", "here", "dark_pass"]
+Call: TypeAlias = (
+    Contract | DarkBid | Literal["misere", "misere_bp", "preferans", "pass", "here", "dark_pass"]
+)
 """One auction call."""
-ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp"]
+ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp", "preferans"]
 """What a declarer can have won the auction with, or name (R-C2)."""
 
 MISERE_RANK: Final = 59
 MISERE_BP_RANK: Final = 61
 """A-13: misère without the talon, between 9♠ and 9♠ without the talon."""
+PREFERANS_RANK: Final = 101
+"""A-16: "преферанс", all ten tricks, above every other call."""
 PASS_ONLY_LEVEL: Final = 11
 """A deal's ``min_level`` that allows no bid at all: a forced pass-out (004's opening, A-3)."""
 _STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
@@ -75,6 +79,8 @@ def call_rank(call: ContractCall) -> int:
         return MISERE_RANK
     if call == "misere_bp":
         return MISERE_BP_RANK
+    if call == "preferans":
+        return PREFERANS_RANK
     assert isinstance(call, Contract)
     return contract_rank(call)
 
@@ -108,6 +114,8 @@ def contract_pretty(call: ContractCall) -> str:
         return "misère"
     if call == "misere_bp":
         return "misère without talon"
+    if call == "preferans":
+        return "preferans"
     assert isinstance(call, Contract)
     suffix = " without talon" if call.no_talon else ""
     if call.strain == "NT":
@@ -122,7 +130,7 @@ def call_text(call: Call) -> str:
 
 def parse_call(text: str) -> Call:
     """Parse the canonical text of a call."""
-    if text in ("misere", "misere_bp", "pass", "here", "dark_pass"):
+    if text in ("misere", "misere_bp", "preferans", "pass", "here", "dark_pass"):
         return text  # type: ignore[return-value]
     if text.startswith("dark_"):
         contract = parse_contract(text[5:])
@@ -162,6 +170,8 @@ class Auction:
     """A-11: the highest bid is a dark bid."""
     dark_passed: bool = False
     """A-10: somebody said "пас в тёмную" in this auction."""
+    preferans: bool = False
+    """A-16: "преферанс" may be called (convention ``preferans_contract``)."""
 
     @property
     def finished(self) -> bool:
@@ -196,7 +206,7 @@ class Auction:
         return (
             self.high >= 0
             and not self.high_dark
-            and self.high not in (MISERE_RANK, MISERE_BP_RANK)
+            and self.high not in (MISERE_RANK, MISERE_BP_RANK, PREFERANS_RANK)
             and self.holder != position
             and self._most_senior_bidding() == position
         )
@@ -215,6 +225,15 @@ class Auction:
             self.no_talon
             and not self.spoke >> position & 1
             and self.high < MISERE_BP_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
+
+    def may_preferans(self, position: int) -> bool:
+        """A-16: "преферанс" is a first call ("объявляются сразу"), never in the dark."""
+        return (
+            self.preferans
+            and not self.spoke >> position & 1
+            and self.high < PREFERANS_RANK
             and self.min_level < PASS_ONLY_LEVEL
         )
 
@@ -252,6 +271,8 @@ class Auction:
             calls.append("misere")
         if self.may_misere_bp(self.turn):
             calls.append("misere_bp")
+        if self.may_preferans(self.turn):
+            calls.append("preferans")
         start = self.lowest_rank()
         if self.no_talon:
             calls.extend(LADDER[start // 2 :])
@@ -277,6 +298,11 @@ class Auction:
             passed |= bit
         elif self.min_level >= PASS_ONLY_LEVEL:
             raise IllegalBidError("this deal is a forced pass-out: only 'pass' may be said (A-3)")
+        elif call == "preferans":
+            if not self.may_preferans(position):
+                raise IllegalBidError("preferans is a first call, above every other (A-16)")
+            high, holder, high_dark = PREFERANS_RANK, position, False
+            last_bid = _set(last_bid, position, PREFERANS_RANK)
         elif call == "dark_pass":
             if not self.may_dark(position):
                 raise IllegalBidError("a dark pass is declared before looking at the cards (A-10)")
@@ -366,11 +392,14 @@ class Auction:
             open_floor,
             high_dark,
             dark_passed,
+            self.preferans,
         )
 
     def _describe_high(self) -> str:
-        if self.high in (MISERE_RANK, MISERE_BP_RANK):
-            what: str = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
+        if self.high == PREFERANS_RANK:
+            what: str = "preferans"
+        elif self.high in (MISERE_RANK, MISERE_BP_RANK):
+            what = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
         else:
             what = contract_pretty(contract_from_rank(self.high))
         return f"{what} held by seat {self.order[self.holder]}"
@@ -392,6 +421,8 @@ class Auction:
             return "misere"
         if self.high == MISERE_BP_RANK:
             return "misere_bp"
+        if self.high == PREFERANS_RANK:
+            return "preferans"
         return contract_from_rank(self.high)
 
 

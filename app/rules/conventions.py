@@ -67,6 +67,10 @@ class Conventions:
     """A-12: each game may also be bid without the talon, just above itself."""
     dark_calls: bool = False
     """A-10, A-11: a seat may pass or bid "в тёмную" before it picks up its cards."""
+    preferans_contract: bool = False
+    """A-16: the call "преферанс" (all ten tricks, the opponents play for the declarer)."""
+    preferans_short_hill: int = 30
+    """A-16: 004's "пишется много" for a "преферанс" declared without nine sure tricks."""
     halves_any_game: bool = False
     """A-19: the four-player dealer may be invited to go halves on any game, not only misère."""
     spit: bool = False
@@ -231,6 +235,8 @@ _PARSERS: dict[str, Any] = {
     "halves_any_game": _bool,
     "no_talon_games": _bool,
     "dark_calls": _bool,
+    "preferans_contract": _bool,
+    "preferans_short_hill": _positive_int,
     "preset": _preset_override,
 }
 
@@ -280,6 +286,7 @@ _ARABIC = dataclasses.replace(
     talon_bonus_flat=True,
     no_talon_games=True,
     dark_calls=True,
+    preferans_contract=True,
     closing_spares_dealer=True,
     talon_return_penalty=True,
     spit=True,

@@ -38,6 +38,8 @@ _DEAL_KEYS = (
     "halves_with",
     "out_of_turn",
     "dark",
+    "preferans",
+    "short",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
@@ -59,6 +61,10 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["no_talon"] = True
     if o.dark:
         out["dark"] = True
+    if o.preferans:
+        out["preferans"] = True
+    if o.preferans_short:
+        out["short"] = True
     if o.returned_from is not None:
         out["returned_from"] = o.returned_from
     if o.play is not None:
@@ -152,6 +158,12 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
     dark = data.get("dark", False)
     if not isinstance(dark, bool) or (dark and kind not in ("game", "conceded", "pass_out")):
         raise fail("dark", "dark is true or false, on a game or a pass-out (A-10, A-11)")
+    preferans = data.get("preferans", False)
+    if not isinstance(preferans, bool) or (preferans and kind != "game"):
+        raise fail("preferans", "preferans is true or false, on a game (A-16)")
+    short = data.get("short", False)
+    if not isinstance(short, bool) or (short and not preferans):
+        raise fail("short", "short is true or false, on a preferans (A-16)")
     out_of_turn = data.get("out_of_turn", False)
     if not isinstance(out_of_turn, bool):
         raise fail("out_of_turn", "out_of_turn must be true or false")
@@ -171,6 +183,8 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         out_of_turn=out_of_turn,
         misere_no_talon=no_talon,
         dark=dark,
+        preferans=preferans,
+        preferans_short=short,
     )
 
 

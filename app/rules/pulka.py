@@ -47,6 +47,7 @@ from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome, Penalty
 from app.rules.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
 from app.rules.penalties import Resolution, expected_dealer, resolve
+from app.rules.preferans import PREFERANS_CONTRACT, preferans_entries
 from app.rules.prices import HALF_WHIST_TRICKS
 from app.rules.seats import TABLE_SIZES, dealer_on_talon, defenders, playing_seats
 from app.rules.settlement import (
@@ -196,13 +197,22 @@ class Pulka:
         ``pulka/1`` field at fault) if the deal could not have happened here.
         """
         resolution = self._validate(outcome)
-        entries = score_deal(
-            resolution.outcome,
-            self.conventions,
-            players=self.players,
-            deal=self.deal_index,
-            pass_out_streak=self.pass_out_streak,
-        )
+        if outcome.preferans:  # A-16
+            entries = preferans_entries(
+                outcome,
+                self.sheet,
+                self.target,
+                self.deal_index,
+                self.conventions.preferans_short_hill,
+            )
+        else:
+            entries = score_deal(
+                resolution.outcome,
+                self.conventions,
+                players=self.players,
+                deal=self.deal_index,
+                pass_out_streak=self.pass_out_streak,
+            )
         if resolution.relabel is not None:
             # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
             entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
@@ -465,6 +475,14 @@ class Pulka:
             or (o.kind != "misere" and not self.conventions.halves_any_game)
         ):
             raise fail("misere_partner", "only the four-player dealer goes halves (R-B9, A-19)")
+        if o.preferans and (
+            not self.conventions.preferans_contract
+            or o.contract != PREFERANS_CONTRACT
+            or o.tricks is None
+            or o.dark
+            or o.misere_partner is not None
+        ):
+            raise fail("preferans", "a preferans is 10NT played out, never dark or halves (A-16)")
         if o.dark and not self.conventions.dark_calls:
             raise fail("dark", "dark calls are not played here (A-10, A-11)")
         if o.misere_no_talon and not self.conventions.no_talon_games:

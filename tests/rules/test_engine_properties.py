@@ -230,7 +230,10 @@ class Policy:
                 return PickUp(seat)  # the cards picked up first
             if rng.random() < 0.55:
                 return bids[0]
-            plain = [b for b in bids if b not in dark]
+            preferans = [b for b in bids if b.call == "preferans"]
+            if preferans and rng.random() < 0.05:
+                return preferans[0]
+            plain = [b for b in bids if b not in dark and b not in preferans]
             return rng.choice(plain[1:5] or plain)
         if state.phase == "contract":
             named = [a for a in options if isinstance(a, NameContract)]

@@ -18,7 +18,14 @@ from app.rules.phases.classic import apply_classic_bid, classic_bid_options
 from app.rules.phases.contract import name_contract, take_talon
 from app.rules.phases.play import start_pass_out
 from app.rules.seats import TABLE_SIZES
-from app.rules.state import DealState, OutOfTurnError, Transition, evolve, require_turn
+from app.rules.state import (
+    DealState,
+    OutOfTurnError,
+    Transition,
+    defenders_of,
+    evolve,
+    require_turn,
+)
 
 _BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     (
@@ -35,6 +42,7 @@ _LADDER_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
 )
 """Every contract bid of each seat with the games without the talon (A-12), in ladder order."""
 _MISERE_BP = tuple(Bid(seat, "misere_bp") for seat in range(max(TABLE_SIZES)))
+_PREFERANS = tuple(Bid(seat, "preferans") for seat in range(max(TABLE_SIZES)))
 _DARK_BIDS: tuple[tuple[Bid, ...], ...] = tuple(
     (Bid(seat, "dark_pass"), *(Bid(seat, DarkBid(c)) for c in ALL_CONTRACTS))
     for seat in range(max(TABLE_SIZES))
@@ -79,6 +87,8 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
         out.append(cached[2])
     if auction.may_misere_bp(auction.turn):
         out.append(_MISERE_BP[seat])
+    if auction.may_preferans(auction.turn):
+        out.append(_PREFERANS[seat])  # A-16
     if auction.no_talon:
         out.extend(_LADDER_BIDS[seat][auction.lowest_rank() // 2 :])
     else:
@@ -121,6 +131,13 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
         state = evolve(state, auction=auction, declarer=declarer, bid=bid, kind=kind)
         return name_contract(state, "misere" if bid == "misere_bp" else bid, events)
     events.append(Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}))
+    if bid == "preferans":
+        # A-16: the talon goes into his hand and the first defender discards for him.
+        state = evolve(
+            state, auction=auction, declarer=declarer, bid=bid, talon_shown=2, kind="game"
+        )
+        state, done = take_talon(state, events)
+        return evolve(state, to_move=defenders_of(state)[0]), done
     state = evolve(
         state,
         auction=auction,

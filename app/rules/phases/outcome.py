@@ -13,6 +13,7 @@ from app.rules.cards import CARD_TEXTS, card_text, mask_text
 from app.rules.errors import RulesError
 from app.rules.outcome import Contract, DealOutcome
 from app.rules.outcome_json import deal_to_json
+from app.rules.preferans import SURE_TRICKS_NEEDED, sure_tricks
 from app.rules.seats import pass_out_seats
 from app.rules.state import DealState, EndReason, Transition, dark_game, evolve
 
@@ -110,8 +111,9 @@ def outcome(state: DealState) -> DealOutcome | None:
             misere_partner=misere_partner,  # R-B9
             misere_no_talon=state.bid == "misere_bp",
         )
-    assert isinstance(state.contract, Contract)
+    assert isinstance(state.contract, Contract) and declarer is not None
     played = state.end not in ("without_play", "half_whist")
+    preferans = state.bid == "preferans"
     return DealOutcome(
         dealer=dealer,
         kind="game",
@@ -123,6 +125,8 @@ def outcome(state: DealState) -> DealOutcome | None:
         tricks=tricks if played else None,
         talon=talon,
         talon_returned=returned,
-        misere_partner=halves,
+        misere_partner=None if preferans else halves,  # no halves on a preferans
         dark=dark_game(state),
+        preferans=preferans,
+        preferans_short=preferans and sure_tricks(state.dealt[declarer]) < SURE_TRICKS_NEEDED,
     )

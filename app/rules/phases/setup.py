@@ -88,6 +88,7 @@ def apply_cut(state: DealState, action: Cut) -> Transition:
             min_level=state.config.min_level,
             no_talon=state.config.conventions.no_talon_games,
             blind=0b111 if dark else 0,  # hands face down until picked up
+            preferans=state.config.conventions.preferans_contract,
         ),
         to_move=active[0],
         turn=None,
