@@ -84,6 +84,7 @@ def test_a16_the_opponents_discard_and_play_for_the_declarer() -> None:
     assert state.phase == "discard" and state.to_move == 2 and state.declarer == 1
     discards = [a for a in legal_actions(state, 2) if isinstance(a, Discard)]
     assert len(discards) == 66  # two of the declarer's twelve
+    assert len(view(state, 2)["open_hands"]["1"]) == 12  # laid open for the discard
     assert not [a for a in legal_actions(state, 1) if isinstance(a, Discard)]
     state, _ = apply(state, Discard(2, tuple(parse_cards(["8H", "7H"]))))  # type: ignore[arg-type]
     assert state.phase == "play" and state.turn == 1 and state.to_move == 2

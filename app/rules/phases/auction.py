@@ -16,7 +16,7 @@ from app.rules.classic import is_classic
 from app.rules.outcome import Contract
 from app.rules.phases.classic import apply_classic_bid, classic_bid_options
 from app.rules.phases.contract import name_contract, take_talon
-from app.rules.phases.play import start_pass_out
+from app.rules.phases.play import opened_event, start_pass_out
 from app.rules.seats import TABLE_SIZES
 from app.rules.state import (
     DealState,
@@ -134,10 +134,17 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
     if bid == "preferans":
         # the talon goes into his hand and the first defender discards for him.
         state = evolve(
-            state, auction=auction, declarer=declarer, bid=bid, talon_shown=2, kind="game"
+            state,
+            auction=auction,
+            declarer=declarer,
+            bid=bid,
+            talon_shown=2,
+            kind="game",
+            open_seats=1 << declarer,  # his twelve cards lie open for the discard
         )
-        state, done = take_talon(state, events)
-        return evolve(state, to_move=defenders_of(state)[0]), done
+        state, _ = take_talon(state, events)
+        events.append(opened_event(state.hands, 1 << declarer))
+        return evolve(state, to_move=defenders_of(state)[0]), tuple(events)
     state = evolve(
         state,
         auction=auction,

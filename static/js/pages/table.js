@@ -417,7 +417,9 @@ export async function renderTable(root, { args, me }) {
   function handView(cards, { mine, seat }) {
     const d = st.deal;
     const playable = new Set(legalOf("play_card").map((a) => a.card));
-    const discarding = mine && legalOf("discard").length > 0;
+    // A-16: on a "преферанс" the first defender discards from the declarer's open hand
+    const discardsFrom = d && d.bid === "preferans" ? d.declarer : st.seat;
+    const discarding = legalOf("discard").length > 0 && (mine ? discardsFrom === st.seat : seat === discardsFrom);
     const sorted = sortHand(cards);
     const idOf = (card) => `card-${mine ? "me" : seat}-${card}`;
     return h("div", { class: "cards hand", role: "group", "aria-label": mine ? t("table.myHand") : nameOf(seat),
@@ -464,6 +466,7 @@ export async function renderTable(root, { args, me }) {
     const specials = classic ? ["pass"]
       : legal.has("misere_bp") || [...legal].some((c) => c.endsWith("BP"))
         ? ["pass", "here", "misere", "misere_bp"] : ["pass", "here", "misere"];
+    if (st.info.preset === "arabic") specials.push("preferans");  // A-16: all ten, a first call
     box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));

@@ -65,6 +65,7 @@ export function callText(call) {
   if (call === "misere") return t("table.misere");
   if (call === "misere_bp") return t("table.misereBp");
   if (call === "dark_pass") return t("table.darkPass");
+  if (call === "preferans") return t("table.preferansCall");
   if (call.startsWith("dark_")) return t("table.dark", { call: callText(call.slice(5)) });
   if (call === "whist") return t("table.whist");
   if (call === "half") return t("table.half");
