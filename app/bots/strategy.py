@@ -120,7 +120,9 @@ class Strategy:
         if "accept_result" in types:
             return {"type": "accept_result"}
         if "pick_up" in types:
-            return {"type": "pick_up"}  # look at the cards, never call in the dark
+            # never in the dark; look at the cards when it is our call, not before
+            # (three seats picking up at once would only race each other's seq)
+            return {"type": "pick_up"} if "bid" in types else None
         if "cut" in types:
             return dict(self.rng.choice(_typed(legal, "cut")))
         if "bid" in types and "take_talon" in types:

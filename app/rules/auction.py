@@ -261,7 +261,8 @@ class Auction:
         return max(floor, above)
 
     def legal_calls(self) -> list[Call]:
-        """Every call the player to move may make, pass first, the dark calls last (A-10)."""
+        """Every call the player to move may make: pass first, then the ladder, "преферанс"
+        (A-16) and the dark calls (A-10, A-11) last."""
         if self.turn < 0:
             return []
         calls: list[Call] = ["pass"]
@@ -271,13 +272,13 @@ class Auction:
             calls.append("misere")
         if self.may_misere_bp(self.turn):
             calls.append("misere_bp")
-        if self.may_preferans(self.turn):
-            calls.append("preferans")
         start = self.lowest_rank()
         if self.no_talon:
             calls.extend(LADDER[start // 2 :])
         else:
             calls.extend(ALL_CONTRACTS[first_with_talon(start) :])
+        if self.may_preferans(self.turn):
+            calls.append("preferans")
         if self.may_dark(self.turn):
             calls.append("dark_pass")
             start_dark = first_with_talon(self.lowest_dark_rank())

@@ -46,7 +46,7 @@ from app.workers import PoolBusy, WorkerPool
 ACTION_COMMANDS = frozenset({
     "cut", "bid", "take_talon", "return_talon", "discard", "name_contract", "concede", "defend",
     "return_whist", "choose_play", "play_card", "claim", "propose_result", "accept_result",
-    "decline_result",
+    "decline_result", "pick_up",
 })
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}

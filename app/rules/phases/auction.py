@@ -87,12 +87,12 @@ def bid_options(state: DealState, seat: int) -> list[Action]:
         out.append(cached[2])
     if auction.may_misere_bp(auction.turn):
         out.append(_MISERE_BP[seat])
-    if auction.may_preferans(auction.turn):
-        out.append(_PREFERANS[seat])
     if auction.no_talon:
         out.extend(_LADDER_BIDS[seat][auction.lowest_rank() // 2 :])
     else:
         out.extend(cached[3 + first_with_talon(auction.lowest_rank()) :])
+    if auction.may_preferans(auction.turn):
+        out.append(_PREFERANS[seat])
     if auction.may_dark(auction.turn):
         dark = _DARK_BIDS[seat]
         out.append(dark[0])
