@@ -246,6 +246,7 @@ EventType: TypeAlias = Literal[
     "invitation_answered",
     "hand_looked_at",
     "cards_picked_up",
+    "misere_switched",
 ]
 
 

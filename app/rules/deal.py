@@ -204,7 +204,7 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
             out.extend(bid_options(state, seat))
         out.extend(invitation_options(state, seat))
     elif phase == "talon":
-        out.extend(talon_options(seat))
+        out.extend(talon_options(state, seat))
     elif phase == "discard":
         out.extend(discard_options(state, seat))
     elif phase == "contract":

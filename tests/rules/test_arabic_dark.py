@@ -23,6 +23,7 @@ from app.rules import (
     Discard,
     NameContract,
     PickUp,
+    TakeTalon,
     action_from_json,
     action_to_json,
     legal_actions,
@@ -123,10 +124,29 @@ def _dark_declared(named: str) -> DealState:
     """Seat 1 wins the talon with "раз в тёмную", discards his two lowest, names ``named``."""
     state = _call(_call(_call(_arabic(), "dark_6S"), "pass"), "pass")
     assert state.declarer == 1 and view(state, 1)["dark"] is True
+    state, _ = apply(state, TakeTalon(1))
     low = tuple(sorted(mask_cards(state.hands[1]))[:2])
     state, _ = apply(state, Discard(1, low))
     state, _ = apply(state, NameContract(1, parse_contract(named)))
     return state
+
+
+def test_a11_the_dark_declarer_may_switch_to_misere_before_taking_the_talon() -> None:
+    """A-11: "После того, как игрок, выигравший торговлю за прикуп на тёмной игре, поднимет
+    свои карты, но до того, как взять прикуп — он имеет право перейти на мизер"."""
+    state = _call(_call(_call(_arabic(), "dark_6S"), "pass"), "pass")
+    assert state.phase == "talon" and state.to_move == 1
+    assert view(state, 1)["talon"] is None and len(view(state, 1)["hand"]) == 10
+    assert legal_actions(state, 1)[-2:] == [TakeTalon(1), NameContract(1, "misere")]
+    switched, events = apply(state, NameContract(1, "misere"))
+    assert [e.type for e in events][:2] == ["misere_switched", "talon_shown"]
+    assert switched.phase == "discard" and switched.bid == "misere"
+    low = tuple(sorted(mask_cards(switched.hands[1]))[:2])
+    switched, _ = apply(switched, Discard(1, low))
+    result = outcome(play_out(switched))
+    assert result is not None and result.kind == "misere" and not result.dark
+    taken, _ = apply(state, TakeTalon(1))
+    assert taken.phase == "discard" and view(taken, 0)["talon"] == ["8H", "7H"]
 
 
 def test_a11_a_dark_game_at_its_level_is_whisted_by_force_and_marked_dark() -> None:

@@ -130,6 +130,14 @@ def apply_bid(state: DealState, action: Bid) -> Transition:
         kind = "misere" if bid == "misere_bp" else "game"
         state = evolve(state, auction=auction, declarer=declarer, bid=bid, kind=kind)
         return name_contract(state, "misere" if bid == "misere_bp" else bid, events)
+    if auction.high_dark:
+        # the dark declarer looks at his cards and may still switch to misère before he
+        # takes the talon; it stays face down until he does (TakeTalon or NameContract misère).
+        state = evolve(
+            state, auction=auction, declarer=declarer, bid=bid, kind="game", phase="talon",
+            to_move=declarer,
+        )
+        return state, tuple(events)
     events.append(Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}))
     if bid == "preferans":
         # the talon goes into his hand and the first defender discards for him.

@@ -26,7 +26,7 @@ from app.rules.auction import (
     contract_pretty,
     first_with_talon,
 )
-from app.rules.cards import card_pretty, mask_cards
+from app.rules.cards import card_pretty, card_text, mask_cards
 from app.rules.classic import CLASSIC_CONTRACTS, is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import Contract
@@ -60,9 +60,23 @@ def nameable(bid: Contract) -> tuple[Contract, ...]:
     return ALL_CONTRACTS[first_with_talon(call_rank(bid)) :]
 
 
-def talon_options(seat: int) -> list[Action]:
-    """Take the talon or return it (R-C6): the ``talon`` phase of older states only."""
+def talon_options(state: DealState, seat: int) -> list[Action]:
+    """Take the talon or return it (R-C6): the ``talon`` phase of older states; after a dark
+    win, take it or switch to misère (A-11)."""
+    if dark_choice(state):
+        return [TakeTalon(seat), NameContract(seat, "misere")]
     return [TakeTalon(seat), ReturnTalon(seat)]
+
+
+def dark_choice(state: DealState) -> bool:
+    """A-11: the dark declarer has looked at his cards; the talon is not yet shown."""
+    auction = state.auction
+    return (
+        state.phase == "talon"
+        and auction is not None
+        and auction.high_dark
+        and state.talon_shown == 0
+    )
 
 
 def return_allowed(state: DealState) -> bool:
@@ -128,8 +142,11 @@ def take_talon(state: DealState, events: list[Event]) -> Transition:
 
 
 def apply_take_talon(state: DealState, action: TakeTalon) -> Transition:
-    """Take the talon when returning it was possible (R-C6)."""
+    """Take the talon when returning it was possible (R-C6), or after a dark win (A-11)."""
     require_turn(state, action.seat, "talon")
+    if dark_choice(state):
+        events = [Event("talon_shown", {"cards": [card_text(c) for c in state.talon]})]
+        return take_talon(evolve(state, talon_shown=2), events)
     return take_talon(state, [])
 
 
@@ -175,7 +192,16 @@ def apply_discard(state: DealState, action: Discard) -> Transition:
 
 
 def apply_name(state: DealState, action: NameContract) -> Transition:
-    """Name the contract: the bid or higher, misère only by itself (R-C2)."""
+    """Name the contract: the bid or higher, misère only by itself (R-C2); a dark declarer
+    may switch to misère before taking the talon (A-11)."""
+    if dark_choice(state) and action.contract == "misere":
+        require_turn(state, action.seat, "talon")
+        events = [
+            Event("misere_switched", {"seat": action.seat}),
+            Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}),
+        ]
+        state = evolve(state, bid="misere", kind="misere", talon_shown=2)
+        return take_talon(state, events)
     require_turn(state, action.seat, "contract")
     contract = action.contract
     if is_classic(state.config.conventions):
