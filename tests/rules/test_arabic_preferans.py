@@ -7,10 +7,13 @@ seat 1 holds every spade and ♣AK, so ten sure tricks). Rule IDs are docs/rules
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
 from fractions import Fraction
 
 import pytest
 
+from app.commands.score import run_score
 from app.rules import Bid, Conventions, DealState, Discard, legal_actions, outcome, view
 from app.rules.auction import IllegalBidError, parse_call
 from app.rules.cards import cards_mask, parse_cards
@@ -150,3 +153,29 @@ def test_a16_records_are_refused_where_preferans_is_not_played() -> None:
     with pytest.raises(InvalidRecordError, match="A-16"):
         wrong = dataclasses.replace(_preferans({1: 10, 2: 0, 0: 0}), contract=Contract(10, "S"))  # type: ignore[type-var]
         new(NO_OPENING).record(wrong)
+
+
+def test_a16_prefclub_score_rescores_a_made_preferans() -> None:
+    """A-16: a 7♥ made by seat 1 with whists on him, then his "преферанс" made: pool 20, hill 0,
+    no whists on him; the record's ``"preferans": true`` is all the scorer needs."""
+    record = {
+        "format": "pulka/1",
+        "conventions": {"preset": "arabic", "opening_bombs": 0},
+        "players": ["Anna", "Boris", "Vera"],
+        "target": 20,
+        "stake": "0.50",
+        "ended": "agreement",
+        "deals": [
+            {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+             "defence": {"2": "whist", "0": "pass"}, "play": "closed",
+             "tricks": {"1": 6, "2": 3, "0": 1}},
+            {"dealer": 1, "type": "game", "declarer": 1, "contract": "10NT",
+             "defence": {"2": "pass", "0": "pass"}, "play": "closed",
+             "tricks": {"1": 10, "2": 0, "0": 0}, "preferans": True},
+        ],
+    }
+    out = io.StringIO()
+    assert run_score("-", out, io.StringIO(json.dumps(record))) == 0
+    sheet = json.loads(out.getvalue())["sheet"]
+    assert sheet["pool"][1] == 20 and sheet["hill"][1] == 0
+    assert sheet["whists"][2][1] == 0 and sheet["whists"][0][1] == 0
