@@ -81,8 +81,10 @@ def misere_safe(cards: Sequence[str]) -> bool:
 
 def contract_parts(text: str | None) -> tuple[int, str] | None:
     """Level and strain of a contract's text; a game without the talon (A-12) as its game."""
-    if not text or text in ("misere", "misere_bp", "pass", "here"):
-        return None
+    if not text or text in ("misere", "misere_bp", "preferans", "pass", "here") or text.startswith(
+        "dark_"
+    ):
+        return None  # A-10, A-11: the bots never call in the dark
     text = text.removesuffix("BP")
     return int(text[:-2] if text.endswith("NT") else text[:-1]), (
         "NT" if text.endswith("NT") else text[-1])
@@ -117,6 +119,10 @@ class Strategy:
         types = {a.get("type") for a in legal}
         if "accept_result" in types:
             return {"type": "accept_result"}
+        if "pick_up" in types:
+            # A-10, A-11: never in the dark; look at the cards when it is our call, not before
+            # (three seats picking up at once would only race each other's seq)
+            return {"type": "pick_up"} if "bid" in types else None
         if "cut" in types:
             return dict(self.rng.choice(_typed(legal, "cut")))
         if "bid" in types and "take_talon" in types:

@@ -146,6 +146,7 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
         "deals": sum(r["deals"] for r in results),
         "commands": sum(b.stats.commands for b in bots),
         "errors": sum(b.stats.errors for b in bots),
+        "error_codes": _codes(bots),
         "latency_ms": summary_latency(bots, groups),
         "seconds": round(elapsed, 2),
         "tables": [{"pulka_id": r["pulka_id"], "export": r["export"],
@@ -177,3 +178,12 @@ def run_selfplay(tables: int, players: int, deals: int, preset: str, as_json: bo
             print(f"pulka {table['pulka_id']}: {table['export']} rescore "
                   f"{'matched' if table['rescore_matched'] else 'DIFFERS'}")
     return 0 if ok else 1
+
+
+def _codes(bots: list[Any]) -> dict[str, int]:
+    """Every error code the bots were sent, summed (a non-zero count says which refusals)."""
+    out: dict[str, int] = {}
+    for bot in bots:
+        for code, n in bot.stats.error_codes.items():
+            out[code] = out.get(code, 0) + n
+    return out

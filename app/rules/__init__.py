@@ -57,6 +57,7 @@ from app.rules.actions import (
     InviteMisere,
     LookAtHand,
     NameContract,
+    PickUp,
     PlayCard,
     ProposeResult,
     ReturnTalon,
@@ -67,6 +68,7 @@ from app.rules.auction import (
     Auction,
     Call,
     ContractCall,
+    DarkBid,
     IllegalBidError,
     call_text,
     contract_pretty,
@@ -87,6 +89,7 @@ from app.rules.cards import (
 )
 from app.rules.claims import best_tricks, claim_holds
 from app.rules.codec import (
+    ACTION_TYPES,
     MalformedActionError,
     action_from_json,
     action_to_json,
@@ -155,6 +158,7 @@ from app.rules.settlement import Settlement, settle
 from app.rules.sheet import Entry, Sheet, running_totals, score_deal
 
 __all__ = [
+    "ACTION_TYPES",
     "PRESET_NAMES",
     "STRAINS",
     "AcceptResult",
@@ -172,6 +176,7 @@ __all__ = [
     "ContractCall",
     "Conventions",
     "Cut",
+    "DarkBid",
     "DealConfig",
     "DealKind",
     "DealOutcome",
@@ -201,6 +206,7 @@ __all__ = [
     "OutOfTurnError",
     "Penalty",
     "Phase",
+    "PickUp",
     "PlayCard",
     "PlayMode",
     "PresetName",

@@ -28,7 +28,8 @@ class Cut:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Bid:
-    """An auction call: a contract, ``"misere"``, ``"pass"`` or ``"here"`` (R-B1..R-B6)."""
+    """An auction call: a contract, ``"misere"``, ``"pass"``, ``"here"`` (R-B1..R-B6), or a
+    dark call, ``"dark_pass"`` or a :class:`~app.rules.auction.DarkBid` (A-10, A-11)."""
 
     seat: int
     call: Call
@@ -159,6 +160,15 @@ class LookAtHand:
     target: int
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class PickUp:
+    """A-10, A-11: a seat picks up its cards, giving up its dark call (``dark_calls`` only).
+
+    Until it does (or makes any call) its own hand is hidden from it in the auction."""
+
+    seat: int
+
+
 Action: TypeAlias = (
     Cut
     | Bid
@@ -178,6 +188,7 @@ Action: TypeAlias = (
     | InviteMisere
     | AnswerInvitation
     | LookAtHand
+    | PickUp
 )
 
 ACTION_TYPES: dict[str, type[Any]] = {
@@ -199,6 +210,7 @@ ACTION_TYPES: dict[str, type[Any]] = {
     "invite_misere": InviteMisere,
     "answer_invitation": AnswerInvitation,
     "look_at_hand": LookAtHand,
+    "pick_up": PickUp,
 }
 """JSON ``type`` of each action class."""
 ACTION_NAMES: dict[type[Any], str] = {cls: name for name, cls in ACTION_TYPES.items()}
@@ -233,6 +245,8 @@ EventType: TypeAlias = Literal[
     "misere_invited",
     "invitation_answered",
     "hand_looked_at",
+    "cards_picked_up",
+    "misere_switched",
 ]
 
 

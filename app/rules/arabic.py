@@ -28,6 +28,10 @@ THREE_PLAYER_PENALTY = 10
 """A-7: hill points the three-player dealer writes for three pass-outs in a row."""
 BOMB_BASE = 2
 """A-2: the n-th bomb multiplies by 2**n (×2, ×4, ×8)."""
+DARK_GAME_FACTOR = 2
+"""A-11: "пишется с умножением на 2"."""
+DARK_PASS_BOMBS = 3
+"""A-10: dark-pass bombs go up to the third (×8)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -61,6 +65,16 @@ def min_level(c: Conventions, streak: int, opening_left: int) -> int:
     if opening_left > 0:
         return PASS_ONLY_LEVEL
     return c.minimum_level(streak)
+
+
+def dark_factor(outcome: DealOutcome, dark_run: int) -> int:
+    """A-10, A-11: a dark game at its level is written × 2; a pass-out with a dark pass is
+    played on a bomb, the first of a run ×2, the second in a row ×4, the third and later ×8."""
+    if not outcome.dark:
+        return 1
+    if outcome.kind == "pass_out":
+        return int(BOMB_BASE ** min(max(dark_run, 1), DARK_PASS_BOMBS))
+    return DARK_GAME_FACTOR
 
 
 def multiplied(entries: Iterable[Entry], factor: int) -> list[Entry]:

@@ -22,14 +22,33 @@ from app.rules.cards import SUIT_SYMBOLS
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import STRAINS, Contract
 
-Call: TypeAlias = Contract | Literal["misere", "misere_bp", "pass", "here"]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DarkBid:
+    """A-11: a trick bid declared before looking at the cards ("раз в тёмную" is 6♠).
+
+    It ranks as the same contract on the ladder, but an open bid overbids it only from the
+    next level up ("перебить можно либо 6♣ в тёмную, либо семерной"). Written ``dark_6S``.
+    """
+
+    contract: Contract
+
+    def __str__(self) -> str:
+        return f"dark_{self.contract}"
+
+
+Call: TypeAlias = (
+    Contract | DarkBid | Literal["misere", "misere_bp", "preferans", "pass", "here", "dark_pass"]
+)
 """One auction call."""
-ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp"]
+ContractCall: TypeAlias = Contract | Literal["misere", "misere_bp", "preferans"]
 """What a declarer can have won the auction with, or name (R-C2)."""
 
 MISERE_RANK: Final = 59
 MISERE_BP_RANK: Final = 61
 """A-13: misère without the talon, between 9♠ and 9♠ without the talon."""
+PREFERANS_RANK: Final = 101
+"""A-16: "преферанс", all ten tricks, above every other call."""
 PASS_ONLY_LEVEL: Final = 11
 """A deal's ``min_level`` that allows no bid at all: a forced pass-out (004's opening, A-3)."""
 _STRAIN_INDEX: Final = {s: i for i, s in enumerate(STRAINS)}
@@ -60,6 +79,8 @@ def call_rank(call: ContractCall) -> int:
         return MISERE_RANK
     if call == "misere_bp":
         return MISERE_BP_RANK
+    if call == "preferans":
+        return PREFERANS_RANK
     assert isinstance(call, Contract)
     return contract_rank(call)
 
@@ -93,6 +114,8 @@ def contract_pretty(call: ContractCall) -> str:
         return "misère"
     if call == "misere_bp":
         return "misère without talon"
+    if call == "preferans":
+        return "preferans"
     assert isinstance(call, Contract)
     suffix = " without talon" if call.no_talon else ""
     if call.strain == "NT":
@@ -101,14 +124,19 @@ def contract_pretty(call: ContractCall) -> str:
 
 
 def call_text(call: Call) -> str:
-    """Canonical text of a call: ``"6S"``, ``"misere"``, ``"pass"``, ``"here"``."""
+    """Canonical text of a call: ``"6S"``, ``"misere"``, ``"pass"``, ``"here"``, ``"dark_6S"``."""
     return call if isinstance(call, str) else str(call)
 
 
 def parse_call(text: str) -> Call:
     """Parse the canonical text of a call."""
-    if text in ("misere", "misere_bp", "pass", "here"):
+    if text in ("misere", "misere_bp", "preferans", "pass", "here", "dark_pass"):
         return text  # type: ignore[return-value]
+    if text.startswith("dark_"):
+        contract = parse_contract(text[5:])
+        if contract.no_talon:
+            raise IllegalBidError("a dark bid is a game with the talon (A-11)")
+        return DarkBid(contract)
     return parse_contract(text)
 
 
@@ -132,6 +160,18 @@ class Auction:
     last_bid: tuple[int, int, int] = (-1, -1, -1)
     no_talon: bool = False
     """A-12: games without the talon are on the ladder (convention ``no_talon_games``)."""
+    blind: int = 0
+    """A-10, A-11: bit per position that has neither spoken nor picked up its cards; only
+    these may call in the dark (convention ``dark_calls``)."""
+    open_floor: int = 6
+    """A-10, A-11: the lowest level of an open bid after a dark pass (7) or a dark bid (its
+    level + 1)."""
+    high_dark: bool = False
+    """A-11: the highest bid is a dark bid."""
+    dark_passed: bool = False
+    """A-10: somebody said "пас в тёмную" in this auction."""
+    preferans: bool = False
+    """A-16: "преферанс" may be called (convention ``preferans_contract``)."""
 
     @property
     def finished(self) -> bool:
@@ -165,7 +205,8 @@ class Auction:
         """R-B5: may ``position`` say "here" now (hold the current bid instead of raising)?"""
         return (
             self.high >= 0
-            and self.high not in (MISERE_RANK, MISERE_BP_RANK)
+            and not self.high_dark
+            and self.high not in (MISERE_RANK, MISERE_BP_RANK, PREFERANS_RANK)
             and self.holder != position
             and self._most_senior_bidding() == position
         )
@@ -187,15 +228,41 @@ class Auction:
             and self.min_level < PASS_ONLY_LEVEL
         )
 
-    def lowest_rank(self) -> int:
-        """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6)."""
+    def may_preferans(self, position: int) -> bool:
+        """A-16: "преферанс" is a first call ("объявляются сразу"), never in the dark."""
+        return (
+            self.preferans
+            and not self.spoke >> position & 1
+            and self.high < PREFERANS_RANK
+            and self.min_level < PASS_ONLY_LEVEL
+        )
+
+    def may_dark(self, position: int) -> bool:
+        """A-10, A-11: a dark call is the first call of a position that has not looked."""
+        return bool(self.blind >> position & 1) and self.min_level < PASS_ONLY_LEVEL
+
+    def picked_up(self, position: int) -> Auction:
+        """The auction after ``position`` looked at its cards: no dark call for it any more."""
+        return dataclasses.replace(self, blind=self.blind & ~(1 << position))
+
+    def lowest_dark_rank(self) -> int:
+        """The lowest dark-bid rank (A-11): above the highest bid, from the deal's floor."""
         floor = 4 * ((self.min_level - 6) * 5)
+        above = self.high + 1
+        above += above % 2
+        return max(floor, above)
+
+    def lowest_rank(self) -> int:
+        """The lowest trick-bid rank the player to call may bid (R-B2, R-B3, R-R6; after a
+        dark call the next level up, A-10, A-11)."""
+        floor = 4 * ((max(self.min_level, self.open_floor) - 6) * 5)
         above = self.high + 1
         above += above % 2  # trick bids have even ranks
         return max(floor, above)
 
     def legal_calls(self) -> list[Call]:
-        """Every call the player to move may make, pass first."""
+        """Every call the player to move may make: pass first, then the ladder, "преферанс"
+        (A-16) and the dark calls (A-10, A-11) last."""
         if self.turn < 0:
             return []
         calls: list[Call] = ["pass"]
@@ -210,6 +277,12 @@ class Auction:
             calls.extend(LADDER[start // 2 :])
         else:
             calls.extend(ALL_CONTRACTS[first_with_talon(start) :])
+        if self.may_preferans(self.turn):
+            calls.append("preferans")
+        if self.may_dark(self.turn):
+            calls.append("dark_pass")
+            start_dark = first_with_talon(self.lowest_dark_rank())
+            calls.extend(DarkBid(c) for c in ALL_CONTRACTS[start_dark:])
         return calls
 
     def call(self, call: Call) -> Auction:
@@ -221,10 +294,38 @@ class Auction:
         high, holder = self.high, self.holder
         passed = self.passed
         last_bid = self.last_bid
+        high_dark, dark_passed, open_floor = self.high_dark, self.dark_passed, self.open_floor
         if call == "pass":
             passed |= bit
         elif self.min_level >= PASS_ONLY_LEVEL:
             raise IllegalBidError("this deal is a forced pass-out: only 'pass' may be said (A-3)")
+        elif call == "preferans":
+            if not self.may_preferans(position):
+                raise IllegalBidError("preferans is a first call, above every other (A-16)")
+            high, holder, high_dark = PREFERANS_RANK, position, False
+            last_bid = _set(last_bid, position, PREFERANS_RANK)
+        elif call == "dark_pass":
+            if not self.may_dark(position):
+                raise IllegalBidError("a dark pass is declared before looking at the cards (A-10)")
+            passed |= bit
+            dark_passed = True
+            open_floor = max(open_floor, 7)
+        elif isinstance(call, DarkBid):
+            if not self.may_dark(position):
+                raise IllegalBidError("a dark bid is declared before looking at the cards (A-11)")
+            rank = contract_rank(call.contract)
+            if call.contract.no_talon or call.contract.level < self.min_level:
+                raise IllegalBidError(
+                    f"the lowest dark bid in this deal is {self.min_level}♠ (A-11, R-B3)"
+                )
+            if rank <= self.high:
+                raise IllegalBidError(
+                    f"{contract_pretty(call.contract)} in the dark is not above "
+                    f"{self._describe_high()}"
+                )
+            high, holder, high_dark = rank, position, True
+            open_floor = max(open_floor, call.contract.level + 1)
+            last_bid = _set(last_bid, position, rank)
         elif call == "here":
             if not self.may_hold(position):
                 raise IllegalBidError(self._why_no_hold(position))
@@ -234,7 +335,7 @@ class Auction:
                 raise IllegalBidError(
                     "misère without the talon: a first call, under 9♠ without the talon (A-13)"
                 )
-            high, holder = MISERE_BP_RANK, position
+            high, holder, high_dark = MISERE_BP_RANK, position, False
             last_bid = _set(last_bid, position, MISERE_BP_RANK)
         elif call == "misere":
             if self.spoke & bit:
@@ -245,7 +346,7 @@ class Auction:
                 raise IllegalBidError(
                     f"misère is not above {self._describe_high()}"
                 )
-            high, holder = MISERE_RANK, position
+            high, holder, high_dark = MISERE_RANK, position, False
             last_bid = _set(last_bid, position, MISERE_RANK)
         elif isinstance(call, Contract):
             if call.no_talon and not self.no_talon:
@@ -255,11 +356,15 @@ class Auction:
                 raise IllegalBidError(
                     f"the lowest bid in this deal is {self.min_level}♠ (R-B3, R-R6)"
                 )
+            if call.level < open_floor:
+                raise IllegalBidError(
+                    f"after a dark call the lowest open bid is {open_floor}♠ (A-10, A-11)"
+                )
             if rank <= self.high:
                 raise IllegalBidError(
                     f"{contract_pretty(call)} is not above {self._describe_high()}"
                 )
-            high, holder = rank, position
+            high, holder, high_dark = rank, position, False
             last_bid = _set(last_bid, position, rank)
         else:
             raise IllegalBidError(f"{call!r} is not a call")
@@ -284,11 +389,18 @@ class Auction:
             turn,
             last_bid,
             self.no_talon,
+            self.blind & ~bit,
+            open_floor,
+            high_dark,
+            dark_passed,
+            self.preferans,
         )
 
     def _describe_high(self) -> str:
-        if self.high in (MISERE_RANK, MISERE_BP_RANK):
-            what: str = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
+        if self.high == PREFERANS_RANK:
+            what: str = "preferans"
+        elif self.high in (MISERE_RANK, MISERE_BP_RANK):
+            what = contract_pretty("misere" if self.high == MISERE_RANK else "misere_bp")
         else:
             what = contract_pretty(contract_from_rank(self.high))
         return f"{what} held by seat {self.order[self.holder]}"
@@ -310,6 +422,8 @@ class Auction:
             return "misere"
         if self.high == MISERE_BP_RANK:
             return "misere_bp"
+        if self.high == PREFERANS_RANK:
+            return "preferans"
         return contract_from_rank(self.high)
 
 

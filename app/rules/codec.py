@@ -37,6 +37,7 @@ from app.rules.actions import (
     InviteMisere,
     LookAtHand,
     NameContract,
+    PickUp,
     PlayCard,
     ProposeResult,
     ReturnTalon,
@@ -71,7 +72,10 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "invite_misere": (),
     "answer_invitation": ("accept",),
     "look_at_hand": ("target",),
+    "pick_up": (),
 }
+ACTION_TYPES: frozenset[str] = frozenset(_FIELDS)
+"""Every engine action's ``type`` on the wire: the live server accepts exactly these."""
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:
@@ -162,6 +166,8 @@ def action_from_json(data: Any) -> Action:
             return AnswerInvitation(seat, accept)
         if kind == "look_at_hand":
             return LookAtHand(seat, _int(data, "target"))
+        if kind == "pick_up":
+            return PickUp(seat)
         return DeclineResult(seat)
     except MalformedActionError:
         raise

@@ -65,6 +65,12 @@ class Conventions:
     """R-R4 at four players: the dealer's pass-out zero bonus; 004 gives him none (A-9)."""
     no_talon_games: bool = False
     """A-12: each game may also be bid without the talon, just above itself."""
+    dark_calls: bool = False
+    """A-10, A-11: a seat may pass or bid "в тёмную" before it picks up its cards."""
+    preferans_contract: bool = False
+    """A-16: the call "преферанс" (all ten tricks, the opponents play for the declarer)."""
+    preferans_short_hill: int = 30
+    """A-16: 004's "пишется много" for a "преферанс" declared without nine sure tricks."""
     halves_any_game: bool = False
     """A-19: the four-player dealer may be invited to go halves on any game, not only misère."""
     spit: bool = False
@@ -228,6 +234,9 @@ _PARSERS: dict[str, Any] = {
     "spit": _bool,
     "halves_any_game": _bool,
     "no_talon_games": _bool,
+    "dark_calls": _bool,
+    "preferans_contract": _bool,
+    "preferans_short_hill": _positive_int,
     "preset": _preset_override,
 }
 
@@ -276,6 +285,8 @@ _ARABIC = dataclasses.replace(
     talon_bonus=True,
     talon_bonus_flat=True,
     no_talon_games=True,
+    dark_calls=True,
+    preferans_contract=True,
     closing_spares_dealer=True,
     talon_return_penalty=True,
     spit=True,

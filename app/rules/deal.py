@@ -36,6 +36,7 @@ from app.rules.actions import (
     InviteMisere,
     LookAtHand,
     NameContract,
+    PickUp,
     PlayCard,
     ProposeResult,
     ReturnTalon,
@@ -46,7 +47,13 @@ from app.rules.auction import call_text
 from app.rules.cards import ALL_CARDS, Card, CardMask, card_text, mask_text
 from app.rules.errors import IllegalActionError, RulesError
 from app.rules.outcome_json import deal_to_json
-from app.rules.phases.auction import apply_bid, bid_options
+from app.rules.phases.auction import (
+    apply_bid,
+    apply_pick_up,
+    bid_options,
+    blind,
+    pick_up_options,
+)
 from app.rules.phases.claims import (
     answer_options,
     apply_accept,
@@ -91,6 +98,7 @@ from app.rules.state import (
     OutOfTurnError,
     Phase,
     Transition,
+    dark_game,
 )
 
 __all__ = [
@@ -136,6 +144,7 @@ _HANDLERS: dict[type[Any], _Handler] = {
     InviteMisere: apply_invite,
     AnswerInvitation: apply_answer,
     LookAtHand: apply_look,
+    PickUp: apply_pick_up,
 }
 """The handler of each action type, in its phase module."""
 
@@ -184,6 +193,8 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
         return out
     if concede_refusal(state, seat) is None:
         out.append(Concede(seat))
+    if phase == "auction":
+        out.extend(pick_up_options(state, seat))  # A-10, A-11: at any time, out of turn too
     if state.to_move != seat:
         return out
     if phase == "cut":
@@ -193,7 +204,7 @@ def legal_actions(state: DealState, seat: int) -> list[Action]:
             out.extend(bid_options(state, seat))
         out.extend(invitation_options(state, seat))
     elif phase == "talon":
-        out.extend(talon_options(seat))
+        out.extend(talon_options(state, seat))
     elif phase == "discard":
         out.extend(discard_options(state, seat))
     elif phase == "contract":
@@ -220,7 +231,7 @@ def visible_cards(state: DealState, seat: int | None) -> CardMask:
         return ALL_CARDS
     mask = 0
     for s in range(state.players):
-        if state.open_seats >> s & 1 or s == seat:
+        if state.open_seats >> s & 1 or (s == seat and not blind(state, seat)):
             mask |= state.hands[s]
     if state.kind != "pass_out" and state.talon_shown == 2:
         mask |= (1 << state.talon[0]) | (1 << state.talon[1])
@@ -291,7 +302,12 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "hand_sizes": {str(s): state.hands[s].bit_count() for s in state.active}
         if state.hands
         else {},
-        "hand": mask_text(state.hands[seat]) if seat is not None and state.hands else [],
+        "hand": mask_text(state.hands[seat])
+        if seat is not None and state.hands and not blind(state, seat)
+        else [],
+        "blind": blind(state, seat),
+        "dark": bool(auction and auction.high_dark and state.declarer is not None),
+        "dark_game": dark_game(state),
         "open_hands": {
             str(s): mask_text(state.hands[s])
             for s in range(state.players)

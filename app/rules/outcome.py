@@ -81,3 +81,11 @@ class DealOutcome:
     """A-13: the misère was bid and played without the talon (``pulka/1`` ``no_talon``)."""
     out_of_turn: bool = False
     """Dealt out of turn and not claimed in time: it stands (R-X3)."""
+    preferans: bool = False
+    """A-16: the game is "преферанс" (``contract`` 10NT): made, it closes the declarer's pool
+    and clears his hill and the whists on him; failed, nothing is written."""
+    preferans_short: bool = False
+    """A-16: the "преферанс" was declared without nine sure tricks (a hill penalty)."""
+    dark: bool = False
+    """A-11 on a game: won with a dark bid and played at its level, every entry × 2. A-10 on a
+    pass-out: somebody passed in the dark, the pass-out is played on a bomb."""

@@ -37,6 +37,9 @@ _DEAL_KEYS = (
     "no_talon",
     "halves_with",
     "out_of_turn",
+    "dark",
+    "preferans",
+    "short",
 )
 _CONTRACT = re.compile(r"^(\d{1,2})(NT|БК|S|C|D|H|♠|♣|♦|♥)(BP)?$", re.IGNORECASE)
 _STRAIN_NAMES: dict[str, Strain] = {
@@ -56,6 +59,12 @@ def deal_to_json(o: DealOutcome) -> dict[str, Any]:
         out["defence"] = {str(s): call for s, call in o.defence.items()}
     if o.misere_no_talon:
         out["no_talon"] = True
+    if o.dark:
+        out["dark"] = True
+    if o.preferans:
+        out["preferans"] = True
+    if o.preferans_short:
+        out["short"] = True
     if o.returned_from is not None:
         out["returned_from"] = o.returned_from
     if o.play is not None:
@@ -146,6 +155,15 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
     no_talon = data.get("no_talon", False)
     if not isinstance(no_talon, bool) or (no_talon and kind != "misere"):
         raise fail("no_talon", "no_talon is true or false, on a misère (A-13)")
+    dark = data.get("dark", False)
+    if not isinstance(dark, bool) or (dark and kind not in ("game", "conceded", "pass_out")):
+        raise fail("dark", "dark is true or false, on a game or a pass-out (A-10, A-11)")
+    preferans = data.get("preferans", False)
+    if not isinstance(preferans, bool) or (preferans and kind != "game"):
+        raise fail("preferans", "preferans is true or false, on a game (A-16)")
+    short = data.get("short", False)
+    if not isinstance(short, bool) or (short and not preferans):
+        raise fail("short", "short is true or false, on a preferans (A-16)")
     out_of_turn = data.get("out_of_turn", False)
     if not isinstance(out_of_turn, bool):
         raise fail("out_of_turn", "out_of_turn must be true or false")
@@ -164,6 +182,9 @@ def deal_from_json(data: object, index: int) -> DealOutcome:
         misere_partner=misere_partner,
         out_of_turn=out_of_turn,
         misere_no_talon=no_talon,
+        dark=dark,
+        preferans=preferans,
+        preferans_short=short,
     )
 
 

@@ -47,6 +47,7 @@ from app.rules.errors import InvalidConventionError, InvalidRecordError
 from app.rules.outcome import STRAINS, DealOutcome, Penalty
 from app.rules.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
 from app.rules.penalties import Resolution, expected_dealer, resolve
+from app.rules.preferans import PREFERANS_CONTRACT, preferans_entries
 from app.rules.prices import HALF_WHIST_TRICKS
 from app.rules.seats import TABLE_SIZES, dealer_on_talon, defenders, playing_seats
 from app.rules.settlement import (
@@ -94,6 +95,8 @@ class Pulka:
     opening_left: int = 0
     """A-3: forced opening pass-outs still to deal (conventions ``opening_bombs``)."""
     first_dealer: int = 0
+    dark_run: int = 0
+    """A-10: consecutive pass-outs with a dark pass just before the next deal."""
     initial_names: tuple[str, ...] | None = None
     """Names at the start, before any join or replacement (for replay)."""
     events: tuple[PulkaEvent, ...] = ()
@@ -194,17 +197,28 @@ class Pulka:
         ``pulka/1`` field at fault) if the deal could not have happened here.
         """
         resolution = self._validate(outcome)
-        entries = score_deal(
-            resolution.outcome,
-            self.conventions,
-            players=self.players,
-            deal=self.deal_index,
-            pass_out_streak=self.pass_out_streak,
-        )
+        if outcome.preferans:  # A-16
+            entries = preferans_entries(
+                outcome,
+                self.sheet,
+                self.target,
+                self.deal_index,
+                self.conventions.preferans_short_hill,
+            )
+        else:
+            entries = score_deal(
+                resolution.outcome,
+                self.conventions,
+                players=self.players,
+                deal=self.deal_index,
+                pass_out_streak=self.pass_out_streak,
+            )
         if resolution.relabel is not None:
             # R-X9: a declarer's revoke writes the whole deal "без трёх" under the penalty.
             entries = [dataclasses.replace(e, rule=resolution.relabel) for e in entries]
-        entries = arabic.multiplied(entries, self.bomb_factor())
+        dark_run = self.dark_run + 1 if outcome.kind == "pass_out" and outcome.dark else 0
+        factor = self.bomb_factor() * arabic.dark_factor(outcome, dark_run)
+        entries = arabic.multiplied(entries, factor)
         nxt = arabic.advance(
             self.conventions, self.players, outcome, self.pass_out_streak, self.opening_left
         )
@@ -225,6 +239,7 @@ class Pulka:
             next_dealer=nxt.dealer,
             pass_out_streak=nxt.streak,
             opening_left=nxt.opening_left,
+            dark_run=dark_run,
             events=(*self.events, PulkaEvent("deal", outcome=outcome)),
         )
         return new, entries
@@ -460,6 +475,16 @@ class Pulka:
             or (o.kind != "misere" and not self.conventions.halves_any_game)
         ):
             raise fail("misere_partner", "only the dealer on the talon goes halves (R-B9, A-19)")
+        if o.preferans and (
+            not self.conventions.preferans_contract
+            or o.contract != PREFERANS_CONTRACT
+            or o.tricks is None
+            or o.dark
+            or o.misere_partner is not None
+        ):
+            raise fail("preferans", "a preferans is 10NT played out, never dark or halves (A-16)")
+        if o.dark and not self.conventions.dark_calls:
+            raise fail("dark", "dark calls are not played here (A-10, A-11)")
         if o.misere_no_talon and not self.conventions.no_talon_games:
             raise fail("no_talon", "misère without the talon is not played here (A-13)")
         if o.returned_from is not None and o.kind != "game":

@@ -23,7 +23,7 @@ from app.rules.auction import PASS_ONLY_LEVEL, Auction, ContractCall
 from app.rules.cards import Card, CardMask
 from app.rules.conventions import Conventions
 from app.rules.errors import IllegalActionError, RulesError
-from app.rules.outcome import DealKind, DefenceCall, PlayMode
+from app.rules.outcome import Contract, DealKind, DefenceCall, PlayMode
 from app.rules.seats import NEXT_PLAYING, TABLE_SIZES, playing_seats
 
 Phase: TypeAlias = Literal[
@@ -265,3 +265,16 @@ def defenders_of(state: DealState) -> tuple[int, int]:
 def set_at(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
     """``values`` with ``values[index]`` replaced by ``value``."""
     return (*values[:index], value, *values[index + 1 :])
+
+
+def dark_game(state: DealState) -> bool:
+    """A-11: the declarer won the talon with a dark bid and named a game of its level: it is
+    whisted by force and every entry is doubled."""
+    auction, contract = state.auction, state.contract
+    return (
+        auction is not None
+        and auction.high_dark
+        and isinstance(contract, Contract)
+        and isinstance(state.bid, Contract)
+        and contract.level == state.bid.level
+    )

@@ -78,7 +78,7 @@ def made(outcome: Mapping[str, Any]) -> bool | None:
         return tricks is not None and tricks.get(str(declarer), 0) == 0
     if kind == "conceded":
         return False
-    contract = str(outcome.get("contract") or "")
+    contract = str(outcome.get("contract") or "").removesuffix("BP")  # without the talon
     if tricks is None:  # not played: both passed (R-W1) or a half whist — made
         return True
     level = int(contract[:-2] if contract.endswith("NT") else contract[:-1] or 0)

@@ -38,16 +38,12 @@ from app.realtime.store import (
     write_command,
     write_if_current,
 )
-from app.rules import action_to_json
+from app.rules import ACTION_TYPES, action_to_json
 from app.rules.timeout import DEFAULT_CUT, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 
-ACTION_COMMANDS = frozenset({
-    "cut", "bid", "take_talon", "return_talon", "discard", "name_contract", "concede", "defend",
-    "return_whist", "choose_play", "play_card", "claim", "propose_result", "accept_result",
-    "decline_result",
-})
+ACTION_COMMANDS = ACTION_TYPES
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64

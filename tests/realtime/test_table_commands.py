@@ -14,7 +14,9 @@ from app.bots.harness import Seat, make_bot_table
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime.game import CommandRejected
+from app.realtime.engine import legal_json
 from app.realtime.store import StateCache, rebuild
+from app.rules import ACTION_TYPES
 from app.services import table_commands
 from app.services.pulkas import close_pulka
 from app.services.table_commands import execute, fire_deadline
@@ -192,8 +194,6 @@ async def test_close_pulka_settles_and_exports_once(sessions: Sessions) -> None:
 async def _play_quick_game(sessions: Sessions, table_id: int, seats: list[Seat]) -> None:
     """Forehand bids 6♠, the others pass, the contract is named and both defenders pass: the
     deal ends without play (R-W1), then the next deal starts."""
-    from app.realtime.engine import legal_json
-
     for step in range(20):
         async with sessions() as db:
             state = await rebuild(db, table_id)
@@ -265,3 +265,29 @@ async def test_a_closed_tables_abandoned_deal_shows_no_player_to_move(
             assert len(deal["hand"]) == 10  # his own cards, as before the close
     other_hands = snapshot_message(state, 0)["deal"].get("open_hands")
     assert not other_hands
+
+
+async def test_every_engine_action_is_a_live_command_the_misere_invitation_too(
+        sessions: Sessions) -> None:
+    """R-B9 at a four-player table over the live command path: the forehand invites the dealer
+    to a misère and the dealer accepts. These were documented but refused as unknown commands
+    until the server took its command list from the codec."""
+    assert {"invite_misere", "answer_invitation", "look_at_hand"} <= table_commands.WRITE_COMMANDS
+    assert ACTION_TYPES <= table_commands.WRITE_COMMANDS
+    table_id, seats = await _table(sessions, players=4, first_dealer=0)
+    async with sessions() as db:
+        state = await rebuild(db, table_id)
+    assert state is not None and state.deal is not None
+    cutter = state.deal.to_move
+    await _run(sessions, table_id, seats, cutter, {"id": "cut", "type": "cut", "position": 16})
+    async with sessions() as db:
+        state = await rebuild(db, table_id)
+    assert state is not None and state.deal is not None
+    forehand = state.deal.to_move
+    assert forehand == 1
+    assert {"type": "invite_misere"} in legal_json(state.deal, forehand)
+    await _run(sessions, table_id, seats, forehand, {"id": "inv", "type": "invite_misere"})
+    await _run(sessions, table_id, seats, 0,
+               {"id": "ans", "type": "answer_invitation", "accept": True})
+    kinds = [(e.kind, e.payload.get("type")) for e in await _events(sessions, table_id)]
+    assert ("action", "invite_misere") in kinds and ("action", "answer_invitation") in kinds, kinds

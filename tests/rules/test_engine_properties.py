@@ -33,6 +33,7 @@ from app.rules import (
     Concede,
     Conventions,
     Cut,
+    DarkBid,
     DealConfig,
     DealState,
     DeclineResult,
@@ -40,6 +41,7 @@ from app.rules import (
     IllegalActionError,
     InviteMisere,
     NameContract,
+    PickUp,
     PlayCard,
     ProposeResult,
     TakeTalon,
@@ -88,6 +90,14 @@ def view_cards(data: dict[str, Any]) -> set[str]:
     return {rank + suit for rank, suit in CARD_TEXT.findall(json.dumps(rest))}
 
 
+def own_hand_face_down(state: DealState, seat: int) -> bool:
+    """A-10, A-11: in the auction a seat that has neither called nor picked up its cards."""
+    auction = state.auction
+    if state.phase != "auction" or auction is None or seat not in state.active:
+        return False
+    return bool(auction.blind >> state.active.index(seat) & 1)
+
+
 def forbidden_cards(state: DealState, seat: int | None) -> int:
     """Cards ``seat`` must not see now, computed from the state independently of view()."""
     if state.finished or not state.hands:
@@ -96,6 +106,8 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
     for s in range(state.players):
         if s != seat and not state.open_seats >> s & 1:
             hidden |= state.hands[s]
+    if seat is not None and own_hand_face_down(state, seat):
+        hidden |= state.hands[seat]
     talon = (1 << state.talon[0]) | (1 << state.talon[1])
     if state.kind == "pass_out":
         turned = sum(1 << c for c in state.talon[: state.talon_shown])
@@ -129,7 +141,7 @@ def check_views(state: DealState) -> None:
         shown = {parse_card(t) for t in view_cards(data)}
         leaked = sum(1 << c for c in shown) & forbidden_cards(state, seat)
         assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])
-        if seat is not None and state.hands:
+        if seat is not None and state.hands and not own_hand_face_down(state, seat):
             assert data["hand"] == [card_text(c) for c in mask_cards(state.hands[seat])]
         if data["discard"] is not None:
             assert state.finished or seat == state.declarer
@@ -211,9 +223,18 @@ class Policy:
             assert [b.call for b in bids] == expected
             if TakeTalon(seat) in options and rng.random() < 0.5:
                 return TakeTalon(seat)  # K-5: the talon bought
+            dark = [b for b in bids if b.call == "dark_pass" or isinstance(b.call, DarkBid)]
+            if dark and rng.random() < 0.15:
+                return rng.choice(dark[:4])  # A-10, A-11: called before looking
+            if PickUp(seat) in options and rng.random() < 0.5:
+                return PickUp(seat)  # A-10, A-11: the cards picked up first
             if rng.random() < 0.55:
                 return bids[0]
-            return rng.choice(bids[1:5] or bids)
+            preferans = [b for b in bids if b.call == "preferans"]
+            if preferans and rng.random() < 0.05:
+                return preferans[0]  # A-16
+            plain = [b for b in bids if b not in dark and b not in preferans]
+            return rng.choice(plain[1:5] or plain)
         if state.phase == "contract":
             named = [a for a in options if isinstance(a, NameContract)]
             if rng.random() < 0.03 and Concede(seat) in options:

@@ -26,12 +26,13 @@ from app.rules.auction import (
     contract_pretty,
     first_with_talon,
 )
-from app.rules.cards import card_pretty, mask_cards
+from app.rules.cards import card_pretty, card_text, mask_cards
 from app.rules.classic import CLASSIC_CONTRACTS, is_classic
 from app.rules.errors import IllegalActionError
 from app.rules.outcome import Contract
 from app.rules.phases.outcome import ended_event
 from app.rules.phases.play import start_play
+from app.rules.preferans import PREFERANS_CONTRACT
 from app.rules.state import (
     DealState,
     IllegalContractError,
@@ -59,19 +60,45 @@ def nameable(bid: Contract) -> tuple[Contract, ...]:
     return ALL_CONTRACTS[first_with_talon(call_rank(bid)) :]
 
 
-def talon_options(seat: int) -> list[Action]:
-    """Take the talon or return it (R-C6): the ``talon`` phase of older states only."""
+def talon_options(state: DealState, seat: int) -> list[Action]:
+    """Take the talon or return it (R-C6): the ``talon`` phase of older states; after a dark
+    win, take it or switch to misère (A-11)."""
+    if dark_choice(state):
+        return [TakeTalon(seat), NameContract(seat, "misere")]
     return [TakeTalon(seat), ReturnTalon(seat)]
+
+
+def dark_choice(state: DealState) -> bool:
+    """A-11: the dark declarer has looked at his cards; the talon is not yet shown."""
+    auction = state.auction
+    return (
+        state.phase == "talon"
+        and auction is not None
+        and auction.high_dark
+        and state.talon_shown == 0
+    )
 
 
 def return_allowed(state: DealState) -> bool:
     """May the declarer still return the shown talon (R-C6, ``talon_return_penalty``)?"""
-    return state.config.conventions.talon_return_penalty and not state.talon_returned
+    return (
+        state.config.conventions.talon_return_penalty
+        and not state.talon_returned
+        and state.bid != "preferans"
+    )
+
+
+def _discarding_hand(state: DealState, seat: int) -> int:
+    """The hand a discard comes from: the declarer's when a defender discards for him (A-16)."""
+    if state.bid == "preferans" and state.declarer is not None:
+        return state.declarer
+    return seat
 
 
 def discard_options(state: DealState, seat: int) -> list[Action]:
-    """Every pair of cards ``seat`` may discard (R-C3), and the return of the talon (R-C6)."""
-    cards = mask_cards(state.hands[seat])
+    """Every pair of cards ``seat`` may discard (R-C3), and the return of the talon (R-C6);
+    for a "преферанс" the first defender discards from the declarer's hand (A-16)."""
+    cards = mask_cards(state.hands[_discarding_hand(state, seat)])
     out: list[Action] = [
         Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]
     ]
@@ -97,7 +124,7 @@ def concede_refusal(state: DealState, seat: int) -> IllegalActionError | None:
         return OutOfTurnError("only the declarer can concede (R-C4)")
     if is_classic(state.config.conventions):
         return IllegalContractError("classic preferans has no conceding: the game is played (K-8)")
-    if state.bid == "misere" or state.talon_returned:
+    if state.bid in ("misere", "preferans") or state.talon_returned:
         return IllegalContractError(
             "only a declarer who took the talon for a trick game can concede (R-C4)"
         )
@@ -115,8 +142,11 @@ def take_talon(state: DealState, events: list[Event]) -> Transition:
 
 
 def apply_take_talon(state: DealState, action: TakeTalon) -> Transition:
-    """Take the talon when returning it was possible (R-C6)."""
+    """Take the talon when returning it was possible (R-C6), or after a dark win (A-11)."""
     require_turn(state, action.seat, "talon")
+    if dark_choice(state):
+        events = [Event("talon_shown", {"cards": [card_text(c) for c in state.talon]})]
+        return take_talon(evolve(state, talon_shown=2), events)
     return take_talon(state, [])
 
 
@@ -145,21 +175,33 @@ def apply_discard(state: DealState, action: Discard) -> Transition:
     cards = action.cards
     if len(cards) != 2 or cards[0] == cards[1]:
         raise IllegalContractError("discard exactly two different cards")
-    hand = state.hands[action.seat]
+    owner = _discarding_hand(state, action.seat)
+    hand = state.hands[owner]
     for card in cards:
         if not isinstance(card, int) or not 0 <= card < 32 or not hand >> card & 1:
             text = card_pretty(card) if isinstance(card, int) and 0 <= card < 32 else repr(card)
             raise IllegalContractError(f"you cannot discard {text}: it is not in your hand")
     mask = (1 << cards[0]) | (1 << cards[1])
-    state = evolve(state, hands=set_at(state.hands, action.seat, hand & ~mask), discard=mask)
+    state = evolve(state, hands=set_at(state.hands, owner, hand & ~mask), discard=mask)
     events = [Event("discarded", {"seat": action.seat})]
+    if state.bid == "preferans":
+        return _start_preferans(state, events)
     if state.bid == "misere":
         return name_contract(state, "misere", events)
     return evolve(state, phase="contract"), tuple(events)
 
 
 def apply_name(state: DealState, action: NameContract) -> Transition:
-    """Name the contract: the bid or higher, misère only by itself (R-C2)."""
+    """Name the contract: the bid or higher, misère only by itself (R-C2); a dark declarer
+    may switch to misère before taking the talon (A-11)."""
+    if dark_choice(state) and action.contract == "misere":
+        require_turn(state, action.seat, "talon")
+        events = [
+            Event("misere_switched", {"seat": action.seat}),
+            Event("talon_shown", {"cards": [card_text(c) for c in state.talon]}),
+        ]
+        state = evolve(state, bid="misere", kind="misere", talon_shown=2)
+        return take_talon(state, events)
     require_turn(state, action.seat, "contract")
     contract = action.contract
     if is_classic(state.config.conventions):
@@ -201,6 +243,28 @@ def name_contract(state: DealState, contract: ContractCall, events: list[Event])
         everyone = (1 << declarer) | (1 << d1) | (1 << d2)
         return start_play(state, events, whisters=(), mode="open", open_mask=everyone, now=True)
     return evolve(state, phase="defence", stage="first", to_move=d1), tuple(events)
+
+
+def _start_preferans(state: DealState, events: list[Event]) -> Transition:
+    """A-16: ten tricks at no trumps, not whisted (like a checked ten, R-W9): both defenders
+    play against it, the declarer's hand open on the table and played by the first defender
+    ("ходы за игрока делают противники")."""
+    declarer = state.declarer
+    assert declarer is not None
+    events.append(
+        Event("contract_named", {"seat": declarer, "contract": call_text(PREFERANS_CONTRACT)})
+    )
+    d1, d2 = defenders_of(state)
+    state = evolve(
+        state, contract=PREFERANS_CONTRACT, trump=None, calls=((d1, "pass"), (d2, "pass"))
+    )
+    state, done = start_play(
+        state, events, whisters=(), mode="closed", open_mask=1 << declarer, now=True
+    )
+    controllers = list(state.controllers)
+    controllers[declarer] = d1
+    assert state.turn is not None
+    return evolve(state, controllers=tuple(controllers), to_move=controllers[state.turn]), done
 
 
 def apply_concede(state: DealState, action: Concede) -> Transition:

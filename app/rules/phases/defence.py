@@ -17,7 +17,14 @@ from app.rules.outcome import Contract, DefenceCall
 from app.rules.phases.outcome import finish
 from app.rules.phases.play import start_play
 from app.rules.seats import dealer_on_talon
-from app.rules.state import DealState, Transition, defenders_of, evolve, require_turn
+from app.rules.state import (
+    DealState,
+    Transition,
+    dark_game,
+    defenders_of,
+    evolve,
+    require_turn,
+)
 
 _STALINGRAD = (Contract(6, "S"), Contract(6, "S", no_talon=True))
 """R-W6: 6♠, with or without the talon (A-15), is whisted by both defenders."""
@@ -29,7 +36,7 @@ def defence_options(state: DealState) -> list[Action]:
     assert seat is not None and isinstance(state.contract, Contract)
     level = state.contract.level
     conv = state.config.conventions
-    stalingrad = conv.stalingrad and state.contract in _STALINGRAD
+    stalingrad = (conv.stalingrad and state.contract in _STALINGRAD) or dark_game(state)  # A-11
     calls = dict(state.calls)
     d1, _ = defenders_of(state)
     if state.stage == "first":
@@ -145,6 +152,8 @@ def _why_not_call(state: DealState, call: str) -> str:
     assert isinstance(state.contract, Contract)
     if state.config.conventions.stalingrad and state.contract in _STALINGRAD:
         return "6♠ is Stalingrad: both defenders must whist (R-W6)"
+    if dark_game(state):
+        return "a dark game played at its level is whisted by both defenders (A-11)"
     if call == "half":
         if state.stage != "second":
             return "only the second defender may take half-whist (R-W4)"

@@ -13,8 +13,9 @@ from app.rules.cards import CARD_TEXTS, card_text, mask_text
 from app.rules.errors import RulesError
 from app.rules.outcome import Contract, DealOutcome
 from app.rules.outcome_json import deal_to_json
+from app.rules.preferans import SURE_TRICKS_NEEDED, sure_tricks
 from app.rules.seats import pass_out_seats
-from app.rules.state import DealState, EndReason, Transition, evolve
+from app.rules.state import DealState, EndReason, Transition, dark_game, evolve
 
 
 def result_seats(state: DealState) -> tuple[int, ...]:
@@ -76,6 +77,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             kind="pass_out",
             tricks={s: state.tricks[s] for s in result_seats(state)},
             talon=talon,
+            dark=state.auction is not None and state.auction.dark_passed,
         )
     declarer = state.declarer
     returned = state.talon_returned  # R-C6: the sheet charges the dealer
@@ -95,6 +97,7 @@ def outcome(state: DealState) -> DealOutcome | None:
             talon=talon,
             talon_returned=returned,
             misere_partner=halves,
+            dark=dark_game(state),
         )
     if state.kind == "misere":
         return DealOutcome(
@@ -108,8 +111,9 @@ def outcome(state: DealState) -> DealOutcome | None:
             misere_partner=misere_partner,  # R-B9
             misere_no_talon=state.bid == "misere_bp",
         )
-    assert isinstance(state.contract, Contract)
+    assert isinstance(state.contract, Contract) and declarer is not None
     played = state.end not in ("without_play", "half_whist")
+    preferans = state.bid == "preferans"
     return DealOutcome(
         dealer=dealer,
         kind="game",
@@ -121,5 +125,8 @@ def outcome(state: DealState) -> DealOutcome | None:
         tricks=tricks if played else None,
         talon=talon,
         talon_returned=returned,
-        misere_partner=halves,
+        misere_partner=None if preferans else halves,  # no halves on a preferans
+        dark=dark_game(state),
+        preferans=preferans,
+        preferans_short=preferans and sure_tricks(state.dealt[declarer]) < SURE_TRICKS_NEEDED,
     )

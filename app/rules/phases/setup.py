@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.rules.actions import Action, Cut, Event
-from app.rules.auction import Auction
+from app.rules.auction import PASS_ONLY_LEVEL, Auction
 from app.rules.deck import check_deck, commitment, cut_deck, deal_cards
 from app.rules.errors import RulesError
 from app.rules.state import (
@@ -75,6 +75,7 @@ def apply_cut(state: DealState, action: Cut) -> Transition:
     order = cut_deck(state.deck, action.position, state.config.conventions.cut_min)
     hands, talon = deal_cards(order, state.players, state.dealer)
     active = state.active
+    dark = state.config.conventions.dark_calls and state.config.min_level < PASS_ONLY_LEVEL
     state = evolve(
         state,
         phase="auction",
@@ -86,6 +87,8 @@ def apply_cut(state: DealState, action: Cut) -> Transition:
             order=active,
             min_level=state.config.min_level,
             no_talon=state.config.conventions.no_talon_games,
+            blind=0b111 if dark else 0,  # hands face down until picked up
+            preferans=state.config.conventions.preferans_contract,
         ),
         to_move=active[0],
         turn=None,

@@ -417,7 +417,9 @@ export async function renderTable(root, { args, me }) {
   function handView(cards, { mine, seat }) {
     const d = st.deal;
     const playable = new Set(legalOf("play_card").map((a) => a.card));
-    const discarding = mine && legalOf("discard").length > 0;
+    // A-16: on a "преферанс" the first defender discards from the declarer's open hand
+    const discardsFrom = d && d.bid === "preferans" ? d.declarer : st.seat;
+    const discarding = legalOf("discard").length > 0 && (mine ? discardsFrom === st.seat : seat === discardsFrom);
     const sorted = sortHand(cards);
     const idOf = (card) => `card-${mine ? "me" : seat}-${card}`;
     return h("div", { class: "cards hand", role: "group", "aria-label": mine ? t("table.myHand") : nameOf(seat),
@@ -464,9 +466,17 @@ export async function renderTable(root, { args, me }) {
     const specials = classic ? ["pass"]
       : legal.has("misere_bp") || [...legal].some((c) => c.endsWith("BP"))
         ? ["pass", "here", "misere", "misere_bp"] : ["pass", "here", "misere"];
+    if (st.info.preset === "arabic") specials.push("preferans");  // A-16: all ten, a first call
     box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
+    const dark = [...legal].filter((c) => c.startsWith("dark_"));  // A-10, A-11: before looking
+    if (dark.length) {
+      box.append(h("div", { class: "specials dark", "data-testid": "dark-calls", "aria-label": t("table.darkCalls") },
+        h("span", { class: "small muted", text: t("table.darkCalls") }),
+        dark.slice(0, 11).map((call) => h("button", { type: "button", dataset: { call }, text: callText(call),
+          class: callClass(call), id: `bid-${call}`, onclick: () => send({ type: "bid", call }) }))));
+    }
     return box;
   }
 
@@ -505,6 +515,12 @@ export async function renderTable(root, { args, me }) {
           h("button", { type: "button", id: "cut-auto", text: t("tp.cutAuto"), title: t("tp.cutAutoHint"),
             "data-testid": "cut-auto", onclick: () => send({ type: "cut", auto: true }) })),
         h("p", { class: "small muted", text: t("tp.cutAutoHint") }));
+    }
+    if (legalOf("pick_up").length) {  // A-10, A-11: the cards lie face down until picked up
+      handled.add("pick_up");
+      panel.append(h("p", { class: "small", text: t("table.faceDown") }),
+        h("button", { type: "button", class: "primary", id: "pick-up", text: t("table.pickUp"),
+          onclick: () => send({ type: "pick_up" }) }));
     }
     if (d.phase === "auction") {
       handled.add("bid");

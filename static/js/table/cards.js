@@ -64,6 +64,9 @@ export function callText(call) {
   if (call === "here") return t("table.here");
   if (call === "misere") return t("table.misere");
   if (call === "misere_bp") return t("table.misereBp");
+  if (call === "dark_pass") return t("table.darkPass");  // A-10
+  if (call === "preferans") return t("table.preferansCall");  // A-16
+  if (call.startsWith("dark_")) return t("table.dark", { call: callText(call.slice(5)) });  // A-11
   if (call === "whist") return t("table.whist");
   if (call === "half") return t("table.half");
   const m = /^(\d+)(NT|[SCDH])(BP)?$/.exec(call);
@@ -75,6 +78,6 @@ export function callText(call) {
 }
 
 export function callClass(call) {
-  const m = /^(\d+)([SCDH])(BP)?$/.exec(call || "");
+  const m = /^(?:dark_)?(\d+)([SCDH])(BP)?$/.exec(call || "");
   return m ? `s-${m[2]}` : "";
 }

@@ -1,0 +1,81 @@
+"""Dark calls and "преферанс" on the table page in real Chromium (A-10, A-11, A-16): a seat whose
+cards lie face down is offered "Поднять карты" and the dark calls in Russian; after "6♠ в тёмную"
+the next seat may not bid an open six but may bid 7♠ or a higher dark six."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from app.db.models import Member, Role
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.passwords import hash_password
+from app.services.tables import create_table
+from tests.browser.test_ui import login
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "a dark calls password"
+
+
+def _run(coro: Any) -> Any:
+    """Run a coroutine in another thread (Playwright's sync API holds this thread's loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _table(url: str) -> int:
+    """Three members at a practice arabic table without the opening bombs (bidding at once)."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            rows = [Member(login=f"dk{i}", display_name=name, role=Role.member,
+                           password_hash=hash_password(PASSWORD), must_change_password=False,
+                           active=True, is_bot=False)
+                    for i, name in enumerate(["Даша", "Коля", "Лиза"])]
+            db.add_all(rows)
+            await db.flush()
+            table = await create_table(db, seat_member_ids=[m.id for m in rows], practice=True,
+                                       target=10, first_dealer=0, now=datetime.now(UTC),
+                                       preset="arabic", overrides={"opening_bombs": 0})
+            return table.id
+    finally:
+        await engine.dispose()
+
+
+def test_a10_a11_a16_the_table_page_offers_dark_calls_and_preferans(
+        server: ServerProcess, browser: Any) -> None:
+    table_id = _run(_table(server.env["DATABASE_URL"]))
+    pages = []
+    for i in range(3):
+        page = browser.new_context(locale="ru-RU").new_page()
+        login(page, server.base_url, f"dk{i}", PASSWORD)
+        page.wait_for_selector("#session-title")
+        page.goto(f"{server.base_url}/#/table/{table_id}")
+        pages.append(page)
+    pages[0].wait_for_selector("#cut-auto, [data-testid=sheet]")
+    cutter = None
+    while cutter is None:  # the page of the seat that cuts (R-D2) shows the cut controls
+        cutter = next((p for p in pages if p.locator("#cut-auto").count()), None)
+        pages[0].wait_for_timeout(200)
+    cutter.click("#cut-auto")
+    forehand, second = pages[1], pages[2]  # dealer 0: seat 1 speaks first, then seat 2
+    forehand.wait_for_selector("#pick-up")
+    assert forehand.locator("#pick-up").inner_text() == "Поднять карты"
+    dark = forehand.locator("[data-testid=dark-calls]")
+    assert dark.locator("#bid-dark_pass").inner_text() == "Пас в тёмную"
+    assert dark.locator("#bid-dark_6S").inner_text() == "6♠ в тёмную"
+    assert forehand.locator("#bid-preferans").inner_text() == "Преферанс (все десять)"
+    assert second.locator("#pick-up").count() == 1  # face down too, not yet his call
+    forehand.click("#bid-dark_6S")
+    second.wait_for_selector("#bid-dark_6C")
+    assert second.locator("#bid-6C").is_disabled() and second.locator("#bid-6NT").is_disabled()
+    assert second.locator("#bid-7S").is_enabled()
+    second.click("#pick-up")
+    second.wait_for_selector("[data-testid=dark-calls]", state="detached")
+    assert second.locator("#bid-7S").is_enabled() and second.locator("#pick-up").count() == 0
