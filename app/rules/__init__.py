@@ -42,6 +42,7 @@ Scoring (one code path for live tables, records and the CLI): :func:`score_deal`
 """
 
 from app.rules.actions import (
+    ACTION_TYPES,
     AcceptResult,
     Action,
     AnswerInvitation,
@@ -89,7 +90,6 @@ from app.rules.cards import (
 )
 from app.rules.claims import best_tricks, claim_holds
 from app.rules.codec import (
-    ACTION_TYPES,
     MalformedActionError,
     action_from_json,
     action_to_json,

@@ -74,8 +74,6 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "look_at_hand": ("target",),
     "pick_up": (),
 }
-ACTION_TYPES: frozenset[str] = frozenset(_FIELDS)
-"""Every engine action's ``type`` on the wire: the live server accepts exactly these."""
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:

@@ -43,7 +43,7 @@ from app.rules.timeout import DEFAULT_CUT, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 
-ACTION_COMMANDS = ACTION_TYPES
+ACTION_COMMANDS = frozenset(ACTION_TYPES)
 """Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64

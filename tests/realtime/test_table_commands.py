@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.bots.harness import Seat, make_bot_table
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent
 from app.db.session import session_scope
-from app.realtime.game import CommandRejected
 from app.realtime.engine import legal_json
+from app.realtime.game import CommandRejected
 from app.realtime.store import StateCache, rebuild
 from app.rules import ACTION_TYPES
 from app.services import table_commands
@@ -273,7 +273,7 @@ async def test_every_engine_action_is_a_live_command_the_misere_invitation_too(
     to a misère and the dealer accepts. These were documented but refused as unknown commands
     until the server took its command list from the codec."""
     assert {"invite_misere", "answer_invitation", "look_at_hand"} <= table_commands.WRITE_COMMANDS
-    assert ACTION_TYPES <= table_commands.WRITE_COMMANDS
+    assert set(ACTION_TYPES) <= table_commands.WRITE_COMMANDS
     table_id, seats = await _table(sessions, players=4, first_dealer=0)
     async with sessions() as db:
         state = await rebuild(db, table_id)
