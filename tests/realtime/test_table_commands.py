@@ -289,5 +289,6 @@ async def test_every_engine_action_is_a_live_command_the_misere_invitation_too(
     await _run(sessions, table_id, seats, forehand, {"id": "inv", "type": "invite_misere"})
     await _run(sessions, table_id, seats, 0,
                {"id": "ans", "type": "answer_invitation", "accept": True})
-    kinds = [(e.kind, e.payload.get("type")) for e in await _events(sessions, table_id)]
+    kinds = [(e.kind, (e.payload.get("action") or {}).get("type"))
+             for e in await _events(sessions, table_id)]
     assert ("action", "invite_misere") in kinds and ("action", "answer_invitation") in kinds, kinds
