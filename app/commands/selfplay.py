@@ -38,7 +38,7 @@ from app.db.embedded import database_url
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
-from app.rules import PRESET_NAMES
+from app.rules import PRESET_NAMES, Conventions
 from app.rules.seats import TABLE_SIZES
 from app.services.pulkas import close_pulka
 
@@ -165,6 +165,11 @@ def run_selfplay(tables: int, players: int, deals: int, preset: str, as_json: bo
         return 2
     if preset not in PRESET_NAMES:
         print(f"error: --preset must be one of {', '.join(PRESET_NAMES)}", file=sys.stderr)
+        return 2
+    sizes = Conventions.preset_named(preset).table_sizes()
+    if players not in sizes:
+        print(f"error: the {preset} preset is played by {' or '.join(map(str, sizes))} players",
+              file=sys.stderr)
         return 2
     summary, ok = asyncio.run(selfplay(tables, players, deals, preset, out_dir,
                                        log=sys.stderr))

@@ -41,3 +41,13 @@ def test_selfplay_refuses_an_unknown_preset() -> None:
         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "classic" in done.stderr
+
+
+def test_selfplay_refuses_five_players_for_the_seeds_without_five() -> None:
+    """K-1, A-1: seeds 003 and 004 know three and four players (R-T6's five is the club's)."""
+    for preset in ("classic", "arabic"):
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "selfplay", "--preset", preset, "--players", "5"],
+            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert f"the {preset} preset is played by 3 or 4 players" in done.stderr
