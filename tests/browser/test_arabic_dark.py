@@ -4,17 +4,11 @@ the next seat may not bid an open six but may bid 7♠ or a higher dark six."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
-from app.security.passwords import hash_password
-from app.services.tables import create_table
+from tests.browser.test_arabic_preset import arabic_table, run_async
 from tests.browser.test_ui import login
 from tests.support.server import ServerProcess
 
@@ -23,34 +17,12 @@ pytestmark = pytest.mark.browser
 PASSWORD = "a dark calls password"
 
 
-def _run(coro: Any) -> Any:
-    """Run a coroutine in another thread (Playwright's sync API holds this thread's loop)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-async def _table(url: str) -> int:
-    """Three members at a practice arabic table without the opening bombs (bidding at once)."""
-    engine = make_engine(url)
-    try:
-        async with session_scope(make_sessionmaker(engine)) as db:
-            rows = [Member(login=f"dk{i}", display_name=name, role=Role.member,
-                           password_hash=hash_password(PASSWORD), must_change_password=False,
-                           active=True, is_bot=False)
-                    for i, name in enumerate(["Даша", "Коля", "Лиза"])]
-            db.add_all(rows)
-            await db.flush()
-            table = await create_table(db, seat_member_ids=[m.id for m in rows], practice=True,
-                                       target=10, first_dealer=0, now=datetime.now(UTC),
-                                       preset="arabic", overrides={"opening_bombs": 0})
-            return table.id
-    finally:
-        await engine.dispose()
-
-
 def test_a10_a11_a16_the_table_page_offers_dark_calls_and_preferans(
         server: ServerProcess, browser: Any) -> None:
-    table_id = _run(_table(server.env["DATABASE_URL"]))
+    # three members at an arabic table without the opening bombs (bidding at once)
+    table_id = run_async(arabic_table(server.env["DATABASE_URL"], prefix="dk",
+                                      names=("Даша", "Коля", "Лиза"), password=PASSWORD,
+                                      overrides={"opening_bombs": 0}))
     pages = []
     for i in range(3):
         page = browser.new_context(locale="ru-RU").new_page()
