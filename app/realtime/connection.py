@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,13 @@ def dumps(message: dict[str, Any]) -> str:
 
 
 class Connection:
-    """A member's (or spectator's) socket at one table."""
+    """A member's (or spectator's) socket at one table.
+
+    Outbound messages wait in a deque; a writer task runs only while there is something to
+    send and ends when the deque is empty. An idle socket therefore holds no waiting coroutine,
+    future or task: with thousands of sockets those were re-created on every message and made
+    up most of what each garbage collection walked (docs/performance.md "Loop stalls").
+    """
 
     def __init__(self, socket: Socket, *, table_id: int, member_id: int, seat: int | None,
                  name: str, queue_limit: int = 256, send_timeout: float = 10.0) -> None:
@@ -41,7 +48,7 @@ class Connection:
         self.member_id = member_id
         self.seat = seat
         self.name = name
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_limit)
+        self.queue_limit = queue_limit
         self.send_timeout = send_timeout
         self.closed = asyncio.Event()
         self.close_code: int | None = None
@@ -49,23 +56,39 @@ class Connection:
         """The last sequenced event queued to this client."""
         self.session_id: int | None = None
         """The login session the socket was opened with (closed when it is revoked)."""
+        self.reader: asyncio.Task[Any] | None = None
+        """The task reading this socket while it waits for a frame (cancelled by :meth:`drop`)."""
+        self._outbox: deque[str] = deque()
         self._writer: asyncio.Task[None] | None = None
+        self._flushing = False
+        self.closing: asyncio.Task[None] | None = None
+        """The close :meth:`drop` started (the socket's handler waits for it before it ends)."""
 
     def start(self) -> None:
-        self._writer = asyncio.create_task(self._write(), name=f"ws-writer-{self.table_id}")
+        """Kept for callers written for the former long-lived writer; nothing to start now."""
+
+    @property
+    def queued(self) -> int:
+        """Messages waiting to be written."""
+        return len(self._outbox)
+
+    @property
+    def writing(self) -> bool:
+        """Whether a writer task is running (only while messages wait)."""
+        return self._writer is not None
 
     def send(self, message: dict[str, Any] | str) -> bool:
         """Queue a message; drop the client (never block) if its queue is full."""
-        if self.closed.is_set():
+        if self.closed.is_set() or self._flushing:
             return False
-        text = message if isinstance(message, str) else dumps(message)
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self._outbox) >= self.queue_limit:
             log.warning("dropping a slow client", extra={"table": self.table_id,
                                                          "member": self.member_id})
             self.drop(CLOSE_TOO_SLOW, "too slow: reconnect and resync")
             return False
+        self._outbox.append(message if isinstance(message, str) else dumps(message))
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
         return True
 
     def send_event(self, seq: int, text: str) -> bool:
@@ -78,46 +101,57 @@ class Connection:
         return False
 
     def drop(self, code: int, reason: str) -> None:
-        """Disconnect now: stop writing and close the socket in the background."""
+        """Disconnect now: stop writing and reading, and close the socket in the background."""
         if self.closed.is_set():
             return
         self.closed.set()
         self.close_code = code
+        self._outbox.clear()
         if self._writer is not None:
             self._writer.cancel()
+        if self.reader is not None:
+            self.reader.cancel()
         task = asyncio.get_running_loop().create_task(self._close(code, reason))
         task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        self.closing = task
 
     async def _close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.socket.close(code=code, reason=reason), 5)
 
     async def _write(self) -> None:
+        # ``asyncio.timeout`` rather than ``wait_for``: on Python 3.11 ``wait_for`` wraps every
+        # send in a new Task.
+        outbox = self._outbox
         try:
-            while True:
-                text = await self.queue.get()
-                if text is None:
-                    return
-                await asyncio.wait_for(self.socket.send_text(text), self.send_timeout)
+            while outbox:
+                text = outbox.popleft()
+                async with asyncio.timeout(self.send_timeout):
+                    await self.socket.send_text(text)
         except asyncio.CancelledError:
             raise
         except Exception:  # a dead or stuck socket
             if not self.closed.is_set():
                 self.drop(CLOSE_TOO_SLOW, "send failed")
+        finally:
+            self._writer = None
 
     async def flush(self, timeout: float = 2.0) -> None:
-        """Let the writer send what is queued (e.g. a last error before a close), then stop it."""
-        if self.closed.is_set() or self._writer is None:
+        """Let the writer send what is queued (e.g. a last error before a close); nothing queued
+        after this call is sent."""
+        self._flushing = True
+        writer = self._writer
+        if self.closed.is_set() or writer is None:
             return
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(None)
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(self._writer), timeout)
+            await asyncio.wait_for(asyncio.shield(writer), timeout)
 
     async def aclose(self) -> None:
         """Stop the writer (the socket is already gone or being closed)."""
         self.closed.set()
-        if self._writer is not None:
-            self._writer.cancel()
+        self._outbox.clear()
+        writer = self._writer
+        if writer is not None:
+            writer.cancel()
             with contextlib.suppress(BaseException):
-                await self._writer
+                await writer

@@ -62,9 +62,11 @@ PRESENCE_CHANNEL = "prefclub_presence"
 SESSIONS_CHANNEL = "prefclub_sessions"
 """Sent by database triggers (migration 0008) when a login session ends: ``s:<session id>``, or
 ``m:<member id>`` when a member is deactivated. Every process closes the matching sockets."""
-RECENT_EVENTS = 256
 MAX_REPLAY = 64
 """A client further behind gets a snapshot (a long replay would overflow its send queue)."""
+RECENT_EVENTS = MAX_REPLAY
+"""Events (with their states) kept per table for replays: no more than a replay may use, as
+every state kept is walked by the garbage collector."""
 FIRST_DEAL_TICKS = 2
 """The timer loop looks for club tables whose first deal is due every this many ticks
 (and at once when it starts: a restarted process deals what came due while it was down)."""
@@ -74,9 +76,17 @@ UNSAFE_ENGINE_EVENTS = frozenset({"card_played", "talon_card_turned", "trick_tak
 
 _ANNOUNCE = text("SELECT pg_notify(:c, note) FROM unnest(CAST(:notes AS text[])) AS note")
 """Presence notes of many tables in one round trip."""
+_VERSIONS = text("SELECT id, version FROM tables WHERE id = ANY(CAST(:ids AS integer[]))")
+"""The poll's statement: the versions of every table this process serves."""
+SENDS_PER_TURN = 200
+"""Periodic messages (heartbeats, presence) queued in one turn of the event loop before it
+lets commands through: a thousand tables' worth at once stalled every table for ~0.1 s."""
 
-GC_THRESHOLDS = (20_000, 20, 20)
-"""The collector's thresholds in a serving process (Python's defaults are 700, 10, 10)."""
+GC_THRESHOLDS = (10_000, 5, 20)
+"""The collector's thresholds in a serving process (Python's defaults are 700, 10, 10).
+Every surviving object is walked once in each younger generation whatever the thresholds, so
+they set the size of a pause, not the total: collections of the middle generation every 5
+young ones keep each pause short (at 1,000 tables, every 20 walked ~0.2 s of objects at once)."""
 _gc_tuned = False
 
 
@@ -503,8 +513,10 @@ class Hub:
                 continue
             try:
                 async with self.sessionmaker() as db:
-                    rows = (await db.execute(
-                        select(Table.id, Table.version).where(Table.id.in_(ids)))).all()
+                    # One array parameter: the statement's text stays the same whatever the
+                    # number of tables (an IN list of 1,000 was rendered and parsed anew
+                    # every poll, a stall of the event loop).
+                    rows = (await db.execute(_VERSIONS, {"ids": ids})).all()
             except Exception:
                 log.warning("table poll failed", exc_info=True)
                 continue
@@ -583,14 +595,29 @@ class Hub:
             log.warning("ending due sessions failed", exc_info=True)
 
     async def _heartbeat(self) -> None:
-        """Tell every client the table's ``seq`` now and then: a client behind it resyncs."""
+        """Tell every client the table's ``seq`` now and then: a client behind it resyncs.
+
+        The tables take turns: each tick (about a second) serves the tables whose id falls in
+        that tick's slot, so every table hears once per interval and the process never sends
+        thousands of heartbeats at once."""
+        slots = max(1, int(self.heartbeat_interval))
+        tick = 0
         while True:
-            await asyncio.sleep(self.heartbeat_interval)
+            await asyncio.sleep(self.heartbeat_interval / slots)
+            slot = tick % slots
+            tick += 1
+            queued = 0
             for channel in list(self.channels.values()):
+                if channel.table_id % slots != slot:
+                    continue
                 message = dumps({"type": "heartbeat", "seq": channel.seq,
                                  "time": self.clock.now().isoformat()})
                 for conn in list(channel.conns):
                     conn.send(message)
+                queued += len(channel.conns)
+                if queued >= SENDS_PER_TURN:
+                    queued = 0
+                    await asyncio.sleep(0)
 
     # -- presence --------------------------------------------------------------------------
 
@@ -676,8 +703,10 @@ class Hub:
         while True:
             await asyncio.sleep(self.presence_interval)
             items = []
-            for channel in list(self.channels.values()):
+            for index, channel in enumerate(list(self.channels.values()), 1):
                 seats, watchers = self._local_presence(channel)
                 items.append((channel.table_id, seats, watchers))
                 self._send_presence(channel)  # remote entries may have expired
+                if index % SENDS_PER_TURN == 0:
+                    await asyncio.sleep(0)
             await self._announce(items)
