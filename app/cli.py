@@ -10,7 +10,7 @@ import asyncio
 import signal
 import sys
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 import uvicorn
@@ -84,6 +84,15 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+UVICORN_OPTIONS: dict[str, Any] = {
+    "log_config": None, "ws_max_size": 64 * 1024, "proxy_headers": False,
+    # Per-message deflate stays on (uvicorn's default) although compressing every small frame
+    # costs ~10 % of the server's CPU at full load (docs/performance.md): without it, a client
+    # sending a frame over 64 KiB may see its connection reset instead of the documented 1009.
+}
+"""How uvicorn serves the club (``bench/echo_app.py`` serves its baseline the same way)."""
+
+
 def _serve(host: str | None, port: int | None) -> None:
     settings = get_settings()
     if host is not None:
@@ -99,8 +108,7 @@ def _serve(host: str | None, port: int | None) -> None:
     text = (banner(base, first.login, first.password)  # type: ignore[attr-defined]
             if first is not None else banner(base))
     app = create_app(settings)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None,
-                            ws_max_size=64 * 1024, proxy_headers=False)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, **UVICORN_OPTIONS)
     BannerServer(config, text).run()
 
 

@@ -48,8 +48,10 @@ def main() -> None:
     """Serve the echo app on 127.0.0.1:PORT with the same uvicorn options as the club."""
     import uvicorn
 
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_config=None,
-                log_level="warning", ws_max_size=64 * 1024, proxy_headers=False)
+    from app.cli import UVICORN_OPTIONS
+
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
+                **UVICORN_OPTIONS)
 
 
 if __name__ == "__main__":
