@@ -210,6 +210,10 @@ def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
     if not isinstance(data, dict):
         return "bad_json", "a message must be a JSON object"
     # Strings must survive the database and the wire: no NUL, no lone surrogates ("\ud800").
+    # Both can only arrive as escapes (a text frame is valid UTF-8, and JSON refuses raw
+    # control characters), so a frame without a backslash needs no second look.
+    if "\\" not in frame:
+        return data
     try:
         canonical = json.dumps(data, ensure_ascii=False)
         canonical.encode("utf-8")
