@@ -56,6 +56,13 @@ class _Unit:
     future: asyncio.Future[Any]
 
 
+def count_write(info: dict[Any, Any]) -> None:
+    """Count a write made on a grouped unit's connection outside SQLAlchemy (a statement sent
+    straight to the driver, which the engine hook below does not see)."""
+    if _WRITES in info:
+        info[_WRITES] += 1
+
+
 def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
                  context: Any, executemany: bool) -> None:
     """Engine hook: count the statements of a grouped unit that may have written — any but a
