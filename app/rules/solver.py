@@ -107,6 +107,31 @@ def _build_runs() -> tuple[list[tuple[int, ...]], ...]:
 _RUNS = _build_runs()
 
 
+def _build_run_loses() -> bytes:
+    """``_RUN_LOSES[mine << 8 | theirs]`` (one suit, disjoint masks): does a hand holding
+    ``mine`` that leads the suit again and again, lowest card first, surely lose a trick to a
+    defender holding ``theirs``? The defender must follow suit, so he ducks the ``j``-th lead
+    only with his ``j``-th lowest card or a lower one: it fails once his ``j``-th lowest card is
+    above the ``j``-th lowest card of ``mine`` (``j`` up to the shorter length)."""
+    table = bytearray(65536)
+    for mine in range(256):
+        rest = 255 & ~mine
+        theirs = rest
+        while theirs:
+            a, b = mine, theirs
+            while a and b:
+                if b & -b > a & -a:
+                    table[mine << 8 | theirs] = 1
+                    break
+                a &= a - 1
+                b &= b - 1
+            theirs = (theirs - 1) & rest
+    return bytes(table)
+
+
+_RUN_LOSES = _build_run_loses()
+
+
 def _runs(candidates: CardMask, alive: CardMask) -> tuple[int, ...]:
     """One card of each run of touching cards (among ``alive``) in ``candidates``, the lowest
     card of each run, low runs first (suit by suit)."""
@@ -137,6 +162,7 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
     trump_shift = 8 * trump if trump is not None else -1
     runs = _runs
     runs_by_suit = _RUNS
+    run_loses = _RUN_LOSES
     decl = declarer
     # good[w]: is a trick won by position w good for the declarer?
     good = tuple(1 if (w == declarer) != misere else 0 for w in range(3))
@@ -251,6 +277,66 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
                         return True
             if need > sure:
                 table[key] = lo << 8 | need
+                return False
+        elif need == 1 or need == n:
+            # misère (no trumps): can the declarer surely lose one more trick, must he win this one?
+            dh = hands[decl]
+            lose = False
+            if p1 == decl:
+                # he wins every trick while each of his cards is above every defender's card of
+                # its suit (the lead stays with him); he loses one by running a suit, low cards
+                # first, that a defender cannot duck all the way (_RUN_LOSES)
+                win = True
+                for shift in (0, 8, 16, 24):
+                    d = dh >> shift & 255
+                    if not d:
+                        continue
+                    o1 = hb >> shift & 255
+                    o2 = hc >> shift & 255
+                    if run_loses[d << 8 | o1] or run_loses[d << 8 | o2]:
+                        lose = True
+                    if (o1 | o2) > d & -d:
+                        win = False
+                if win:
+                    table[key] = lo << 8 | 1
+                    return False
+            else:
+                # whatever the leader leads, he discards, ducks under the led card or under the
+                # other defender's card (all of its cards of the suit higher), or wins the trick
+                # and then runs a suit as above against a defender that followed suit; he must
+                # win this trick when his lowest card of a suit the leader holds is above all
+                # the defenders' cards of the suit
+                win = False
+                zh = hc if p2 == decl else hb
+                lose = True
+                for shift in (0, 8, 16, 24):
+                    y = ha >> shift & 255
+                    d = dh >> shift & 255
+                    if not y or not d:
+                        continue
+                    low = d & -d
+                    z = zh >> shift & 255
+                    if low > y | z:
+                        win = True
+                    if low < y & -y or (z and low < z & -z):
+                        continue
+                    # he may win this trick, then lead
+                    for other in (0, 8, 16, 24):
+                        if other == shift:
+                            continue
+                        d = dh >> other & 255
+                        if d and (
+                            run_loses[d << 8 | (ha >> other & 255)]
+                            or (z and run_loses[d << 8 | (zh >> other & 255)])
+                        ):
+                            break
+                    else:
+                        lose = False
+            if lose and need == 1:
+                table[key] = 1 << 8 | hi
+                return True
+            if win and need == n:
+                table[key] = lo << 8 | n
                 return False
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
         if not misere:
