@@ -132,6 +132,34 @@ def _build_run_loses() -> bytes:
 _RUN_LOSES = _build_run_loses()
 
 
+def _build_clean() -> bytes:
+    """``_CLEAN[mine << 8 | theirs]`` (one suit, disjoint masks): is the ``i``-th lowest card
+    of ``mine`` below the ``i``-th lowest of ``theirs`` for every ``i`` up to the shorter
+    length? Then a hand that never leads can always play under the led card of the suit
+    (the highest card below it): each lead takes one of ``theirs``, and the condition stays."""
+    table = bytearray(65536)
+    for mine in range(256):
+        rest = 255 & ~mine
+        theirs = rest
+        while True:
+            a, b = mine, theirs
+            clean = 1
+            while a and b:
+                if b & -b < a & -a:
+                    clean = 0
+                    break
+                a &= a - 1
+                b &= b - 1
+            table[mine << 8 | theirs] = clean
+            if not theirs:
+                break
+            theirs = (theirs - 1) & rest
+    return bytes(table)
+
+
+_CLEAN = _build_clean()
+
+
 def _runs(candidates: CardMask, alive: CardMask) -> tuple[int, ...]:
     """One card of each run of touching cards (among ``alive``) in ``candidates``, the lowest
     card of each run, low runs first (suit by suit)."""
@@ -163,6 +191,7 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
     runs = _runs
     runs_by_suit = _RUNS
     run_loses = _RUN_LOSES
+    clean = _CLEAN
     decl = declarer
     # good[w]: is a trick won by position w good for the declarer?
     good = tuple(1 if (w == declarer) != misere else 0 for w in range(3))
@@ -335,9 +364,21 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             if lose and need == 1:
                 table[key] = 1 << 8 | hi
                 return True
-            if win and need == n:
-                table[key] = lo << 8 | n
-                return False
+            if need == n:
+                if win:
+                    table[key] = lo << 8 | n
+                    return False
+                if p1 != decl:
+                    # he never leads again if he loses every trick: he does when he can play
+                    # under every lead of each suit (_CLEAN), and discards when void
+                    defenders = ha | (hc if p2 == decl else hb)
+                    for shift in (0, 8, 16, 24):
+                        d = dh >> shift & 255
+                        if d and not clean[d << 8 | (defenders >> shift & 255)]:
+                            break
+                    else:
+                        table[key] = n << 8 | hi
+                        return True
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
         if not misere:
             leads = runs(ha, alive)[::-1]
