@@ -368,17 +368,34 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
                 if win:
                     table[key] = lo << 8 | n
                     return False
-                if p1 != decl:
-                    # he never leads again if he loses every trick: he does when he can play
-                    # under every lead of each suit (_CLEAN), and discards when void
-                    defenders = ha | (hc if p2 == decl else hb)
-                    for shift in (0, 8, 16, 24):
-                        d = dh >> shift & 255
-                        if d and not clean[d << 8 | (defenders >> shift & 255)]:
+                # he never leads again once he loses every trick: he does when he can play
+                # under every lead of each suit (_CLEAN; the defenders' cards only go) and
+                # discards when void; on lead, after a lead a defender must cover
+                defenders = alive ^ dh
+                unclean = -1
+                for shift in (0, 8, 16, 24):
+                    d = dh >> shift & 255
+                    if d and not clean[d << 8 | (defenders >> shift & 255)]:
+                        if unclean >= 0:
+                            unclean = -2
                             break
-                    else:
-                        table[key] = n << 8 | hi
-                        return True
+                        unclean = shift
+                if unclean == -1 and p1 != decl:
+                    table[key] = n << 8 | hi
+                    return True
+                if p1 == decl and unclean != -2:
+                    for shift in (0, 8, 16, 24) if unclean == -1 else (unclean,):
+                        d = dh >> shift & 255
+                        o1 = hb >> shift & 255
+                        o2 = hc >> shift & 255
+                        # his cards below the lowest card of a defender holding the suit
+                        cover = max(o1 & -o1, o2 & -o2)
+                        below = d & (cover - 1) if cover else 0
+                        if below:
+                            d ^= 1 << below.bit_length() - 1
+                            if clean[d << 8 | (o1 | o2)]:
+                                table[key] = n << 8 | hi
+                                return True
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
         if not misere:
             leads = runs(ha, alive)[::-1]
