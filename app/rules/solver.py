@@ -132,32 +132,37 @@ def _build_run_loses() -> bytes:
 _RUN_LOSES = _build_run_loses()
 
 
-def _build_clean() -> bytes:
-    """``_CLEAN[mine << 8 | theirs]`` (one suit, disjoint masks): is the ``i``-th lowest card
-    of ``mine`` below the ``i``-th lowest of ``theirs`` for every ``i`` up to the shorter
-    length? Then a hand that never leads can always play under the led card of the suit
-    (the highest card below it): each lead takes one of ``theirs``, and the condition stays."""
+def _build_ducks() -> bytes:
+    """``_DUCKS[mine << 8 | theirs]`` (one suit, disjoint masks): for how many leads of the
+    suit in a row a hand holding ``mine`` that is not on lead surely plays under the led card
+    (15: all of them). With its highest card below the led card each time, it can while the
+    ``i``-th lowest card of ``mine`` is below the ``i``-th lowest of ``theirs`` for every
+    ``i`` up to that count (a lead takes one of ``theirs``; the condition stays for one lead
+    fewer; cards of ``theirs`` played otherwise only help, and so does giving up the highest
+    card of ``mine``): the count is the length of that prefix."""
     table = bytearray(65536)
     for mine in range(256):
         rest = 255 & ~mine
         theirs = rest
         while True:
             a, b = mine, theirs
-            clean = 1
+            count = 0
             while a and b:
                 if b & -b < a & -a:
-                    clean = 0
                     break
+                count += 1
                 a &= a - 1
                 b &= b - 1
-            table[mine << 8 | theirs] = clean
+            else:
+                count = 15
+            table[mine << 8 | theirs] = count
             if not theirs:
                 break
             theirs = (theirs - 1) & rest
     return bytes(table)
 
 
-_CLEAN = _build_clean()
+_DUCKS = _build_ducks()
 
 
 def _runs(candidates: CardMask, alive: CardMask) -> tuple[int, ...]:
@@ -191,7 +196,7 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
     runs = _runs
     runs_by_suit = _RUNS
     run_loses = _RUN_LOSES
-    clean = _CLEAN
+    ducks = _DUCKS
     decl = declarer
     # good[w]: is a trick won by position w good for the declarer?
     good = tuple(1 if (w == declarer) != misere else 0 for w in range(3))
@@ -307,95 +312,100 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             if need > sure:
                 table[key] = lo << 8 | need
                 return False
-        elif need == 1 or need == n:
-            # misère (no trumps): can the declarer surely lose one more trick, must he win this one?
+        else:
+            # misère: the tricks he surely loses in a row (while he does not lead, every suit
+            # he holds ducks that long: _DUCKS); on lead, after a lead a defender must cover
+            # (the defenders' cards only go)
             dh = hands[decl]
-            lose = False
-            if p1 == decl:
-                # he wins every trick while each of his cards is above every defender's card of
-                # its suit (the lead stays with him); he loses one by running a suit, low cards
-                # first, that a defender cannot duck all the way (_RUN_LOSES)
-                win = True
-                for shift in (0, 8, 16, 24):
+            defenders = alive ^ dh
+            per_suit = [
+                ducks[(dh >> shift & 255) << 8 | (defenders >> shift & 255)] if dh >> shift & 255
+                else 15
+                for shift in (0, 8, 16, 24)
+            ]
+            if p1 != decl:
+                sure = min(per_suit)
+            else:
+                sure = 0
+                for suit in range(4):
+                    shift = 8 * suit
                     d = dh >> shift & 255
-                    if not d:
-                        continue
                     o1 = hb >> shift & 255
                     o2 = hc >> shift & 255
-                    if run_loses[d << 8 | o1] or run_loses[d << 8 | o2]:
-                        lose = True
-                    if (o1 | o2) > d & -d:
-                        win = False
-                if win:
-                    table[key] = lo << 8 | 1
-                    return False
-            else:
-                # whatever the leader leads, he discards, ducks under the led card or under the
-                # other defender's card (all of its cards of the suit higher), or wins the trick
-                # and then runs a suit as above against a defender that followed suit; he must
-                # win this trick when his lowest card of a suit the leader holds is above all
-                # the defenders' cards of the suit
-                win = False
-                zh = hc if p2 == decl else hb
-                lose = True
-                for shift in (0, 8, 16, 24):
-                    y = ha >> shift & 255
-                    d = dh >> shift & 255
-                    if not y or not d:
-                        continue
-                    low = d & -d
-                    z = zh >> shift & 255
-                    if low > y | z:
-                        win = True
-                    if low < y & -y or (z and low < z & -z):
-                        continue
-                    # he may win this trick, then lead
-                    for other in (0, 8, 16, 24):
-                        if other == shift:
-                            continue
-                        d = dh >> other & 255
-                        if d and (
-                            run_loses[d << 8 | (ha >> other & 255)]
-                            or (z and run_loses[d << 8 | (zh >> other & 255)])
-                        ):
-                            break
-                    else:
-                        lose = False
-            if lose and need == 1:
-                table[key] = 1 << 8 | hi
+                    # his cards below the lowest card of a defender holding the suit
+                    cover = max(o1 & -o1, o2 & -o2)
+                    below = d & (cover - 1) if cover else 0
+                    if below:
+                        d ^= 1 << below.bit_length() - 1
+                        run = ducks[d << 8 | (o1 | o2)] if d else 15
+                        for other in range(4):
+                            if other != suit and per_suit[other] < run:
+                                run = per_suit[other]
+                        if run + 1 > sure:
+                            sure = run + 1
+            if need <= sure:
+                table[key] = need << 8 | hi
                 return True
-            if need == n:
-                if win:
-                    table[key] = lo << 8 | n
-                    return False
-                # he never leads again once he loses every trick: he does when he can play
-                # under every lead of each suit (_CLEAN; the defenders' cards only go) and
-                # discards when void; on lead, after a lead a defender must cover
-                defenders = alive ^ dh
-                unclean = -1
-                for shift in (0, 8, 16, 24):
-                    d = dh >> shift & 255
-                    if d and not clean[d << 8 | (defenders >> shift & 255)]:
-                        if unclean >= 0:
-                            unclean = -2
-                            break
-                        unclean = shift
-                if unclean == -1 and p1 != decl:
-                    table[key] = n << 8 | hi
-                    return True
-                if p1 == decl and unclean != -2:
-                    for shift in (0, 8, 16, 24) if unclean == -1 else (unclean,):
+            if need == 1 or need == n:
+                # can the declarer surely lose one more trick, must he win this one?
+                dh = hands[decl]
+                lose = False
+                if p1 == decl:
+                    # he wins every trick while each of his cards is above every defender's card of
+                    # its suit (the lead stays with him); he loses one by running a suit, low cards
+                    # first, that a defender cannot duck all the way (_RUN_LOSES)
+                    win = True
+                    for shift in (0, 8, 16, 24):
                         d = dh >> shift & 255
+                        if not d:
+                            continue
                         o1 = hb >> shift & 255
                         o2 = hc >> shift & 255
-                        # his cards below the lowest card of a defender holding the suit
-                        cover = max(o1 & -o1, o2 & -o2)
-                        below = d & (cover - 1) if cover else 0
-                        if below:
-                            d ^= 1 << below.bit_length() - 1
-                            if clean[d << 8 | (o1 | o2)]:
-                                table[key] = n << 8 | hi
-                                return True
+                        if run_loses[d << 8 | o1] or run_loses[d << 8 | o2]:
+                            lose = True
+                        if (o1 | o2) > d & -d:
+                            win = False
+                    if win:
+                        table[key] = lo << 8 | 1
+                        return False
+                else:
+                    # whatever the leader leads, he discards, ducks under the led card or under the
+                    # other defender's card (all of its cards of the suit higher), or wins the trick
+                    # and then runs a suit as above against a defender that followed suit; he must
+                    # win this trick when his lowest card of a suit the leader holds is above all
+                    # the defenders' cards of the suit
+                    win = False
+                    zh = hc if p2 == decl else hb
+                    lose = True
+                    for shift in (0, 8, 16, 24):
+                        y = ha >> shift & 255
+                        d = dh >> shift & 255
+                        if not y or not d:
+                            continue
+                        low = d & -d
+                        z = zh >> shift & 255
+                        if low > y | z:
+                            win = True
+                        if low < y & -y or (z and low < z & -z):
+                            continue
+                        # he may win this trick, then lead
+                        for other in (0, 8, 16, 24):
+                            if other == shift:
+                                continue
+                            d = dh >> other & 255
+                            if d and (
+                                run_loses[d << 8 | (ha >> other & 255)]
+                                or (z and run_loses[d << 8 | (zh >> other & 255)])
+                            ):
+                                break
+                        else:
+                            lose = False
+                if lose and need == 1:
+                    table[key] = 1 << 8 | hi
+                    return True
+                if win and need == n:
+                    table[key] = lo << 8 | n
+                    return False
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
         if not misere:
             leads = runs(ha, alive)[::-1]
