@@ -14,12 +14,21 @@ table between them:
   so only one card of each run is tried;
 * sure-trick bounds at trick boundaries (games): the leader's cashable top cards, a top run of
   trumps in one hand;
+* misère bounds at trick boundaries: the tricks the declarer surely loses in a row while he
+  ducks every lead of each suit he holds (his ``i``-th lowest card of the suit below the
+  defenders' ``i``-th lowest, ``_DUCKS``), also after an exit lead a defender must cover; one
+  more lost trick by ducking, or by winning and then running a suit a defender cannot duck
+  all the way (``_RUN_LOSES``); a trick he must win (all his cards top, or a lead he must
+  beat) when he must lose every trick;
 * moves are ordered: the previous best lead of the position first (games: high leads; misère:
   the defenders lead the declarer's suits); the second hand tries its winning cards first; the
   last hand wins a trick cheaply when its side wants it, else plays its cheapest card; the
-  misère declarer ducks as high as he can;
+  misère declarer ducks as high as he can; his leads: see ``_probe``;
 * the last hand's cards are grouped by who wins the trick, and when the trick settles the
-  question the group is not searched; the last trick is played out inline.
+  question the group is not searched; the last trick is played out inline;
+* misère proofs depend much on the declarer's lead order, and no one order is best on every
+  deal: each null-window search tries three orders in turn with a budget of positions,
+  doubled each round, keeping in the table what every attempt proved (``_probe``).
 
 Pure Python on integer card masks (card ``8 * suit + rank``); no allocation beyond the small
 move lists in the inner loop. All public entry points are module-level functions with plain
@@ -183,10 +192,20 @@ _GAME_GUESS = 6
 Search = Callable[[int, int, int, int, int], bool]
 
 
-def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search, dict[int, int]]:
+class _OutOfBudget(Exception):
+    """A search ran past its budget of positions (see :func:`_probe`)."""
+
+
+def _make_search(
+    trump: int | None, declarer: int, misere: bool
+) -> tuple[Search, dict[int, int], list[int]]:
     """A null-window search ``reach(h0, h1, h2, leader, need)`` for one trump, declarer and
-    goal, with its transposition table (a position's key to ``lo << 8 | hi``)."""
+    goal, with its transposition table (a position's key to ``lo << 8 | hi``) and its control
+    ``[mode, budget]``: the misère declarer's lead order (0, 1, 2) and how many more positions
+    it may search before it raises :class:`_OutOfBudget` (the table keeps only finished
+    results, so an interrupted search leaves it valid)."""
     table: dict[int, int] = {}
+    control = [0, _UNLIMITED]
     best_lead: dict[int, int] = {}
     canonical: dict[int, int] = {}
     tmask = SUIT_MASKS[trump] if trump is not None else 0
@@ -281,6 +300,9 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
                 return True
             if need >= hi:
                 return False
+        control[1] -= 1
+        if control[1] < 0:
+            raise _OutOfBudget
         hands = (h0, h1, h2)
         p1 = leader
         p2 = p1 + 1 if p1 < 2 else 0
@@ -410,7 +432,36 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
         if not misere:
             leads = runs(ha, alive)[::-1]
         elif d1:
+            # the misère declarer's lead order, by mode (see _probe): 0: low cards first, suit
+            # by suit; 1: when he can afford a trick, the top card of each suit he cannot
+            # always duck first; 1, 2, and 0 when he must lose every trick: the cards a
+            # defender must cover first, high first
             leads = runs(ha, alive)
+            mode = control[0]
+            if mode or need == n:
+                # cards a defender must cover: below the lowest card of a defender holding
+                # the suit
+                safe = 0
+                for shift in (0, 8, 16, 24):
+                    o1 = hb >> shift & 255
+                    o2 = hc >> shift & 255
+                    if o1 | o2:
+                        safe |= (max(o1 & -o1, o2 & -o2) - 1) << shift
+                first: list[int] = []
+                if mode == 1 and need < n:
+                    # he can afford a trick: the top card of each suit he cannot always duck
+                    top: dict[int, int] = {}
+                    for c in leads:
+                        top[c & 24] = c
+                    first = [
+                        c
+                        for s, c in top.items()
+                        if ducks[(ha >> s & 255) << 8 | ((hb | hc) >> s & 255)] != 15
+                    ]
+                # then the cards a defender must cover, high first, then the rest low first
+                first += [c for c in leads[::-1] if safe >> c & 1 and c not in first]
+                if first:
+                    leads = (*first, *[c for c in leads if c not in first])
         else:
             # defenders lead the suits the misère declarer still holds first
             target = hands[decl]
@@ -513,7 +564,32 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
         table[key] = lo << 8 | hi
         return result
 
-    return reach, table
+    return reach, table, control
+
+
+_UNLIMITED = 1 << 62
+_FIRST_BUDGET = 2000
+"""Positions the first misère attempt may search in each lead order (then twice as many)."""
+
+
+def _probe(control: list[int], misere: bool, search: Callable[[], bool]) -> bool:
+    """Run one null-window ``search``. A misère proof's size depends much on the declarer's
+    lead order, and no one order is good on every deal: try each order with a budget of
+    positions, doubling the budget after each round (the table keeps what every attempt
+    proved), so the search costs about what the best order costs."""
+    if not misere:
+        control[1] = _UNLIMITED
+        return search()
+    budget = _FIRST_BUDGET
+    while True:
+        for mode in (0, 1, 2):
+            control[0] = mode
+            control[1] = budget
+            try:
+                return search()
+            except _OutOfBudget:
+                pass
+        budget *= 2
 
 
 def _complete_trick(
@@ -579,12 +655,16 @@ def reaches(
     included) against every defence? Good tricks are won ones (game) or lost ones (misère)."""
     if need <= 0:
         return True
-    reach, _ = _make_search(trump, declarer, misere)
+    reach, _, control = _make_search(trump, declarer, misere)
     if trick:
-        return _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need)
+        return _probe(
+            control,
+            misere,
+            lambda: _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need),
+        )
     if need > hands[leader].bit_count():
         return False
-    return reach(hands[0], hands[1], hands[2], leader, need)
+    return _probe(control, misere, lambda: reach(hands[0], hands[1], hands[2], leader, need))
 
 
 def max_good_tricks(
@@ -611,7 +691,7 @@ def solve_counted(
     (bisection on the value), with the number of boundary positions in the table (for the
     benchmark's positions per second)."""
     remaining = hands[(leader + len(trick)) % 3].bit_count()
-    reach, table = _make_search(trump, declarer, misere)
+    reach, table, control = _make_search(trump, declarer, misere)
 
     def test(need: int) -> bool:
         if need <= 0:
@@ -619,8 +699,14 @@ def solve_counted(
         if need > remaining:
             return False
         if trick:
-            return _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need)
-        return reach(hands[0], hands[1], hands[2], leader, need)
+            return _probe(
+                control,
+                misere,
+                lambda: _complete_trick(
+                    reach, hands, leader, trick, trump, declarer, misere, need
+                ),
+            )
+        return _probe(control, misere, lambda: reach(hands[0], hands[1], hands[2], leader, need))
 
     # the searches near the value are the expensive ones: probe a likely value first
     # (misère: a clean hand; game: six tricks, the lowest contract), then step towards it
