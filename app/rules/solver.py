@@ -340,34 +340,38 @@ def _make_search(
             # (the defenders' cards only go)
             dh = hands[decl]
             defenders = alive ^ dh
-            per_suit = [
-                ducks[(dh >> shift & 255) << 8 | (defenders >> shift & 255)] if dh >> shift & 255
-                else 15
-                for shift in (0, 8, 16, 24)
-            ]
             if p1 != decl:
-                sure = min(per_suit)
-            else:
-                sure = 0
-                for suit in range(4):
-                    shift = 8 * suit
+                for shift in (0, 8, 16, 24):
                     d = dh >> shift & 255
-                    o1 = hb >> shift & 255
-                    o2 = hc >> shift & 255
-                    # his cards below the lowest card of a defender holding the suit
-                    cover = max(o1 & -o1, o2 & -o2)
-                    below = d & (cover - 1) if cover else 0
-                    if below:
-                        d ^= 1 << below.bit_length() - 1
-                        run = ducks[d << 8 | (o1 | o2)] if d else 15
-                        for other in range(4):
-                            if other != suit and per_suit[other] < run:
-                                run = per_suit[other]
-                        if run + 1 > sure:
-                            sure = run + 1
-            if need <= sure:
-                table[key] = need << 8 | hi
-                return True
+                    if d and ducks[d << 8 | (defenders >> shift & 255)] < need:
+                        break
+                else:
+                    table[key] = need << 8 | hi
+                    return True
+            else:
+                # the exit loses one; then every suit must duck need - 1 leads: at most one
+                # suit may fall short before the exit, and then the exit is in that suit
+                short = -1
+                for shift in (0, 8, 16, 24):
+                    d = dh >> shift & 255
+                    if d and ducks[d << 8 | (defenders >> shift & 255)] < need - 1:
+                        if short != -1:
+                            short = -2
+                            break
+                        short = shift
+                if short != -2:
+                    for shift in (0, 8, 16, 24) if short == -1 else (short,):
+                        d = dh >> shift & 255
+                        o1 = hb >> shift & 255
+                        o2 = hc >> shift & 255
+                        # his cards below the lowest card of a defender holding the suit
+                        cover = max(o1 & -o1, o2 & -o2)
+                        below = d & (cover - 1) if cover else 0
+                        if below:
+                            d ^= 1 << below.bit_length() - 1
+                            if not d or ducks[d << 8 | (o1 | o2)] >= need - 1:
+                                table[key] = need << 8 | hi
+                                return True
             if need == 1 or need == n:
                 # can the declarer surely lose one more trick, must he win this one?
                 dh = hands[decl]
