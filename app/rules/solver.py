@@ -14,12 +14,21 @@ table between them:
   so only one card of each run is tried;
 * sure-trick bounds at trick boundaries (games): the leader's cashable top cards, a top run of
   trumps in one hand;
+* misère bounds at trick boundaries: the tricks the declarer surely loses in a row while he
+  ducks every lead of each suit he holds (his ``i``-th lowest card of the suit below the
+  defenders' ``i``-th lowest, ``_DUCKS``), also after an exit lead a defender must cover; one
+  more lost trick by ducking, or by winning and then running a suit a defender cannot duck
+  all the way (``_RUN_LOSES``); a trick he must win (all his cards top, or a lead he must
+  beat) when he must lose every trick;
 * moves are ordered: the previous best lead of the position first (games: high leads; misère:
   the defenders lead the declarer's suits); the second hand tries its winning cards first; the
   last hand wins a trick cheaply when its side wants it, else plays its cheapest card; the
-  misère declarer ducks as high as he can;
+  misère declarer ducks as high as he can; his leads: see ``_probe``;
 * the last hand's cards are grouped by who wins the trick, and when the trick settles the
-  question the group is not searched; the last trick is played out inline.
+  question the group is not searched; the last trick is played out inline;
+* misère proofs depend much on the declarer's lead order, and no one order is best on every
+  deal: each null-window search tries three orders in turn with a budget of positions,
+  doubled each round, keeping in the table what every attempt proved (``_probe``).
 
 Pure Python on integer card masks (card ``8 * suit + rank``); no allocation beyond the small
 move lists in the inner loop. All public entry points are module-level functions with plain
@@ -107,6 +116,64 @@ def _build_runs() -> tuple[list[tuple[int, ...]], ...]:
 _RUNS = _build_runs()
 
 
+def _build_run_loses() -> bytes:
+    """``_RUN_LOSES[mine << 8 | theirs]`` (one suit, disjoint masks): does a hand holding
+    ``mine`` that leads the suit again and again, lowest card first, surely lose a trick to a
+    defender holding ``theirs``? The defender must follow suit, so he ducks the ``j``-th lead
+    only with his ``j``-th lowest card or a lower one: it fails once his ``j``-th lowest card is
+    above the ``j``-th lowest card of ``mine`` (``j`` up to the shorter length)."""
+    table = bytearray(65536)
+    for mine in range(256):
+        rest = 255 & ~mine
+        theirs = rest
+        while theirs:
+            a, b = mine, theirs
+            while a and b:
+                if b & -b > a & -a:
+                    table[mine << 8 | theirs] = 1
+                    break
+                a &= a - 1
+                b &= b - 1
+            theirs = (theirs - 1) & rest
+    return bytes(table)
+
+
+_RUN_LOSES = _build_run_loses()
+
+
+def _build_ducks() -> bytes:
+    """``_DUCKS[mine << 8 | theirs]`` (one suit, disjoint masks): for how many leads of the
+    suit in a row a hand holding ``mine`` that is not on lead surely plays under the led card
+    (15: all of them). With its highest card below the led card each time, it can while the
+    ``i``-th lowest card of ``mine`` is below the ``i``-th lowest of ``theirs`` for every
+    ``i`` up to that count (a lead takes one of ``theirs``; the condition stays for one lead
+    fewer; cards of ``theirs`` played otherwise only help, and so does giving up the highest
+    card of ``mine``): the count is the length of that prefix."""
+    table = bytearray(65536)
+    for mine in range(256):
+        rest = 255 & ~mine
+        theirs = rest
+        while True:
+            a, b = mine, theirs
+            count = 0
+            while a and b:
+                if b & -b < a & -a:
+                    break
+                count += 1
+                a &= a - 1
+                b &= b - 1
+            else:
+                count = 15
+            table[mine << 8 | theirs] = count
+            if not theirs:
+                break
+            theirs = (theirs - 1) & rest
+    return bytes(table)
+
+
+_DUCKS = _build_ducks()
+
+
 def _runs(candidates: CardMask, alive: CardMask) -> tuple[int, ...]:
     """One card of each run of touching cards (among ``alive``) in ``candidates``, the lowest
     card of each run, low runs first (suit by suit)."""
@@ -125,10 +192,20 @@ _GAME_GUESS = 6
 Search = Callable[[int, int, int, int, int], bool]
 
 
-def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search, dict[int, int]]:
+class _OutOfBudget(Exception):
+    """A search ran past its budget of positions (see :func:`_probe`)."""
+
+
+def _make_search(
+    trump: int | None, declarer: int, misere: bool
+) -> tuple[Search, dict[int, int], list[int]]:
     """A null-window search ``reach(h0, h1, h2, leader, need)`` for one trump, declarer and
-    goal, with its transposition table (a position's key to ``lo << 8 | hi``)."""
+    goal, with its transposition table (a position's key to ``lo << 8 | hi``) and its control
+    ``[mode, budget]``: the misère declarer's lead order (0, 1, 2) and how many more positions
+    it may search before it raises :class:`_OutOfBudget` (the table keeps only finished
+    results, so an interrupted search leaves it valid)."""
     table: dict[int, int] = {}
+    control = [0, _UNLIMITED]
     best_lead: dict[int, int] = {}
     canonical: dict[int, int] = {}
     tmask = SUIT_MASKS[trump] if trump is not None else 0
@@ -137,6 +214,8 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
     trump_shift = 8 * trump if trump is not None else -1
     runs = _runs
     runs_by_suit = _RUNS
+    run_loses = _RUN_LOSES
+    ducks = _DUCKS
     decl = declarer
     # good[w]: is a trick won by position w good for the declarer?
     good = tuple(1 if (w == declarer) != misere else 0 for w in range(3))
@@ -221,6 +300,9 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
                 return True
             if need >= hi:
                 return False
+        control[1] -= 1
+        if control[1] < 0:
+            raise _OutOfBudget
         hands = (h0, h1, h2)
         p1 = leader
         p2 = p1 + 1 if p1 < 2 else 0
@@ -252,11 +334,138 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
             if need > sure:
                 table[key] = lo << 8 | need
                 return False
+        else:
+            # misère: the tricks he surely loses in a row (while he does not lead, every suit
+            # he holds ducks that long: _DUCKS); on lead, after a lead a defender must cover
+            # (the defenders' cards only go)
+            dh = hands[decl]
+            defenders = alive ^ dh
+            if p1 != decl:
+                for shift in (0, 8, 16, 24):
+                    d = dh >> shift & 255
+                    if d and ducks[d << 8 | (defenders >> shift & 255)] < need:
+                        break
+                else:
+                    table[key] = need << 8 | hi
+                    return True
+            else:
+                # the exit loses one; then every suit must duck need - 1 leads: at most one
+                # suit may fall short before the exit, and then the exit is in that suit
+                short = -1
+                for shift in (0, 8, 16, 24):
+                    d = dh >> shift & 255
+                    if d and ducks[d << 8 | (defenders >> shift & 255)] < need - 1:
+                        if short != -1:
+                            short = -2
+                            break
+                        short = shift
+                if short != -2:
+                    for shift in (0, 8, 16, 24) if short == -1 else (short,):
+                        d = dh >> shift & 255
+                        o1 = hb >> shift & 255
+                        o2 = hc >> shift & 255
+                        # his cards below the lowest card of a defender holding the suit
+                        cover = max(o1 & -o1, o2 & -o2)
+                        below = d & (cover - 1) if cover else 0
+                        if below:
+                            d ^= 1 << below.bit_length() - 1
+                            if not d or ducks[d << 8 | (o1 | o2)] >= need - 1:
+                                table[key] = need << 8 | hi
+                                return True
+            if need == 1 or need == n:
+                # can the declarer surely lose one more trick, must he win this one?
+                dh = hands[decl]
+                lose = False
+                if p1 == decl:
+                    # he wins every trick while each of his cards is above every defender's card of
+                    # its suit (the lead stays with him); he loses one by running a suit, low cards
+                    # first, that a defender cannot duck all the way (_RUN_LOSES)
+                    win = True
+                    for shift in (0, 8, 16, 24):
+                        d = dh >> shift & 255
+                        if not d:
+                            continue
+                        o1 = hb >> shift & 255
+                        o2 = hc >> shift & 255
+                        if run_loses[d << 8 | o1] or run_loses[d << 8 | o2]:
+                            lose = True
+                        if (o1 | o2) > d & -d:
+                            win = False
+                    if win:
+                        table[key] = lo << 8 | 1
+                        return False
+                else:
+                    # whatever the leader leads, he discards, ducks under the led card or under the
+                    # other defender's card (all of its cards of the suit higher), or wins the trick
+                    # and then runs a suit as above against a defender that followed suit; he must
+                    # win this trick when his lowest card of a suit the leader holds is above all
+                    # the defenders' cards of the suit
+                    win = False
+                    zh = hc if p2 == decl else hb
+                    lose = True
+                    for shift in (0, 8, 16, 24):
+                        y = ha >> shift & 255
+                        d = dh >> shift & 255
+                        if not y or not d:
+                            continue
+                        low = d & -d
+                        z = zh >> shift & 255
+                        if low > y | z:
+                            win = True
+                        if low < y & -y or (z and low < z & -z):
+                            continue
+                        # he may win this trick, then lead
+                        for other in (0, 8, 16, 24):
+                            if other == shift:
+                                continue
+                            d = dh >> other & 255
+                            if d and (
+                                run_loses[d << 8 | (ha >> other & 255)]
+                                or (z and run_loses[d << 8 | (zh >> other & 255)])
+                            ):
+                                break
+                        else:
+                            lose = False
+                if lose and need == 1:
+                    table[key] = 1 << 8 | hi
+                    return True
+                if win and need == n:
+                    table[key] = lo << 8 | n
+                    return False
         d1, d2, d3 = p1 == decl, p2 == decl, p3 == decl
         if not misere:
             leads = runs(ha, alive)[::-1]
         elif d1:
+            # the misère declarer's lead order, by mode (see _probe): 0: low cards first, suit
+            # by suit; 1: when he can afford a trick, the top card of each suit he cannot
+            # always duck first; 1, 2, and 0 when he must lose every trick: the cards a
+            # defender must cover first, high first
             leads = runs(ha, alive)
+            mode = control[0]
+            if mode or need == n:
+                # cards a defender must cover: below the lowest card of a defender holding
+                # the suit
+                safe = 0
+                for shift in (0, 8, 16, 24):
+                    o1 = hb >> shift & 255
+                    o2 = hc >> shift & 255
+                    if o1 | o2:
+                        safe |= (max(o1 & -o1, o2 & -o2) - 1) << shift
+                first: list[int] = []
+                if mode == 1 and need < n:
+                    # he can afford a trick: the top card of each suit he cannot always duck
+                    top: dict[int, int] = {}
+                    for c in leads:
+                        top[c & 24] = c
+                    first = [
+                        c
+                        for s, c in top.items()
+                        if ducks[(ha >> s & 255) << 8 | ((hb | hc) >> s & 255)] != 15
+                    ]
+                # then the cards a defender must cover, high first, then the rest low first
+                first += [c for c in leads[::-1] if safe >> c & 1 and c not in first]
+                if first:
+                    leads = (*first, *[c for c in leads if c not in first])
         else:
             # defenders lead the suits the misère declarer still holds first
             target = hands[decl]
@@ -359,7 +568,32 @@ def _make_search(trump: int | None, declarer: int, misere: bool) -> tuple[Search
         table[key] = lo << 8 | hi
         return result
 
-    return reach, table
+    return reach, table, control
+
+
+_UNLIMITED = 1 << 62
+_FIRST_BUDGET = 2000
+"""Positions the first misère attempt may search in each lead order (then twice as many)."""
+
+
+def _probe(control: list[int], misere: bool, search: Callable[[], bool]) -> bool:
+    """Run one null-window ``search``. A misère proof's size depends much on the declarer's
+    lead order, and no one order is good on every deal: try each order with a budget of
+    positions, doubling the budget after each round (the table keeps what every attempt
+    proved), so the search costs about what the best order costs."""
+    if not misere:
+        control[1] = _UNLIMITED
+        return search()
+    budget = _FIRST_BUDGET
+    while True:
+        for mode in (0, 1, 2):
+            control[0] = mode
+            control[1] = budget
+            try:
+                return search()
+            except _OutOfBudget:
+                pass
+        budget *= 2
 
 
 def _complete_trick(
@@ -425,12 +659,16 @@ def reaches(
     included) against every defence? Good tricks are won ones (game) or lost ones (misère)."""
     if need <= 0:
         return True
-    reach, _ = _make_search(trump, declarer, misere)
+    reach, _, control = _make_search(trump, declarer, misere)
     if trick:
-        return _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need)
+        return _probe(
+            control,
+            misere,
+            lambda: _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need),
+        )
     if need > hands[leader].bit_count():
         return False
-    return reach(hands[0], hands[1], hands[2], leader, need)
+    return _probe(control, misere, lambda: reach(hands[0], hands[1], hands[2], leader, need))
 
 
 def max_good_tricks(
@@ -457,7 +695,7 @@ def solve_counted(
     (bisection on the value), with the number of boundary positions in the table (for the
     benchmark's positions per second)."""
     remaining = hands[(leader + len(trick)) % 3].bit_count()
-    reach, table = _make_search(trump, declarer, misere)
+    reach, table, control = _make_search(trump, declarer, misere)
 
     def test(need: int) -> bool:
         if need <= 0:
@@ -465,8 +703,14 @@ def solve_counted(
         if need > remaining:
             return False
         if trick:
-            return _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need)
-        return reach(hands[0], hands[1], hands[2], leader, need)
+            return _probe(
+                control,
+                misere,
+                lambda: _complete_trick(
+                    reach, hands, leader, trick, trump, declarer, misere, need
+                ),
+            )
+        return _probe(control, misere, lambda: reach(hands[0], hands[1], hands[2], leader, need))
 
     # the searches near the value are the expensive ones: probe a likely value first
     # (misère: a clean hand; game: six tricks, the lowest contract), then step towards it

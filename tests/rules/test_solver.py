@@ -11,9 +11,10 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from app.rules import solver
 from app.rules.claims import best_tricks, claim_holds
 from app.rules.play import legal_cards
 from app.rules.solver import max_good_tricks, reaches
@@ -61,6 +62,62 @@ def test_fast_solver_equals_reference_on_random_endings(
     assert claim_holds(hands, leader, trick, trump, declarer, misere, claimed) == (
         _reference_claim_holds(hands, leader, trick, trump, declarer, misere, claimed)
     )
+
+
+@st.composite
+def boundary_endings(draw: st.DrawFn) -> tuple[Hands, int, int | None, int, bool]:
+    """A random ending at a trick boundary with 4..6 tricks left, two thirds of them misère,
+    dealt from two, three or four suits (few suits: long suits, where the misère bounds and
+    the declarer's lead orders matter). The solver has three active hands: with four players
+    the dealer sits out, so these cover three- and four-player deals."""
+    size = draw(st.integers(4, 6))
+    suits = draw(st.sets(st.integers(0, 3), min_size=2 if size < 6 else 3))
+    pool = [c for c in range(32) if c >> 3 in suits]
+    deck = draw(st.permutations(pool))[: 3 * size]
+    hands = [sum(1 << c for c in deck[p * size : p * size + size]) for p in range(3)]
+    leader = draw(st.integers(0, 2))
+    declarer = draw(st.integers(0, 2))
+    misere = draw(st.integers(0, 2)) > 0
+    trump = None if misere else draw(st.sampled_from([None, *sorted(suits)]))
+    return (hands[0], hands[1], hands[2]), leader, trump, declarer, misere
+
+
+@seed(14)
+@settings(max_examples=500, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(boundary_endings())
+def test_exact_values_equal_reference_on_boundary_endings(
+    position: tuple[Hands, int, int | None, int, bool],
+) -> None:
+    """R-W11, R-W10: the exact value (good tricks: won in a game, lost on misère) equals the
+    reference's on endings of 4..6 tricks, games and misère."""
+    hands, leader, trump, declarer, misere = position
+    expected = _reference_best_tricks(hands, leader, (), trump, declarer, misere)
+    good = hands[leader].bit_count() - expected if misere else expected
+    assert max_good_tricks(hands, leader, (), trump, declarer, misere) == good
+
+
+@seed(15)
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(boundary_endings())
+def test_interrupted_misere_searches_keep_the_value(
+    position: tuple[Hands, int, int | None, int, bool],
+) -> None:
+    """With a budget of a few positions, every misère search is interrupted and restarted in
+    another lead order many times (solver._probe): the table must stay valid, so the value
+    and the claim verdicts are still the reference's."""
+    hands, leader, trump, declarer, misere = position
+    expected = _reference_best_tricks(hands, leader, (), trump, declarer, misere)
+    good = hands[leader].bit_count() - expected if misere else expected
+    budget = solver._FIRST_BUDGET
+    solver._FIRST_BUDGET = 3
+    try:
+        assert max_good_tricks(hands, leader, (), trump, declarer, misere) == good
+        assert reaches(hands, leader, (), trump, declarer, misere, good)
+        assert not reaches(hands, leader, (), trump, declarer, misere, good + 1)
+    finally:
+        solver._FIRST_BUDGET = budget
 
 
 def test_misere_endings() -> None:
