@@ -37,7 +37,7 @@ int/bool arguments, so they can run in a worker process.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from app.rules.cards import SUIT_MASKS, CardMask
 from app.rules.play import legal_cards, trick_winner
@@ -116,6 +116,19 @@ def _build_runs() -> tuple[list[tuple[int, ...]], ...]:
 _RUNS = _build_runs()
 
 
+def _disjoint_pairs() -> Iterator[tuple[int, int]]:
+    """Every pair of disjoint 8-card masks of one suit ``(mine, theirs)``, ``theirs`` possibly
+    empty: the keys of the per-suit tables below."""
+    for mine in range(256):
+        rest = 255 & ~mine
+        theirs = rest
+        while True:
+            yield mine, theirs
+            if not theirs:
+                break
+            theirs = (theirs - 1) & rest
+
+
 def _build_run_loses() -> bytes:
     """``_RUN_LOSES[mine << 8 | theirs]`` (one suit, disjoint masks): does a hand holding
     ``mine`` that leads the suit again and again, lowest card first, surely lose a trick to a
@@ -123,18 +136,14 @@ def _build_run_loses() -> bytes:
     only with his ``j``-th lowest card or a lower one: it fails once his ``j``-th lowest card is
     above the ``j``-th lowest card of ``mine`` (``j`` up to the shorter length)."""
     table = bytearray(65536)
-    for mine in range(256):
-        rest = 255 & ~mine
-        theirs = rest
-        while theirs:
-            a, b = mine, theirs
-            while a and b:
-                if b & -b > a & -a:
-                    table[mine << 8 | theirs] = 1
-                    break
-                a &= a - 1
-                b &= b - 1
-            theirs = (theirs - 1) & rest
+    for mine, theirs in _disjoint_pairs():
+        a, b = mine, theirs
+        while a and b:
+            if b & -b > a & -a:
+                table[mine << 8 | theirs] = 1
+                break
+            a &= a - 1
+            b &= b - 1
     return bytes(table)
 
 
@@ -150,24 +159,18 @@ def _build_ducks() -> bytes:
     fewer; cards of ``theirs`` played otherwise only help, and so does giving up the highest
     card of ``mine``): the count is the length of that prefix."""
     table = bytearray(65536)
-    for mine in range(256):
-        rest = 255 & ~mine
-        theirs = rest
-        while True:
-            a, b = mine, theirs
-            count = 0
-            while a and b:
-                if b & -b < a & -a:
-                    break
-                count += 1
-                a &= a - 1
-                b &= b - 1
-            else:
-                count = 15
-            table[mine << 8 | theirs] = count
-            if not theirs:
+    for mine, theirs in _disjoint_pairs():
+        a, b = mine, theirs
+        count = 0
+        while a and b:
+            if b & -b < a & -a:
                 break
-            theirs = (theirs - 1) & rest
+            count += 1
+            a &= a - 1
+            b &= b - 1
+        else:
+            count = 15
+        table[mine << 8 | theirs] = count
     return bytes(table)
 
 

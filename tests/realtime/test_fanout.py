@@ -12,6 +12,7 @@ from app.realtime.connection import CLOSE_TOO_SLOW, Connection
 from app.realtime.game import TableState
 from app.realtime.hub import Recent, event_message, replay_safe
 from app.rules.pulka import Pulka
+from tests.support.sockets import Recorder
 
 
 class StuckSocket:
@@ -126,42 +127,29 @@ def test_a_seating_change_folds_and_is_never_replayed() -> None:
     assert message["data"]["dealer"] == seat and "pulka" not in message["data"]
 
 
-class ListSocket:
-    """A client that reads everything at once."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    async def send_text(self, data: str) -> None:
-        self.sent.append(data)
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        return None
-
-
 async def test_an_idle_connection_holds_no_writer_and_keeps_the_order() -> None:
     """Messages go out in the order queued; once they are out no task is left waiting (an
     idle socket's waiting task and future, thousands of them, were what the garbage collector
     walked at a thousand tables: docs/performance.md)."""
-    socket = ListSocket()
+    socket = Recorder()
     conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x")
     assert not conn.writing
     for i in range(5):
         assert conn.send({"type": "heartbeat", "seq": i})
     assert conn.writing and conn.queued == 5
     await asyncio.sleep(0.01)
-    assert [json.loads(t)["seq"] for t in socket.sent] == [0, 1, 2, 3, 4]
+    assert [m["seq"] for m in socket.sent] == [0, 1, 2, 3, 4]
     assert not conn.writing and conn.queued == 0
     conn.send({"type": "heartbeat", "seq": 5})
     await asyncio.sleep(0.01)
-    assert json.loads(socket.sent[-1])["seq"] == 5 and not conn.writing
+    assert socket.sent[-1]["seq"] == 5 and not conn.writing
 
 
 async def test_nothing_queued_after_a_flush_is_sent() -> None:
-    socket = ListSocket()
+    socket = Recorder()
     conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x")
     conn.send({"type": "error", "code": "bad_command"})
     await conn.flush()
     assert conn.send({"type": "heartbeat"}) is False
     await asyncio.sleep(0.01)
-    assert [json.loads(t)["type"] for t in socket.sent] == ["error"]
+    assert [m["type"] for m in socket.sent] == ["error"]

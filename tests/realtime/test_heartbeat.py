@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from app.clock import FrozenClock
 from app.realtime.connection import Connection
 from app.realtime.hub import Hub, TableChannel
-
-
-class ListSocket:
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    async def send_text(self, data: str) -> None:
-        self.sent.append(json.loads(data))
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        return None
+from tests.support.sockets import Recorder
 
 
 async def test_tables_take_turns_for_the_heartbeat() -> None:
@@ -31,10 +19,10 @@ async def test_tables_take_turns_for_the_heartbeat() -> None:
     engine = create_async_engine("postgresql+psycopg://nobody@/nowhere")  # never connected
     hub = Hub(async_sessionmaker(engine), "", FrozenClock(datetime(2026, 12, 1, tzinfo=UTC)),
               heartbeat_interval=2.0)  # the heartbeat never touches the database
-    sockets: dict[int, ListSocket] = {}
+    sockets: dict[int, Recorder] = {}
     for table_id in range(1, 11):
         channel = hub.channels[table_id] = TableChannel(table_id, seq=table_id)
-        socket = sockets[table_id] = ListSocket()
+        socket = sockets[table_id] = Recorder()
         channel.conns.add(Connection(socket, table_id=table_id, member_id=1, seat=0, name="x"))
     task = asyncio.create_task(hub._heartbeat())
     try:

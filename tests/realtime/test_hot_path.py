@@ -33,6 +33,7 @@ from app.realtime.game import CommandRejected
 from app.realtime.hub import GC_THRESHOLDS, Hub, libpq_url
 from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
+from tests.support.sockets import Recorder
 
 NOW = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
 Sessions = async_sessionmaker[AsyncSession]
@@ -248,19 +249,6 @@ async def test_twins_of_a_move_decided_in_advance_apply_once(sessions: Sessions)
     async with sessions() as db:
         assert await db.scalar(select(func.count()).select_from(TableEvent).where(
             TableEvent.table_id == table_id)) == 4
-
-
-class Recorder:
-    """A client socket that keeps what it is sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    async def send_text(self, data: str) -> None:
-        self.sent.append(json.loads(data))
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        return None
 
 
 async def _notes_of(live_db: str, action: Any) -> list[str]:
