@@ -301,8 +301,12 @@ async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
         last = players[0].last_seq
         assert last == 3
         await players[0].close()
-        await players[1].command({"type": "bid", "call": "pass"})
-        await players[2].command({"type": "bid", "call": "pass"})
+        # Each bidder sends with the last seq it saw: it must have seen the previous bid, or
+        # its bid is refused as stale (a race this test used to have).
+        await players[1].wait_seq(3)
+        assert (await players[1].command({"type": "bid", "call": "pass"}))["type"] == "ack"
+        await players[2].wait_seq(4)
+        assert (await players[2].command({"type": "bid", "call": "pass"}))["type"] == "ack"
         back = Client(srv, table_id, seats[0].cookie)
         welcome = await back.connect(last_seq=last)
         assert welcome["resume"] == "replay" and welcome["seq"] == 5

@@ -8,7 +8,7 @@ import random
 
 from app.bots.strategy import Strategy
 from app.realtime import engine, game
-from app.realtime.connection import CLOSE_TOO_SLOW, Connection
+from app.realtime.connection import CLOSE_TOO_SLOW, Connection, dumps
 from app.realtime.game import TableState
 from app.realtime.hub import Recent, event_message, replay_safe
 from app.rules.pulka import Pulka
@@ -153,3 +153,16 @@ async def test_nothing_queued_after_a_flush_is_sent() -> None:
     assert conn.send({"type": "heartbeat"}) is False
     await asyncio.sleep(0.01)
     assert [m["type"] for m in socket.sent] == ["error"]
+
+
+def test_messages_are_encoded_exactly_as_json_would() -> None:
+    """``dumps`` (orjson) writes the very text of compact ``json.dumps`` with non-ASCII as is:
+    every seat's message of a played deal, Russian text, integer keys, and what orjson refuses."""
+    messages: list[dict[str, object]] = [
+        event_message(r.state, r.seq, r.kind, r.payload, seat)
+        for r in _play(40) for seat in (0, 1, 2, None)]
+    messages += [{"type": "chat", "text": "Вист! «пас» — 6♠ 10♥ \\ \" \n", "seq": 7},
+                 {"since": {1: "2026-12-01T08:00:00+00:00"}, "n": [1.5, -0.25, None, True]},
+                 {"big": 2 ** 70}]
+    for message in messages:
+        assert dumps(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
