@@ -125,3 +125,17 @@ def whists(pulka: Pulka) -> list[list[int]]:
 def ints(values: Iterable[Fraction]) -> list[Fraction | int]:
     """Whole fractions as ints, others unchanged."""
     return [int(v) if v.denominator == 1 else v for v in values]
+
+
+def arabic_record(deals: list[dict[str, Any]], opening_bombs: int = 0) -> dict[str, Any]:
+    """A ``pulka/1`` record of Anna, Boris and Vera under the arabic preset (to 20, 0.50 a
+    whist, ended by agreement) with these deals: what ``prefclub score`` reads."""
+    return {
+        "format": "pulka/1",
+        "conventions": {"preset": "arabic", "opening_bombs": opening_bombs},
+        "players": ["Anna", "Boris", "Vera"],
+        "target": 20,
+        "stake": "0.50",
+        "ended": "agreement",
+        "deals": deals,
+    }

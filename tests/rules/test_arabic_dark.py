@@ -37,7 +37,7 @@ from app.rules.deal import apply
 from app.rules.errors import IllegalActionError, InvalidRecordError
 from app.rules.outcome_json import deal_from_json, deal_to_json
 from app.rules.state import OutOfTurnError
-from tests.rules.conftest_scoring import game, new, pass_out, writes
+from tests.rules.conftest_scoring import arabic_record, game, new, pass_out, writes
 
 from .engine_support import LAYOUT, LAYOUT_TALON, play_out, start
 
@@ -223,20 +223,12 @@ def test_a10_a11_dark_records_are_refused_where_dark_calls_are_not_played() -> N
                                dark=True))
 
 
-DARK_RECORD: dict[str, Any] = {
-    "format": "pulka/1",
-    "conventions": {"preset": "arabic", "opening_bombs": 0},
-    "players": ["Anna", "Boris", "Vera"],
-    "target": 20,
-    "stake": "0.50",
-    "ended": "agreement",
-    "deals": [
-        {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}, "dark": True},
-        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-         "defence": {"2": "whist", "0": "whist"}, "tricks": {"1": 7, "2": 2, "0": 1},
-         "dark": True},
-    ],
-}
+DARK_RECORD: dict[str, Any] = arabic_record([
+    {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}, "dark": True},
+    {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+     "defence": {"2": "whist", "0": "whist"}, "tricks": {"1": 7, "2": 2, "0": 1},
+     "dark": True},
+])
 
 
 def test_a10_a11_prefclub_score_rescores_dark_deals() -> None:

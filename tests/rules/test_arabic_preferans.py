@@ -22,7 +22,7 @@ from app.rules.errors import InvalidRecordError
 from app.rules.outcome import Contract
 from app.rules.outcome_json import deal_from_json, deal_to_json
 from app.rules.preferans import sure_tricks
-from tests.rules.conftest_scoring import game, new, pass_out
+from tests.rules.conftest_scoring import arabic_record, game, new, pass_out
 
 from .engine_support import LAYOUT, LAYOUT_TALON, play_out, start
 
@@ -158,22 +158,14 @@ def test_a16_records_are_refused_where_preferans_is_not_played() -> None:
 def test_a16_prefclub_score_rescores_a_made_preferans() -> None:
     """A-16: a 7♥ made by seat 1 with whists on him, then his "преферанс" made: pool 20, hill 0,
     no whists on him; the record's ``"preferans": true`` is all the scorer needs."""
-    record = {
-        "format": "pulka/1",
-        "conventions": {"preset": "arabic", "opening_bombs": 0},
-        "players": ["Anna", "Boris", "Vera"],
-        "target": 20,
-        "stake": "0.50",
-        "ended": "agreement",
-        "deals": [
-            {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-             "defence": {"2": "whist", "0": "pass"}, "play": "closed",
-             "tricks": {"1": 6, "2": 3, "0": 1}},
-            {"dealer": 1, "type": "game", "declarer": 1, "contract": "10NT",
-             "defence": {"2": "pass", "0": "pass"}, "play": "closed",
-             "tricks": {"1": 10, "2": 0, "0": 0}, "preferans": True},
-        ],
-    }
+    record = arabic_record([
+        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+         "defence": {"2": "whist", "0": "pass"}, "play": "closed",
+         "tricks": {"1": 6, "2": 3, "0": 1}},
+        {"dealer": 1, "type": "game", "declarer": 1, "contract": "10NT",
+         "defence": {"2": "pass", "0": "pass"}, "play": "closed",
+         "tricks": {"1": 10, "2": 0, "0": 0}, "preferans": True},
+    ])
     out = io.StringIO()
     assert run_score("-", out, io.StringIO(json.dumps(record))) == 0
     sheet = json.loads(out.getvalue())["sheet"]

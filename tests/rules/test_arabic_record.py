@@ -13,27 +13,19 @@ from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.errors import InvalidRecordError
 from app.rules.outcome import Penalty
-from tests.rules.conftest_scoring import game, ints, new
+from tests.rules.conftest_scoring import arabic_record, game, ints, new
 
 ARABIC = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
 
-RECORD: dict[str, Any] = {
-    "format": "pulka/1",
-    "conventions": {"preset": "arabic", "opening_bombs": 1},
-    "players": ["Anna", "Boris", "Vera"],
-    "target": 20,
-    "stake": "0.50",
-    "ended": "agreement",
-    "deals": [
-        {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}},
-        {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
-        {"dealer": 2, "type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}},
-        {"dealer": 0, "type": "pass_out", "tricks": {"1": 0, "2": 5, "0": 5}},
-        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-         "defence": {"2": "pass", "0": "pass"}},
-        {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
-    ],
-}
+RECORD: dict[str, Any] = arabic_record([
+    {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}},
+    {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
+    {"dealer": 2, "type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}},
+    {"dealer": 0, "type": "pass_out", "tricks": {"1": 0, "2": 5, "0": 5}},
+    {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
+     "defence": {"2": "pass", "0": "pass"}},
+    {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
+], opening_bombs=1)
 
 
 def test_a1_a3_a5_prefclub_score_rescores_an_arabic_record() -> None:
