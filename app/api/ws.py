@@ -135,7 +135,6 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
                       name=member.display_name)
     conn.session_id = session_id
-    conn.start()
     code = 1000
     try:
         await _serve(websocket, hub, conn)

@@ -42,9 +42,6 @@ MAX_BATCH = 64
 """Units per transaction at most (a longer queue is split over consecutive batches)."""
 LANES = 1
 """Batches in flight at once per process (each on its own connection)."""
-CONDITIONAL = "group_commit_conditional"
-"""Execution option of a statement whose every write depends on the rows it returns: with no
-row returned it wrote nothing (a refusal after it then leaves the group alone)."""
 _WRITES = "group_commit_writes"
 """Key in a connection's ``info``: statements other than ``SELECT`` since the unit began."""
 
@@ -66,13 +63,10 @@ def count_write(info: dict[Any, Any]) -> None:
 def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
                  context: Any, executemany: bool) -> None:
     """Engine hook: count the statements of a grouped unit that may have written — any but a
-    ``SELECT``, unless it was marked :data:`CONDITIONAL` and returned no row (it wrote nothing,
-    e.g. ``store.write_if_current`` when the table had moved on)."""
+    ``SELECT``. (``store.write_if_current`` goes to the driver and counts itself, with
+    :func:`count_write`, only when it wrote.)"""
     info = conn.info
     if _WRITES not in info or statement.lstrip()[:6].upper() == "SELECT":
-        return
-    options = getattr(context, "execution_options", None) or {}
-    if options.get(CONDITIONAL) and getattr(cursor, "rowcount", -1) == 0:
         return
     info[_WRITES] += 1
 

@@ -1,4 +1,4 @@
-"""One client socket: a bounded outbound queue drained by its own writer task.
+"""One client socket: a bounded outbound queue, drained by a writer task while messages wait.
 
 Fan-out never awaits a client: :meth:`Connection.send` only puts a ready JSON text on the queue.
 A client that falls ``queue_limit`` messages behind, or whose socket accepts nothing for
@@ -72,9 +72,6 @@ class Connection:
         self._flushing = False
         self.closing: asyncio.Task[None] | None = None
         """The close :meth:`drop` started (the socket's handler waits for it before it ends)."""
-
-    def start(self) -> None:
-        """Kept for callers written for the former long-lived writer; nothing to start now."""
 
     @property
     def queued(self) -> int:

@@ -33,7 +33,6 @@ class StuckSocket:
 async def test_a_stuck_client_is_dropped_without_blocking_the_sender() -> None:
     socket = StuckSocket()
     conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", queue_limit=4)
-    conn.start()
     results = [conn.send({"type": "heartbeat", "seq": i}) for i in range(10)]
     assert results[:4] == [True] * 4 and not all(results)
     assert conn.closed.is_set() and conn.close_code == CLOSE_TOO_SLOW
@@ -46,7 +45,6 @@ async def test_a_stuck_client_is_dropped_without_blocking_the_sender() -> None:
 async def test_a_socket_that_stops_accepting_is_dropped_after_the_send_timeout() -> None:
     socket = StuckSocket()
     conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", send_timeout=0.05)
-    conn.start()
     conn.send({"type": "heartbeat"})
     await asyncio.wait_for(conn.closed.wait(), 2)
     assert conn.close_code == CLOSE_TOO_SLOW

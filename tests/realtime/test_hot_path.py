@@ -276,7 +276,6 @@ async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
     hub = Hub(sessions, live_db, FrozenClock(NOW))
     socket = Recorder()
     conn = Connection(socket, table_id=table_id, member_id=members[0], seat=0, name="p")
-    conn.start()
     try:
         await hub.join(conn, None)
         await _settled(hub)
