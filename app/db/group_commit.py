@@ -195,13 +195,15 @@ class GroupCommit:
                           expire_on_commit=False)
         try:
             value = await unit.work(db)
-            await db.flush()
+            if _used(db):
+                await db.flush()
             return True, value
         except Exception as exc:
             return False, exc
         finally:
-            with contextlib.suppress(Exception):
-                await db.close()
+            if _used(db):
+                with contextlib.suppress(Exception):
+                    await db.close()
 
     async def _alone(self, batch: list[_Unit]) -> None:
         """Run each unit in a transaction of its own (after a batch failed)."""
@@ -222,6 +224,13 @@ class GroupCommit:
                 unit.future.set_result(value)
 
         await asyncio.gather(*(one(u) for u in batch))
+
+
+def _used(db: AsyncSession) -> bool:
+    """Did the unit work through the session? A unit that sent its one statement straight to
+    the driver (``store.write_if_current``) left nothing to flush or close: skipping both saves
+    two trips through SQLAlchemy's greenlet bridge, about 40 µs per move."""
+    return bool(db.in_transaction() or db.new or db.identity_map)
 
 
 class _Abort(Exception):

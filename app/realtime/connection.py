@@ -30,10 +30,11 @@ class Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
-def dumps(message: dict[str, Any]) -> str:
-    """A message as compact JSON text, non-ASCII as is: the text ``json.dumps(message,
-    separators=(",", ":"), ensure_ascii=False)`` gives, made by orjson (about seven times
-    faster: encoding the seats' views was a tenth of the server's CPU at full load). What orjson
+def dumps(message: Any) -> str:
+    """A message (or any JSON value) as compact JSON text, non-ASCII as is: the text
+    ``json.dumps(message, separators=(",", ":"), ensure_ascii=False)`` gives, made by orjson
+    (about seven times faster: encoding the seats' views was a tenth of the server's CPU at
+    full load; the event rows' JSON is made the same way). What orjson
     refuses (an integer beyond 64 bits, say) goes to ``json``, which then decides."""
     try:
         return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()

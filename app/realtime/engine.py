@@ -10,7 +10,7 @@ import contextlib
 import contextvars
 import random
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import app.rules.phases.claims as _claims_phase
@@ -24,6 +24,7 @@ from app.rules.deal import apply as _apply
 from app.rules.deal import legal_actions as _legal_actions
 from app.rules.deal import outcome as _outcome
 from app.rules.deal import view as _view
+from app.rules.deal import views as _views
 from app.rules.deal import visible_cards as _visible_cards
 from app.rules.deck import shuffled_deck
 from app.rules.errors import IllegalActionError, RulesError
@@ -182,6 +183,11 @@ def outcome(deal: DealState) -> DealOutcome | None:
 
 def view(deal: DealState, seat: int | None) -> dict[str, Any]:
     return _view(deal, seat)
+
+
+def views(deal: DealState, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`view` for several seats at once (what they see alike is built once)."""
+    return _views(deal, seats)
 
 
 def visible_cards(deal: DealState, seat: int | None) -> int:

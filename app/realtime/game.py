@@ -25,11 +25,13 @@ from __future__ import annotations
 import dataclasses
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.realtime import engine
 from app.realtime.recorded import RECORDED_KINDS, public_recorded
+from app.rules.conventions import conventions_to_json
+from app.rules.outcome_json import deal_from_json
 from app.rules.pulka import Pulka
 from app.rules.record import deal_to_json, export_document
 
@@ -130,7 +132,7 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
             pulka=Pulka.from_json(payload["pulka"]),
         )
     if kind == "deal_started":
-        pulka = Pulka.from_json(payload["pulka"])
+        pulka = pulka_after(state.pulka if state is not None else None, payload["pulka"])
         deal = engine.start_deal(pulka, payload["dealer"], payload["min_level"],
                                  payload["deck"], bytes.fromhex(payload["salt"]))
         chat = state.chat if state is not None else ()
@@ -150,7 +152,7 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
         return dataclasses.replace(state, seq=seq, deal=deal)
     if kind == "deal_ended":
         return dataclasses.replace(
-            state, seq=seq, pulka=Pulka.from_json(payload["pulka"]), chat=(),
+            state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]), chat=(),
             last_deal=public_data(kind, payload), scored=True,
         )
     if kind == "deal_refused":
@@ -160,7 +162,7 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
         return dataclasses.replace(state, seq=seq, chat=(*state.chat, line)[-CHAT_LIMIT:])
     if kind == "pulka_ended":
         return dataclasses.replace(
-            state, seq=seq, status="finished", pulka=Pulka.from_json(payload["pulka"]),
+            state, seq=seq, status="finished", pulka=pulka_after(state.pulka, payload["pulka"]),
             settlement=payload["settlement"], notice=f"pulka ended ({payload['ended']})",
         )
     if kind == "player_joined":
@@ -179,6 +181,41 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
     if kind in RECORDED_KINDS:  # a real-cards table (§10)
         return fold_recorded(state, seq, kind, payload)
     raise ValueError(f"unknown event kind {kind!r}")
+
+
+def pulka_after(before: Pulka | None, data: Mapping[str, Any]) -> Pulka:
+    """The pulka that ``data`` (:meth:`Pulka.to_json` output) describes.
+
+    An event's pulka is most often the pulka before it (a deal's start) or that pulka and one
+    more deal (its end). Then ``before`` is taken as is, or records that one deal: the result a
+    replay from the first deal gives, at the cost of one deal instead of the pulka's length (two
+    full replays made every deal end cost in proportion to the pulka's length, a tenth of the
+    server's CPU at full load, docs/performance.md). ``before`` must share ``data``'s settings
+    and its last event (a correction rewrites the last deal); anything else (a first
+    checkpoint, a join, a close, a correction) is replayed in full."""
+    if before is not None and _same_pulka(before, data):
+        events = data["events"]
+        known = len(before.events)
+        same_so_far = known == 0 or (len(events) >= known
+                                     and events[known - 1] == before.events[-1].to_json())
+        if same_so_far and len(events) == known:
+            return before
+        if same_so_far and len(events) == known + 1 and "deal" in events[-1]:
+            return before.record(deal_from_json(events[-1]["deal"], before.deal_index))[0]
+    return Pulka.from_json(data)
+
+
+def _same_pulka(before: Pulka, data: Mapping[str, Any]) -> bool:
+    """Do ``before`` and ``data`` share the settings a replay starts from, and is ``before``
+    still open (a close is the one change of a pulka that is not a deal)?"""
+    joined = sum(1 for e in before.events if e.kind == "join")
+    return (before.closed is None and data.get("target") == before.target
+            and data.get("stake") == str(before.stake)
+            and data.get("first_dealer") == before.first_dealer
+            and data.get("players") == before.players - joined
+            and data.get("names") == (None if before.initial_names is None
+                                      else list(before.initial_names))
+            and data.get("conventions") == conventions_to_json(before.conventions))
 
 
 def _logged_claim(payload: Mapping[str, Any]) -> bool | None:
@@ -252,11 +289,25 @@ def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[s
 def action_event(state: TableState, seat: int, action_json: Mapping[str, Any],
                  auto: bool = False) -> tuple[str, dict[str, Any]]:
     """Check an action with the engine; the ``action`` event, or CommandRejected."""
+    payload, _ = _checked_action(state, seat, action_json, auto)
+    return "action", payload
+
+
+def action_played(state: TableState, seq: int, seat: int,
+                  action_json: Mapping[str, Any]) -> tuple[str, dict[str, Any], TableState]:
+    """:func:`action_event` as event ``seq``, with the state after it — what :func:`fold` of
+    that event gives, without applying the action a second time (the hot path of a move)."""
+    payload, deal = _checked_action(state, seat, action_json, False)
+    return "action", payload, dataclasses.replace(state, seq=seq, deal=deal, deadline_at=None)
+
+
+def _checked_action(state: TableState, seat: int, action_json: Mapping[str, Any],
+                    auto: bool) -> tuple[dict[str, Any], Any]:
     if state.status != "playing" or state.deal is None:
         raise CommandRejected("not_now", "no deal is being played at this table")
     try:
         action = engine.action_from_json(action_json, seat)
-        _, events = engine.apply(state.deal, action)
+        deal, events = engine.apply(state.deal, action)
     except engine.OutOfTurnError as exc:
         raise CommandRejected("not_your_turn", str(exc)) from None
     except engine.IllegalActionError as exc:
@@ -265,8 +316,8 @@ def action_event(state: TableState, seat: int, action_json: Mapping[str, Any],
         raise CommandRejected("bad_command", str(exc)) from None
     except (ValueError, TypeError, KeyError) as exc:
         raise CommandRejected("bad_command", f"malformed action: {exc}") from None
-    return "action", {"seat": seat, "action": engine.action_to_json(action),
-                      "events": [engine.event_to_json(e) for e in events], "auto": auto}
+    return {"seat": seat, "action": engine.action_to_json(action),
+            "events": [engine.event_to_json(e) for e in events], "auto": auto}, deal
 
 
 def chat_event(state: TableState, seat: int | None, name: str,
@@ -310,7 +361,19 @@ def pulka_ended(state: TableState, reason: str) -> tuple[str, dict[str, Any]]:
 
 def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) may see now: the engine's ``view`` plus table facts."""
-    deal = engine.view(state.deal, seat) if state.deal is not None else None
+    return seat_views(state, (seat,))[seat]
+
+
+def seat_views(state: TableState,
+               seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`seat_view` for each of ``seats`` (an event's fan-out: one engine call)."""
+    wanted = list(dict.fromkeys(seats))
+    deals = engine.views(state.deal, wanted) if state.deal is not None else {}
+    return {seat: _with_legal(state, seat, deals.get(seat)) for seat in wanted}
+
+
+def _with_legal(state: TableState, seat: int | None,
+                deal: dict[str, Any] | None) -> dict[str, Any]:
     if deal is not None and state.status == "finished" and not deal.get("finished"):
         # The pulka was closed while this deal ran (R-S3, or by agreement): it is abandoned,
         # unscored, and nobody is to move. What was hidden stays hidden (it never ended).
@@ -349,6 +412,6 @@ def fold_recorded(state: TableState, seq: int, kind: str,
     if kind == "recorded_dispute":
         return dataclasses.replace(state, seq=seq)
     return dataclasses.replace(
-        state, seq=seq, pulka=Pulka.from_json(payload["pulka"]),
+        state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]),
         last_deal=public_recorded(kind, payload), scored=True,
     )

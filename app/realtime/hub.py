@@ -172,15 +172,23 @@ def libpq_url(url: str) -> str:
 
 
 def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any],
-                  seat: int | None) -> dict[str, Any]:
-    """Event ``seq`` as ``seat`` (None: a spectator) receives it: public data plus its view."""
-    return {
-        "seq": seq,
-        "type": kind,
-        "data": game.public_data(kind, payload),
-        **game.seat_view(state, seat),
-        "table": brief(state),
-    }
+                  seat: int | None, shared: tuple[dict[str, Any], dict[str, Any]] | None = None,
+                  view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Event ``seq`` as ``seat`` (None: a spectator) receives it: public data plus its view.
+
+    When several seats get the event, ``shared`` (:func:`event_shared`) and the seat's ``view``
+    (:func:`game.seat_views`) are made once for all of them."""
+    data, table = shared if shared is not None else event_shared(state, kind, payload)
+    if view is None:
+        view = game.seat_view(state, seat)
+    return {"seq": seq, "type": kind, "data": data, **view, "table": table}
+
+
+def event_shared(state: TableState, kind: str,
+                 payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parts of an event's message that are the same for every seat: its public data and
+    the table's brief."""
+    return game.public_data(kind, payload), brief(state)
 
 
 def brief(state: TableState) -> dict[str, Any]:
@@ -402,7 +410,7 @@ class Hub:
     def _fan_out(self, channel: TableChannel, state: TableState, seq: int, kind: str,
                  payload: dict[str, Any]) -> None:
         seating = kind in game.SEATING_KINDS
-        texts: dict[int | None, str] = {}
+        conns = []
         for conn in list(channel.conns):
             if conn.closed.is_set():
                 channel.conns.discard(conn)
@@ -411,9 +419,15 @@ class Hub:
                 # A player joined or was replaced: every member's seat is looked up again (seats
                 # may be renumbered; a replaced player watches from now on as a spectator).
                 conn.seat = state.seat_of(conn.member_id)
+            conns.append(conn)
+        shared = event_shared(state, kind, payload)
+        views = game.seat_views(state, (conn.seat for conn in conns))
+        texts: dict[int | None, str] = {}
+        for conn in conns:
             text_ = texts.get(conn.seat)
             if text_ is None:
-                message = event_message(state, seq, kind, payload, conn.seat)
+                message = event_message(state, seq, kind, payload, conn.seat, shared,
+                                        views[conn.seat])
                 if seating:
                     message["seat"] = conn.seat
                 text_ = texts[conn.seat] = dumps(message)

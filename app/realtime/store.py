@@ -24,6 +24,7 @@ from app.db.group_commit import count_write
 from app.db.models.auth import AuthSession
 from app.db.models.member import Member
 from app.db.models.table import Table, TableCommand, TableEvent
+from app.realtime.connection import dumps
 from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
 
 APPENDED = "prefclub_appended_events"
@@ -298,8 +299,7 @@ async def write_command(db: AsyncSession, table: Table, member_id: int, command_
     rows = [r for r in db.info.get(APPENDED_ROWS, ()) if r in db.new]
     for row in rows:
         db.expunge(row)
-    events = json.dumps([{"seq": r.seq, "kind": r.kind, "payload": r.payload} for r in rows],
-                        separators=(",", ":"), ensure_ascii=False)
+    events = dumps([{"seq": r.seq, "kind": r.kind, "payload": r.payload} for r in rows])
     note = f"{table.id}:{table.version}:{origin or ''}"
     whole = rows and len(appended(db)) == len(rows)  # no event of this unit was flushed before
     if whole and len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
@@ -309,7 +309,7 @@ async def write_command(db: AsyncSession, table: Table, member_id: int, command_
             "table_id": table.id, "version": table.version, "status": table.status,
             "deadline_at": table.deadline_at, "deadline_seq": table.deadline_seq,
             "finished_at": table.finished_at, "member_id": member_id, "command_id": command_id,
-            "events": events, "response": json.dumps({"seq": table.version}),
+            "events": events, "response": f'{{"seq":{table.version}}}',
             "channel": NOTIFY_CHANNEL, "note": note,
         })
     db.expunge(table)
@@ -361,7 +361,7 @@ async def write_if_current(db: AsyncSession, *, table_id: int, base: int, member
     for moves that leave it playing, at tables without a move timer.
     """
     version = base + 1
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    body = dumps(payload)
     note = f"{table_id}:{version}:{origin or ''}"
     events = f'[{{"seq":{version},"kind":{json.dumps(kind)},"payload":{body}}}]'
     if len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
@@ -377,7 +377,7 @@ async def write_if_current(db: AsyncSession, *, table_id: int, base: int, member
             "table_id": table_id, "base": base, "member_id": member_id,
             "command_id": command_id, "session_id": session_id, "now": now,
             "version": version, "kind": kind, "payload": body,
-            "response": json.dumps({"seq": version}), "channel": NOTIFY_CHANNEL, "note": note,
+            "response": f'{{"seq":{version}}}', "channel": NOTIFY_CHANNEL, "note": note,
         })
         row = await cursor.fetchone()
     except psycopg.IntegrityError as exc:

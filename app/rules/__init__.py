@@ -113,6 +113,7 @@ from app.rules.deal import (
     replay,
     start_events,
     view,
+    views,
     visible_cards,
 )
 from app.rules.deck import (
@@ -264,5 +265,6 @@ __all__ = [
     "start_events",
     "verify_deal",
     "view",
+    "views",
     "visible_cards",
 ]

@@ -268,10 +268,49 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
     (except to the declarer before the first lead, R-C3) and every closed trick but the last
     (R-W8). Once the deal is over everything is shown, with the deck and salt (R-D4).
     """
-    if seat is not None and not (
-        isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < state.players
-    ):
-        raise RulesError(f"there is no seat {seat!r} at this table")
+    return views(state, (seat,))[seat]
+
+
+def views(state: DealState, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`view` for each of ``seats``: what every seat sees alike is built once (an
+    event's fan-out asks for every seat of the table at once)."""
+    wanted = list(dict.fromkeys(seats))
+    for seat in wanted:
+        if seat is not None and not (
+            isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < state.players
+        ):
+            raise RulesError(f"there is no seat {seat!r} at this table")
+    shared = _shared_view(state)
+    return {seat: _seat_view(state, seat, shared) for seat in wanted}
+
+
+def _seat_view(state: DealState, seat: int | None, shared: dict[str, Any]) -> dict[str, Any]:
+    """``shared`` with what only ``seat`` sees: his hand, the discard (R-C3), the four-player
+    dealer's sight, the pass-out talon card he may see."""
+    out = dict(shared)
+    out["seat"] = seat
+    blind_seat = blind(state, seat)
+    if seat is not None and state.hands and not blind_seat:
+        out["hand"] = mask_text(state.hands[seat])
+    out["blind"] = blind_seat
+    if seat is not None and seat == state.dealer and state.players >= 4 and not state.finished:
+        sight = _dealer_sight(state)
+        if sight:
+            shown = state.invited if state.invited is not None else state.looked_at
+            out["seen_hand"] = {"seat": shown, "cards": mask_text(sight)}
+    if state.talon and state.kind == "pass_out":
+        # R-R2/R-R3: only the talon card leading the current trick is public (it is in it).
+        out["talon"] = mask_text(
+            sum(1 << c for c in state.talon[: state.talon_shown]) & visible_cards(state, seat)
+        )
+    before_lead = not state.history and not state.trick
+    if state.discard and (state.finished or (seat == state.declarer and before_lead)):
+        out["discard"] = mask_text(state.discard)
+    return out
+
+
+def _shared_view(state: DealState) -> dict[str, Any]:
+    """The view every seat gets alike; the seat's own keys hold a spectator's values."""
     done = state.finished
     auction = state.auction
     out: dict[str, Any] = {
@@ -279,7 +318,7 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "dealer": state.dealer,
         "forehand": state.forehand,
         "cutter": state.cutter,
-        "seat": seat,
+        "seat": None,
         "phase": state.phase,
         "to_move": state.to_move,
         "turn": state.turn,
@@ -302,10 +341,8 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "hand_sizes": {str(s): state.hands[s].bit_count() for s in state.active}
         if state.hands
         else {},
-        "hand": mask_text(state.hands[seat])
-        if seat is not None and state.hands and not blind(state, seat)
-        else [],
-        "blind": blind(state, seat),
+        "hand": [],
+        "blind": False,
         "dark": bool(auction and auction.high_dark and state.declarer is not None),
         "dark_game": dark_game(state),
         "open_hands": {
@@ -328,22 +365,8 @@ def view(state: DealState, seat: int | None) -> dict[str, Any]:
         "looked_at": state.looked_at,
         "seen_hand": None,
     }
-    if seat is not None and seat == state.dealer and state.players >= 4 and not done:
-        sight = _dealer_sight(state)
-        if sight:
-            shown = state.invited if state.invited is not None else state.looked_at
-            out["seen_hand"] = {"seat": shown, "cards": mask_text(sight)}
-    if state.talon:
-        if state.kind == "pass_out":
-            # R-R2/R-R3: only the talon card leading the current trick is public (it is in it).
-            out["talon"] = mask_text(
-                sum(1 << c for c in state.talon[: state.talon_shown]) & visible_cards(state, seat)
-            )
-        elif state.talon_shown == 2 or done:
-            out["talon"] = [card_text(c) for c in state.talon]
-    before_lead = not state.history and not state.trick
-    if state.discard and (done or (seat == state.declarer and before_lead)):
-        out["discard"] = mask_text(state.discard)
+    if state.talon and state.kind != "pass_out" and (state.talon_shown == 2 or done):
+        out["talon"] = [card_text(c) for c in state.talon]
     if state.proposal is not None:
         proposer, tricks = state.proposal
         out["proposal"] = {

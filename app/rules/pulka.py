@@ -73,6 +73,15 @@ class PulkaEvent:
     name: str | None = None
     reason: EndReason | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """This event as an item of :meth:`Pulka.to_json`'s ``events``."""
+        if self.kind == "deal":
+            assert self.outcome is not None
+            return {"deal": deal_to_json(self.outcome)}
+        if self.kind == "close":
+            return {"close": self.reason}
+        return {self.kind: {"seat": self.seat, "name": self.name}}
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Pulka:
@@ -344,15 +353,6 @@ class Pulka:
         """A JSON-ready object from which :meth:`from_json` rebuilds this pulka by replay."""
         first_players = self.players - sum(1 for e in self.events if e.kind == "join")
         initial_names = None if self.initial_names is None else list(self.initial_names)
-        events: list[dict[str, Any]] = []
-        for e in self.events:
-            if e.kind == "deal":
-                assert e.outcome is not None
-                events.append({"deal": deal_to_json(e.outcome)})
-            elif e.kind == "close":
-                events.append({"close": e.reason})
-            else:
-                events.append({e.kind: {"seat": e.seat, "name": e.name}})
         return {
             "format": "prefclub-pulka/1",
             "players": first_players,
@@ -361,7 +361,7 @@ class Pulka:
             "target": self.target,
             "stake": str(self.stake),
             "first_dealer": self.first_dealer,
-            "events": events,
+            "events": [e.to_json() for e in self.events],
         }
 
     @classmethod

@@ -270,12 +270,11 @@ async def _fast(db: AsyncSession, cache: StateCache, *, table_id: int, member_id
             or state.member_ids[seat:seat + 1] != (member_id,)):
         return None
     body = {k: v for k, v in command.items() if k not in ("id", "seq")}
+    seq = client_seq + 1
     try:
-        event_kind, payload = game.action_event(state, seat, body)
+        event_kind, payload, after = game.action_played(state, seq, seat, body)
     except CommandRejected:
         return None
-    seq = client_seq + 1
-    after = game.fold(state, table_id, seq, event_kind, payload)
     if (after.deal is None or after.scored or game.deal_ended(after) is not None
             or after.pulka is not state.pulka or after.status != state.status):
         return None

@@ -61,6 +61,7 @@ from app.rules import (
     shuffled_deck,
     start_events,
     view,
+    views,
 )
 from app.rules.auction import PASS_ONLY_LEVEL
 from app.rules.cards import SUIT_MASKS
@@ -135,8 +136,11 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
 
 
 def check_views(state: DealState) -> None:
-    for seat in (None, *range(state.players)):
+    seats = (None, *range(state.players))
+    together = views(state, seats)  # one fan-out builds every seat's view at once
+    for seat in seats:
         data = view(state, seat)
+        assert together[seat] == data
         json.dumps(data)
         shown = {parse_card(t) for t in view_cards(data)}
         leaked = sum(1 << c for c in shown) & forbidden_cards(state, seat)
