@@ -18,6 +18,7 @@ import uvicorn
 from app.commands.banner import BannerServer, banner
 from app.commands.score import run_score
 from app.commands.selfplay import run_selfplay
+from app.commands.ws_protocol import ClubWebSocketProtocol
 from app.config import get_settings
 from app.db.embedded import database_url, stop_embedded
 from app.db.migrate import upgrade
@@ -86,9 +87,10 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 UVICORN_OPTIONS: dict[str, Any] = {
     "log_config": None, "ws_max_size": 64 * 1024, "proxy_headers": False,
-    # Per-message deflate stays on (uvicorn's default) although compressing every small frame
-    # costs ~10 % of the server's CPU at full load (docs/performance.md): without it, a client
-    # sending a frame over 64 KiB may see its connection reset instead of the documented 1009.
+    # Per-message deflate stays negotiated (uvicorn's default): without it, a client sending a
+    # frame over 64 KiB may see its connection reset instead of the documented 1009. The
+    # server compresses only large messages of its own (app.commands.ws_protocol).
+    "ws": ClubWebSocketProtocol,
 }
 """How uvicorn serves the club (``bench/echo_app.py`` serves its baseline the same way)."""
 

@@ -28,15 +28,17 @@ def cpu_per_command(r: dict[str, Any]) -> float:
 
 def server_table(runs: list[dict[str, Any]]) -> str:
     """One row per ``bench.server`` run."""
-    rows = ["| pace | tables | procs | cmds/s | ack p50/p95/p99 ms | every seat p50/p95/p99 ms "
-            "| errors | server CPU % (waiting %; idle) | PG CPU % | client CPU % | peak RSS MiB "
+    rows = ["| UTC | pace | tables | procs | cmds/s | ack p50/p95/p99 ms "
+            "| every seat p50/p95/p99 ms | errors | server CPU % (waiting %; idle) | PG CPU % "
+            "| client CPU % | peak RSS MiB "
             "| KiB/table | KiB/socket | 1-client commits/s | N-client commits/s | echo/s "
             "| cmds/s ÷ 1-client commits/s | server CPU ms per command |",
-            "|" + "---|" * 18]
+            "|" + "---|" * 19]
     for r in sorted(runs, key=lambda r: (r["processes"], r["pace"] != "human", r["tables"])):
         a, e, b = r["latency_ms"]["ack"], r["latency_ms"]["all_seats"], r["baselines"]
         rows.append(
-            f"| {r['pace']} | {r['tables']} | {r['processes']} | {r['commands_per_second']} "
+            f"| {r['date'][5:10]} {r['date'][11:16]} | {r['pace']} | {r['tables']} "
+            f"| {r['processes']} | {r['commands_per_second']} "
             f"| {a['p50']:.0f} / {a['p95']:.0f} / {a['p99']:.0f} "
             f"| {e['p50']:.0f} / {e['p95']:.0f} / {e['p99']:.0f} | {r['errors']} "
             f"| {r['server_cpu_percent']} ({r.get('server_cpu_wait_percent', 'n/a')}; idle "
@@ -64,8 +66,9 @@ def archive_table(result: dict[str, Any]) -> str:
 
 
 def hotpath_table(runs: list[dict[str, Any]]) -> str:
-    """The before/after runs of ``bench/results/hotpath/`` (each labelled by its file name and
-    code version), in the order they were made: interleaved on a shared, loaded machine."""
+    """Before/after runs (``bench/results/hotpath/``, ``bench/results/fourth-round/``), each
+    labelled with its code version, in the order they were made: interleaved, so both sides
+    meet the same machine."""
     rows = ["| run (code) | started UTC | load avg (1 min) | pace | tables | procs | cmds/s "
             "| 1-client commits/s | cmds/s ÷ 1-client commits/s | ack p50/p95/p99 ms "
             "| every seat p50/p95/p99 ms | errors | server CPU % (waiting %) "
@@ -98,10 +101,11 @@ def main() -> int:
     if servers:
         print(server_table(servers))
         print()
-    hotpath = _load("hotpath/*.json")
-    if hotpath:
-        print(hotpath_table(hotpath))
-        print()
+    for folder in ("hotpath", "fourth-round"):
+        paired = _load(f"{folder}/*.json")
+        if paired:
+            print(hotpath_table(paired))
+            print()
     for archive in _load("archive.json"):
         print(f"{archive['pulkas']} pulkas, {archive['events']} events, database "
               f"{archive['database_size']}, generated in {archive['generate_seconds']} s\n")

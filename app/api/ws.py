@@ -23,7 +23,7 @@ from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 from app.bots.runner import house_bot_runner
 from app.db.models.member import Member
 from app.realtime import engine
-from app.realtime.connection import CLOSE_SESSION_ENDED, Connection
+from app.realtime.connection import CLOSE_SESSION_ENDED, SEND_NOWAIT, Connection
 from app.realtime.game import CommandRejected
 from app.realtime.hub import Hub, TableTimers
 from app.security.sessions import SESSION_COOKIE, session_for_token
@@ -132,8 +132,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     member, session_id, seat = found
     hub = get_hub(websocket.app)
     await websocket.accept()
+    nowait = websocket.scope.get("extensions", {}).get(SEND_NOWAIT, {}).get("send")
     conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
-                      name=member.display_name)
+                      name=member.display_name, send_nowait=nowait)
     conn.session_id = session_id
     code = 1000
     try:

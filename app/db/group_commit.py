@@ -18,6 +18,14 @@ every unit of it is run again alone, in a transaction of its own, as if there we
 commit; so one table's failing command never fails or loses another's. If the ``COMMIT``
 itself fails, every unit is likewise run again alone (the units are idempotent by design: a
 command's id is answered as a duplicate if it was committed after all).
+
+Writes decided in advance (:meth:`GroupCommit.write`: a move whose whole effect is known before
+the table is locked) skip the shared transaction: every such write of a batch goes to the
+``direct`` writer at once, which writes them all in one statement on a connection in autocommit
+mode — one round trip and one WAL flush for the lot, instead of a statement each inside
+``BEGIN`` ... ``COMMIT``. A write that statement did not make (its table moved on, say), or a
+statement that failed, answers False: its caller then takes the ordinary path, which explains
+a refusal and finds a twin that did commit.
 """
 
 from __future__ import annotations
@@ -26,9 +34,10 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+import psycopg
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -37,6 +46,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Work = Callable[[AsyncSession], Awaitable[Any]]
+DirectWriter = Callable[["psycopg.AsyncConnection[Any]", Sequence[Any]], Awaitable[set[int]]]
+"""Writes items decided in advance (at most one per key) in one statement on an autocommit
+connection; returns the keys of the items it wrote."""
 
 MAX_BATCH = 64
 """Units per transaction at most (a longer queue is split over consecutive batches)."""
@@ -44,13 +56,17 @@ LANES = 1
 """Batches in flight at once per process (each on its own connection)."""
 _WRITES = "group_commit_writes"
 """Key in a connection's ``info``: statements other than ``SELECT`` since the unit began."""
+_SET_UP = "group_commit_direct_set_up"
+"""Key in the direct writer's connection ``info``: ``direct_setup`` ran on it."""
 
 
 @dataclasses.dataclass(slots=True)
 class _Unit:
     key: int
-    work: Work
+    work: Work | None
     future: asyncio.Future[Any]
+    item: Any = None
+    """For :meth:`GroupCommit.write`: the item handed to the direct writer (``work`` None)."""
 
 
 def count_write(info: dict[Any, Any]) -> None:
@@ -76,7 +92,8 @@ class GroupCommit:
 
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], *,
                  harmless: tuple[type[BaseException], ...] = (), max_batch: int = MAX_BATCH,
-                 lanes: int = LANES) -> None:
+                 lanes: int = LANES, direct: DirectWriter | None = None,
+                 direct_setup: str | None = None) -> None:
         bind = sessionmaker.kw.get("bind")
         if not isinstance(bind, AsyncEngine):
             raise TypeError("group commit needs a sessionmaker bound to an AsyncEngine")
@@ -94,14 +111,37 @@ class GroupCommit:
         self.units = 0
         self.fallbacks = 0
         """Batches rolled back and re-run unit by unit."""
+        self.direct = direct
+        self.direct_setup = direct_setup
+        """A statement run once on the direct writer's connection when it is opened."""
+        self.direct_statements = 0
+        """Statements of the direct writer that committed (writes / statements = group size)."""
+        self.direct_writes = 0
+        self._direct_conn: AsyncConnection | None = None
         if not event.contains(self.engine.sync_engine, "after_cursor_execute", _count_write):
             event.listen(self.engine.sync_engine, "after_cursor_execute", _count_write)
 
     async def run(self, key: int, work: Work) -> Any:
         """Run ``work(db)`` in a shared transaction; its result (or exception) once the
         transaction committed. ``db`` must not be committed or rolled back by ``work``."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Unit(key, work, future))
+        return await self._enqueue(_Unit(key, work, self._future()))
+
+    async def write(self, key: int, item: Any) -> bool:
+        """Have the ``direct`` writer write ``item`` (decided in advance, e.g. a move) with the
+        other such items of the batch, in one autocommit statement: True once it is written
+        and committed, False if it was not written (the caller takes the ordinary path)."""
+        if self.direct is None:
+            return False
+        written: bool = await self._enqueue(_Unit(key, None, self._future(), item))
+        return written
+
+    @staticmethod
+    def _future() -> asyncio.Future[Any]:
+        return asyncio.get_running_loop().create_future()
+
+    async def _enqueue(self, unit: _Unit) -> Any:
+        future = unit.future
+        self._queue.append(unit)
         if self._running < self.lanes:
             self._running += 1
             task = asyncio.get_running_loop().create_task(self._lane())
@@ -120,14 +160,64 @@ class GroupCommit:
                 batch = self._queue[:self.max_batch]
                 del self._queue[:self.max_batch]
                 batch.sort(key=lambda u: u.key)
-                conn = await self._commit(batch, conn)
+                writes = [u for u in batch if u.work is None]
+                if writes:
+                    await self._write(writes)
+                units = [u for u in batch if u.work is not None]
+                if units:
+                    conn = await self._commit(units, conn)
         finally:
             self._running -= 1
             if conn is not None:
                 self._idle.append(conn)
 
+    async def _write(self, writes: list[_Unit]) -> None:
+        """One statement of the direct writer for the batch's writes decided in advance (one
+        per key: a second write for the same key answers False at once, and its caller takes
+        the ordinary path, after this statement committed)."""
+        assert self.direct is not None
+        first: dict[int, _Unit] = {}
+        for unit in writes:
+            if unit.key in first:
+                _resolve(unit, False)
+            else:
+                first[unit.key] = unit
+        try:
+            conn = self._direct_conn
+            if conn is None:
+                conn = await self.engine.connect()
+                self._direct_conn = conn
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            driver = (await conn.get_raw_connection()).driver_connection
+            assert isinstance(driver, psycopg.AsyncConnection)
+            if self.direct_setup is not None and not conn.info.get(_SET_UP):
+                await driver.execute(self.direct_setup)
+                conn.info[_SET_UP] = True
+            written = await self.direct(driver, [u.item for u in first.values()])
+        except Exception as exc:
+            if not isinstance(exc, psycopg.IntegrityError):  # a twin: the statement wrote nothing
+                log.warning("direct write failed; its writes take the ordinary path",
+                            exc_info=True)
+                await self._drop_direct()
+            written = set()
+        else:
+            self.direct_statements += 1
+            self.direct_writes += len(written)
+        for key, unit in first.items():
+            _resolve(unit, key in written)
+
+    async def _drop_direct(self) -> None:
+        conn, self._direct_conn = self._direct_conn, None
+        if conn is None:
+            return
+        with contextlib.suppress(Exception):
+            await conn.invalidate()
+        with contextlib.suppress(Exception):
+            await conn.close()
+
     async def close(self) -> None:
         """Give the kept connections back to the pool (the hub calls this when it stops)."""
+        await self._drop_direct()  # never back to the pool: it carries ``direct_setup``
         idle, self._idle = self._idle, []
         for conn in idle:
             with contextlib.suppress(Exception):
@@ -191,6 +281,7 @@ class GroupCommit:
 
     async def _run_shared(self, conn: Any, unit: _Unit) -> tuple[bool, Any]:
         """One unit inside the batch's transaction: (True, result) or (False, exception)."""
+        assert unit.work is not None
         db = AsyncSession(bind=conn, join_transaction_mode="rollback_only",
                           expire_on_commit=False)
         try:
@@ -208,6 +299,7 @@ class GroupCommit:
     async def _alone(self, batch: list[_Unit]) -> None:
         """Run each unit in a transaction of its own (after a batch failed)."""
         async def one(unit: _Unit) -> None:
+            assert unit.work is not None
             try:
                 async with self.sessionmaker() as db:
                     try:
@@ -224,6 +316,11 @@ class GroupCommit:
                 unit.future.set_result(value)
 
         await asyncio.gather(*(one(u) for u in batch))
+
+
+def _resolve(unit: _Unit, value: Any) -> None:
+    if not unit.future.done():  # a cancelled caller
+        unit.future.set_result(value)
 
 
 def _used(db: AsyncSession) -> bool:

@@ -1,9 +1,11 @@
 """One client socket: a bounded outbound queue, drained by a writer task while messages wait.
 
-Fan-out never awaits a client: :meth:`Connection.send` only puts a ready JSON text on the queue.
-A client that falls ``queue_limit`` messages behind, or whose socket accepts nothing for
-``send_timeout`` seconds, is disconnected (close code 4008); it reconnects and resyncs from the
-last ``seq`` it saw, and its table never waits for it.
+Fan-out never awaits a client: :meth:`Connection.send` writes a ready JSON text at once when the
+server offers it a way to (the :data:`SEND_NOWAIT` ASGI extension of ``prefclub serve``) and the
+socket takes writes without waiting, and otherwise puts it on the queue. A client that falls
+``queue_limit`` messages behind, or whose socket accepts nothing for ``send_timeout`` seconds,
+is disconnected (close code 4008); it reconnects and resyncs from the last ``seq`` it saw, and
+its table never waits for it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,17 @@ import contextlib
 import json
 import logging
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
 
 log = logging.getLogger(__name__)
+
+SEND_NOWAIT = "prefclub.send_nowait"
+"""An ASGI scope extension (``app.commands.ws_protocol``): ``{"send": callable}``, where
+``send(text)`` writes one text frame now and returns True, or returns False (nothing written)
+when the socket would make the writer wait."""
 
 CLOSE_TOO_SLOW = 4008
 CLOSE_SESSION_ENDED = 4401
@@ -52,8 +60,11 @@ class Connection:
     """
 
     def __init__(self, socket: Socket, *, table_id: int, member_id: int, seat: int | None,
-                 name: str, queue_limit: int = 256, send_timeout: float = 10.0) -> None:
+                 name: str, queue_limit: int = 256, send_timeout: float = 10.0,
+                 send_nowait: Callable[[str], bool] | None = None) -> None:
         self.socket = socket
+        self.send_nowait = send_nowait
+        """Writes a text frame without waiting, if it can (:data:`SEND_NOWAIT`)."""
         self.table_id = table_id
         self.member_id = member_id
         self.seat = seat
@@ -93,7 +104,14 @@ class Connection:
                                                          "member": self.member_id})
             self.drop(CLOSE_TOO_SLOW, "too slow: reconnect and resync")
             return False
-        self._outbox.append(message if isinstance(message, str) else dumps(message))
+        text = message if isinstance(message, str) else dumps(message)
+        if self._writer is None and self.send_nowait is not None:
+            try:
+                if self.send_nowait(text):
+                    return True
+            except Exception:  # a dead socket: the writer's send finds out and drops it
+                pass
+        self._outbox.append(text)
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write())
         return True

@@ -43,12 +43,15 @@ from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState
 from app.realtime.store import (
     NOTIFY_CHANNEL,
+    WRITER_SETUP,
     Appended,
     Note,
     StateCache,
     events_after,
+    note_origin,
     parse_note,
     rebuild,
+    write_moves,
 )
 from app.workers import WorkerPool
 
@@ -245,8 +248,10 @@ class Hub:
         self._stopping = False
         self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
         """The claim solver's process pool (started by the first claim, stopped with the hub)."""
-        self.committer = GroupCommit(sessionmaker, harmless=(game.CommandRejected,))
-        """Commands of different tables that arrive together share one transaction."""
+        self.committer = GroupCommit(sessionmaker, harmless=(game.CommandRejected,),
+                                     direct=write_moves, direct_setup=WRITER_SETUP)
+        """Commands of different tables that arrive together share one transaction; moves
+        decided in advance share one statement (:func:`~app.realtime.store.write_moves`)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -503,7 +508,8 @@ class Hub:
     def _on_note(self, channel: str, payload: str) -> None:
         try:
             if channel == NOTIFY_CHANNEL:
-                self.on_note(parse_note(payload))
+                if note_origin(payload) != self.process_id:  # our own: published already
+                    self.on_note(parse_note(payload))
             elif channel == SESSIONS_CHANNEL:
                 scope, _, ident = payload.partition(":")
                 if scope == "s":

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import orjson
 import psycopg
 from sqlalchemy import exists, func, inspect, select, text, true
 from sqlalchemy.exc import IntegrityError
@@ -46,6 +47,13 @@ class Note:
     seq: int
     origin: str | None = None
     events: tuple[dict[str, Any], ...] | None = None
+
+
+def note_origin(payload: str) -> str | None:
+    """The hub that committed a :data:`NOTIFY_CHANNEL` note's events (None: unknown), read from
+    its head alone: a hub skips its own notes without parsing the events they carry."""
+    parts = payload.partition("|")[0].split(":", 2)
+    return parts[2] or None if len(parts) > 2 else None
 
 
 def parse_note(payload: str) -> Note:
@@ -315,75 +323,151 @@ async def write_command(db: AsyncSession, table: Table, member_id: int, command_
     db.expunge(table)
 
 
-_WRITE_IF_CURRENT = """
-WITH t AS (
-    SELECT id FROM tables WHERE id = %(table_id)s AND version = %(base)s AND deadline_at IS NULL
-    FOR UPDATE
+_WRITE_MOVES = """
+WITH mv AS (
+    SELECT * FROM jsonb_to_recordset(CAST(%(moves)s AS jsonb)) AS mv(
+        table_id integer, base integer, version integer, member_id integer, command_id text,
+        session_id integer, at timestamptz, events jsonb, note text, pulka_at integer,
+        deals integer)
+), t AS (
+    SELECT locked.id FROM mv CROSS JOIN LATERAL (
+        SELECT tables.id FROM tables
+        WHERE tables.id = mv.table_id AND tables.version = mv.base
+          AND tables.deadline_at IS NULL
+          AND (mv.pulka_at IS NULL OR tables.practice OR tables.club_session_id IS NULL)
+        LIMIT 1 FOR UPDATE) AS locked
 ), ok AS (
-    SELECT t.id FROM t
-    WHERE NOT EXISTS (SELECT 1 FROM table_commands c WHERE c.table_id = %(table_id)s
-                      AND c.member_id = %(member_id)s AND c.command_id = %(command_id)s)
-      AND (CAST(%(session_id)s AS integer) IS NULL OR EXISTS (
+    SELECT mv.* FROM mv JOIN t ON t.id = mv.table_id
+    WHERE NOT EXISTS (SELECT 1 FROM table_commands c WHERE c.table_id = mv.table_id
+                      AND c.member_id = mv.member_id AND c.command_id = mv.command_id)
+      AND (mv.session_id IS NULL OR EXISTS (
           SELECT 1 FROM auth_sessions s JOIN members m ON m.id = s.member_id
-          WHERE s.id = %(session_id)s AND s.member_id = %(member_id)s AND s.revoked_at IS NULL
-            AND s.expires_at > %(now)s AND m.active))
+          WHERE s.id = mv.session_id AND s.member_id = mv.member_id AND s.revoked_at IS NULL
+            AND s.expires_at > mv.at AND m.active))
+      AND (mv.pulka_at IS NULL OR NOT EXISTS (
+          SELECT 1 FROM seat_changes sc WHERE sc.table_id = mv.table_id
+            AND sc.status = 'agreed'))
 ), ev AS (
     INSERT INTO table_events (table_id, seq, kind, payload)
-    SELECT ok.id, %(version)s, %(kind)s, CAST(%(payload)s AS jsonb) FROM ok
+    SELECT ok.table_id, e.seq, e.kind, e.payload
+    FROM ok, jsonb_to_recordset(ok.events) AS e(seq integer, kind text, payload jsonb)
 ), tb AS (
-    UPDATE tables SET version = %(version)s WHERE id = (SELECT id FROM ok)
+    UPDATE tables SET version = ok.version FROM ok WHERE tables.id = ok.table_id
+), pk AS (
+    UPDATE pulkas SET state = ok.events -> ok.pulka_at -> 'payload' -> 'pulka',
+        sheet = ok.events -> ok.pulka_at -> 'payload' -> 'sheet', deals = ok.deals
+    FROM ok WHERE pulkas.table_id = ok.table_id AND ok.pulka_at IS NOT NULL
 ), cmd AS (
     INSERT INTO table_commands (table_id, member_id, command_id, seq, response)
-    SELECT ok.id, %(member_id)s, %(command_id)s, %(version)s, CAST(%(response)s AS jsonb) FROM ok
+    SELECT table_id, member_id, command_id, version, jsonb_build_object('seq', version)
+    FROM ok
 )
-SELECT pg_notify(%(channel)s, %(note)s) FROM ok
+SELECT ok.table_id, pg_notify(%(channel)s, ok.note) FROM ok
 """
-"""Sent straight to the driver (psycopg, ``%(name)s`` parameters): at ~80 µs less CPU than
-through an ORM session, per move, on the path most moves take."""
+"""Sent straight to the driver (psycopg, ``%(name)s`` parameters): the moves travel as one
+JSON array, so one statement text serves any number of them (prepared once).
+
+Each table row is locked by its own lookup (``LATERAL ... LIMIT 1``: never a scan of every
+table), in the order of the array — ascending table ids, as the caller sorts them — so two
+writers take their locks in the same order. The writer's connection plans it with
+:data:`WRITER_SETUP`."""
+WRITER_SETUP = "SET enable_seqscan = off"
+"""Set on the connection that runs :data:`_WRITE_MOVES`: every lookup of the statement has an
+index (the primary keys, ``table_commands``'s key, the pulka's and the seat changes' table id),
+and a plan made while a table was small (a fresh database, before its first ``ANALYZE``) must
+not scan it once it has grown — a prepared statement keeps its plan."""
 
 
-async def write_if_current(db: AsyncSession, *, table_id: int, base: int, member_id: int,
-                           command_id: str, session_id: int | None, now: datetime, kind: str,
-                           payload: dict[str, Any], origin: str | None) -> bool:
-    """A command's whole transaction body in one statement, when its outcome was decided in
-    advance from the cached state at ``base``: lock the table row *if it is still at*
-    ``base`` and has no move deadline, and — if the command id is new and the login session
-    live — append the one event ``base + 1``, move the table's version, store the command id
-    and ``NOTIFY``. True if it did; False if nothing was written (the table moved on, the id
-    is known, the session ended: the caller then takes the ordinary path, which explains
-    why).
+@dataclasses.dataclass(frozen=True, slots=True)
+class Move:
+    """A command decided in advance from the cached state at ``base``: its events ``base + 1``
+    ... (each ``(kind, payload as JSON text)``), the command id and the login session to check.
 
-    A writer that committed while this statement waited for the lock moved the version on
-    (every event does), so the re-check of ``version = base`` on the newest row refuses the
-    write; the command-id and session lookups use the statement's snapshot, as in
-    :func:`lock_and_check` (the command row's key still refuses a twin: ``IntegrityError``).
-    The table's status and move deadline stay as they are: the caller takes this path only
-    for moves that leave it playing, at tables without a move timer.
+    Most moves are one ``action`` event. A move that ends a deal also carries its
+    ``deal_ended`` and the next ``deal_started``, and ``deals`` (the pulka's deal count after
+    it): the pulka row is then rewritten from the ``deal_ended`` payload's pulka and sheet, as
+    :func:`app.services.live_table.sync_rows` writes it, and the statement writes such a move
+    only at a table whose deals no session gates (a practice table) and that has no agreed seat
+    change waiting for the deal's end — the ordinary path handles both."""
+
+    table_id: int
+    base: int
+    member_id: int
+    command_id: str
+    session_id: int | None
+    at: datetime
+    events: tuple[tuple[str, str], ...]
+    origin: str | None
+    deals: int | None = None
+
+    @property
+    def version(self) -> int:
+        """The table's version (the last event's ``seq``) once the move is written."""
+        return self.base + len(self.events)
+
+    def events_json(self) -> str:
+        """The events as the JSON rows of a note (``seq``, ``kind``, ``payload``)."""
+        return orjson.dumps([
+            {"seq": self.base + n, "kind": kind, "payload": orjson.Fragment(payload)}
+            for n, (kind, payload) in enumerate(self.events, 1)]).decode()
+
+    def row(self) -> dict[str, Any]:
+        """The move as a row of :data:`_WRITE_MOVES`, its ``NOTIFY`` payload included (with its
+        events when they fit: :func:`parse_note`)."""
+        events = self.events_json()
+        note = f"{self.table_id}:{self.version}:{self.origin or ''}"
+        if len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
+            note = f"{note}|{events}"
+        pulka_at = None
+        if self.deals is not None:
+            pulka_at = [kind for kind, _ in self.events].index("deal_ended")
+        return {"table_id": self.table_id, "base": self.base, "version": self.version,
+                "member_id": self.member_id, "command_id": self.command_id,
+                "session_id": self.session_id, "at": self.at.isoformat(),
+                "events": orjson.Fragment(events), "note": note, "pulka_at": pulka_at,
+                "deals": self.deals}
+
+
+async def write_moves(driver: psycopg.AsyncConnection[Any],
+                      moves: Sequence[Move]) -> set[int]:
+    """Commands of different tables, each decided in advance (:class:`Move`), written in one
+    statement (on a connection in autocommit mode, one statement is one transaction and one
+    WAL flush): for each move, lock its table row *if it is still at* ``base`` and has no move
+    deadline, and — if the command id is new and the login session live — append the events,
+    move the table's version, store the command id and ``NOTIFY`` (and rewrite the pulka row
+    after a deal's end). Returns the ids of the tables written; a move not written (the table
+    moved on, the id is known, the session ended, the deal end needs the ordinary path)
+    leaves nothing, and its caller takes the ordinary path, which explains a refusal.
+
+    The rows are locked in table id order, as every batch of the group commit locks them, so
+    two writers cannot deadlock. A writer that committed while this statement waited for a
+    lock moved that table's version on (every event does), so the re-check of ``version =
+    base`` on the newest row refuses that move; the command-id, session and seat-change
+    lookups use the statement's snapshot, as in :func:`lock_and_check` (the command row's key
+    still refuses a twin: ``psycopg.IntegrityError``, and then nothing of the statement is
+    written; a seat change agreed meanwhile waits for the next deal's end). At most one move
+    per table: the caller keeps twins apart. The table's status and move deadline stay as
+    they are: only moves that leave the pulka playing, at tables without a move timer, come
+    here.
     """
-    version = base + 1
-    body = dumps(payload)
-    note = f"{table_id}:{version}:{origin or ''}"
-    events = f'[{{"seq":{version},"kind":{json.dumps(kind)},"payload":{body}}}]'
-    if len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
-        note = f"{note}|{events}"
+    cursor = await driver.execute(_WRITE_MOVES, {
+        "moves": orjson.dumps([m.row() for m in moves]).decode(), "channel": NOTIFY_CHANNEL})
+    return {int(row[0]) for row in await cursor.fetchall()}
+
+
+async def write_if_current(db: AsyncSession, move: Move) -> bool:
+    """:func:`write_moves` of one move in the session's transaction (a command executed
+    without the group commit); True if it was written. A twin's key violation is raised as
+    SQLAlchemy raises it (``IntegrityError``): the caller looks the twin up again."""
     bind = db.bind
-    # Inside a group commit the session is bound to the group's connection: use it as it is
-    # (no session transaction to begin); alone, the session's own connection.
     conn = bind if isinstance(bind, AsyncConnection) else await db.connection()
     driver = (await conn.get_raw_connection()).driver_connection
     assert isinstance(driver, psycopg.AsyncConnection)
     try:
-        cursor = await driver.execute(_WRITE_IF_CURRENT, {
-            "table_id": table_id, "base": base, "member_id": member_id,
-            "command_id": command_id, "session_id": session_id, "now": now,
-            "version": version, "kind": kind, "payload": body,
-            "response": f'{{"seq":{version}}}', "channel": NOTIFY_CHANNEL, "note": note,
-        })
-        row = await cursor.fetchone()
+        written = await write_moves(driver, [move])
     except psycopg.IntegrityError as exc:
-        # As SQLAlchemy would raise it: the caller looks a twin up again on IntegrityError.
-        raise IntegrityError(_WRITE_IF_CURRENT, None, exc) from exc
-    if row is None:
+        raise IntegrityError(_WRITE_MOVES, None, exc) from exc
+    if not written:
         return False
     count_write(conn.info)
     return True

@@ -24,9 +24,11 @@ from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
+from app.realtime.connection import dumps
 from app.realtime.game import CommandRejected, TableState
 from app.realtime.store import (
     Appended,
+    Move,
     StateCache,
     append,
     appended,
@@ -173,12 +175,20 @@ async def execute(
         raise CommandRejected("bad_command", "seq must be a whole number")
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
+    if committer is not None and cache is not None and client_seq is not None:
+        decided = decide_in_advance(cache, table_id=table_id, member_id=member_id, seat=seat,
+                                    command=command, cid=cid, kind=kind,
+                                    client_seq=client_seq, now=now, session_id=session_id)
+        if decided is not None and await committer.write(table_id, decided[0]):
+            cache.put(decided[1].state)  # type: ignore[arg-type]
+            return decided[1]
     try:
         async def work(db: AsyncSession) -> CommandResult:
             return await _apply(db, cache, table_id=table_id, member_id=member_id,
                                 seat=seat, name=name, command=command, cid=cid, kind=kind,
                                 client_seq=client_seq, now=now, session_id=session_id,
-                                solver=solver, after_deal=after_deal)
+                                solver=solver, after_deal=after_deal,
+                                in_advance=committer is None)
 
         if committer is not None:
             result: CommandResult = await committer.run(table_id, work)
@@ -218,16 +228,18 @@ async def _apply(
     session_id: int | None,
     solver: WorkerPool | None,
     after_deal: AfterDeal | None = None,
+    in_advance: bool = True,
 ) -> CommandResult:
     """The command's unit of work in the caller's transaction: lock + checks (one statement),
-    the engine, one write — or, for a move decided in advance, one statement in all
-    (:func:`_fast`). Nothing here commits; running it again after a rollback is safe."""
-    if cache is not None and client_seq is not None:
-        fast = await _fast(db, cache, table_id=table_id, member_id=member_id, seat=seat,
-                           command=command, cid=cid, kind=kind, client_seq=client_seq,
-                           now=now, session_id=session_id)
-        if fast is not None:
-            return fast
+    the engine, one write — or, with ``in_advance``, for a move decided in advance, one
+    statement in all (:func:`decide_in_advance`). Nothing here commits; running it again after
+    a rollback is safe."""
+    if in_advance and cache is not None and client_seq is not None:
+        decided = decide_in_advance(cache, table_id=table_id, member_id=member_id, seat=seat,
+                                    command=command, cid=cid, kind=kind,
+                                    client_seq=client_seq, now=now, session_id=session_id)
+        if decided is not None and await write_if_current(db, decided[0]):
+            return decided[1]
     table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
     if table is None:
         raise CommandRejected("no_table", f"there is no table {table_id}")
@@ -249,19 +261,23 @@ async def _apply(
                          events=tuple(appended(db)))
 
 
-async def _fast(db: AsyncSession, cache: StateCache, *, table_id: int, member_id: int,
-                seat: int, command: Mapping[str, Any], cid: str, kind: str, client_seq: int,
-                now: datetime, session_id: int | None) -> CommandResult | None:
-    """The hot path of most moves: one statement instead of lock + checks and a write.
+def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat: int,
+                      command: Mapping[str, Any], cid: str, kind: str, client_seq: int,
+                      now: datetime, session_id: int | None) -> tuple[Move, CommandResult] | None:
+    """The hot path of most moves: decided before the table is locked, written in one statement.
 
     When this process holds the table's state at the client's ``seq`` (its last command or
-    fan-out left it in the cache) and the move, checked by the engine on that state, neither
-    ends the deal nor changes the pulka or the table's status, its only effects are known
-    before the table is locked: one ``action`` event, the version and the move deadline, the
-    command id. :func:`~app.realtime.store.write_if_current` writes them if the table is still
-    at that ``seq`` (and the id is new and the session live). None: take the ordinary path
-    (which explains any refusal under the lock). Tables with a move timer take the ordinary
-    path: their deadline rule stays in one place (``live_table.sync_rows``)."""
+    fan-out left it in the cache), the move, checked by the engine on that state, has effects
+    known before the table is locked: its ``action`` event, the version, the command id — and,
+    when it ends the deal and the pulka goes on, the ``deal_ended`` and the next
+    ``deal_started`` (a fresh shuffle) with the pulka row, as :func:`live_table.advance` and
+    :func:`live_table.sync_rows` would write them at a practice table. Returns the
+    :class:`~app.realtime.store.Move` to write (:func:`~app.realtime.store.write_moves` writes
+    it only if the table is still at that ``seq``, the id is new, the session live and, for a
+    deal end, no session gates the next deal and no seat change waits) and the result to
+    acknowledge once it is written. None: take the ordinary path (which explains any refusal
+    under the lock). Tables with a move timer take the ordinary path: their deadline rule stays
+    in one place (``live_table.sync_rows``)."""
     if kind not in ACTION_COMMANDS or kind == "claim":
         return None
     state = cache.get(table_id, client_seq)
@@ -275,17 +291,24 @@ async def _fast(db: AsyncSession, cache: StateCache, *, table_id: int, member_id
         event_kind, payload, after = game.action_played(state, seq, seat, body)
     except CommandRejected:
         return None
-    if (after.deal is None or after.scored or game.deal_ended(after) is not None
-            or after.pulka is not state.pulka or after.status != state.status):
+    if (after.deal is None or after.scored or after.pulka is not state.pulka
+            or after.status != state.status):
         return None
-    stored = dict(payload)
-    if not await write_if_current(
-            db, table_id=table_id, base=client_seq, member_id=member_id, command_id=cid,
-            session_id=session_id, now=now, kind=event_kind, payload=stored,
-            origin=cache.owner):
-        return None
-    return CommandResult(seq=seq, duplicate=False, state=after,
-                         events=(Appended(seq, event_kind, stored, after),))
+    events = [Appended(seq, event_kind, payload, after)]
+    deals = None
+    ended = game.deal_ended(after)
+    if ended is not None:
+        scored = game.fold(after, table_id, seq + 1, *ended)
+        if scored.status != "playing" or scored.pulka.is_complete:
+            return None  # the pulka ends: its settlement, archive rows and debts
+        started = game.deal_started(scored)
+        events += [Appended(seq + 1, *ended, scored),
+                   Appended(seq + 2, *started, game.fold(scored, table_id, seq + 2, *started))]
+        deals = scored.pulka.deal_index
+    move = Move(table_id, client_seq, member_id, cid, session_id, now,
+                tuple((e.kind, dumps(e.payload)) for e in events), cache.owner, deals)
+    return move, CommandResult(seq=events[-1].seq, duplicate=False, state=events[-1].state,
+                               events=tuple(events))
 
 
 async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,

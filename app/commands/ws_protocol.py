@@ -1,0 +1,102 @@
+"""The websocket transport of ``prefclub serve``: uvicorn's sans-I/O protocol, with two changes.
+
+* **Large messages only are compressed.** ``permessage-deflate`` is still negotiated, so a
+  client may compress what it sends (and a compressed frame that inflates past the transport's
+  cap still closes the socket cleanly with 1009), but the server compresses only messages of
+  at least :data:`COMPRESS_FROM` bytes (snapshots, deal ends with long sheets). RFC 7692 lets
+  either side send any message uncompressed (the RSV1 bit says which); every browser and the
+  ``websockets`` client read both. Compressing each 1.5 KB event (a zlib flush per message)
+  was a tenth of the server's CPU at full load (docs/performance.md).
+* **Sends that need no wait skip the ASGI stack.** The connection's scope carries the ASGI
+  extension :data:`~app.realtime.connection.SEND_NOWAIT`: a callable that writes a text frame
+  at once if the socket accepts writes (the transport is not paused by flow control, the
+  handshake is done, no close was sent) and answers False otherwise. The hub's fan-out uses it
+  for every message it can (:class:`~app.realtime.connection.Connection`); the rest takes the
+  ordinary ASGI send, awaited by a writer task. Four messages per command each went through a
+  new task, a timeout, Starlette's socket and three middleware wrappers before.
+
+Both rest on attributes of uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``transport``,
+``writable``, ``close_sent``, ``handshake_complete``, ``disconnected``), so the uvicorn version
+is bounded in ``pyproject.toml``; ``tests/e2e/test_transport.py`` checks both behaviours on
+a real server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+from websockets.extensions import Extension
+from websockets.extensions.permessage_deflate import (
+    PerMessageDeflate,
+    ServerPerMessageDeflateFactory,
+)
+from websockets.frames import Frame, Opcode
+from websockets.server import ServerProtocol
+from websockets.typing import ExtensionParameter
+
+from app.realtime.connection import SEND_NOWAIT
+
+COMPRESS_FROM = 4096
+"""Messages (encoded, in bytes) shorter than this are sent uncompressed."""
+WINDOW_BITS = 12
+COMPRESS_SETTINGS = {"memLevel": 5}
+"""uvicorn's own deflate settings, kept."""
+
+
+class LargeMessageDeflate(PerMessageDeflate):
+    """``permessage-deflate`` that leaves single-frame messages under :data:`COMPRESS_FROM`
+    uncompressed (RSV1 unset). The server never fragments a message, so a continuation frame
+    always follows a first frame that was compressed."""
+
+    def encode(self, frame: Frame) -> Frame:
+        if (frame.fin and frame.opcode in (Opcode.TEXT, Opcode.BINARY)
+                and len(frame.data) < COMPRESS_FROM):
+            return frame
+        return super().encode(frame)
+
+
+class LargeMessageDeflateFactory(ServerPerMessageDeflateFactory):
+    """Negotiates ``permessage-deflate`` as uvicorn does, with :class:`LargeMessageDeflate`."""
+
+    def process_request_params(
+        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Extension],
+    ) -> tuple[list[ExtensionParameter], PerMessageDeflate]:
+        response, made = super().process_request_params(params, accepted_extensions)
+        return response, LargeMessageDeflate(
+            made.remote_no_context_takeover, made.local_no_context_takeover,
+            made.remote_max_window_bits, made.local_max_window_bits, made.compress_settings)
+
+
+class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O websocket protocol with large-only compression and the
+    :data:`SEND_NOWAIT` extension (module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.config.ws_per_message_deflate:
+            self.conn = ServerProtocol(
+                extensions=[LargeMessageDeflateFactory(
+                    server_max_window_bits=WINDOW_BITS, client_max_window_bits=WINDOW_BITS,
+                    compress_settings=COMPRESS_SETTINGS)],
+                max_size=self.config.ws_max_size, logger=logging.getLogger("uvicorn.error"))
+
+    async def run_asgi(self) -> None:
+        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_text_nowait}
+        await super().run_asgi()
+
+    def send_text_nowait(self, text: str) -> bool:
+        """Write ``text`` as one text frame now, if the socket takes writes without waiting;
+        False (nothing written) if it does not: the caller then sends it the ASGI way."""
+        if (not self.writable.is_set() or self.disconnected or self.close_sent
+                or not self.handshake_complete or self.transport.is_closing()):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
