@@ -8,17 +8,19 @@
   ``websockets`` client read both. Compressing each 1.5 KB event (a zlib flush per message)
   was a tenth of the server's CPU at full load (docs/performance.md).
 * **Sends that need no wait skip the ASGI stack.** The connection's scope carries the ASGI
-  extension :data:`~app.realtime.connection.SEND_NOWAIT`: a callable that writes a text frame
-  at once if the socket accepts writes (the transport is not paused by flow control, the
-  handshake is done, no close was sent) and answers False otherwise. The hub's fan-out uses it
-  for every message it can (:class:`~app.realtime.connection.Connection`); the rest takes the
+  extension :data:`~app.realtime.connection.SEND_NOWAIT`: a callable that writes text frames
+  at once, in one write, if the socket accepts writes (the transport is not paused by flow
+  control, the handshake is done, no close was sent) and answers False otherwise. The hub's
+  fan-out uses it for every message it can (:class:`~app.realtime.connection.Connection`: what
+  a socket is given in one turn of the event loop goes out together); the rest takes the
   ordinary ASGI send, awaited by a writer task. Four messages per command each went through a
-  new task, a timeout, Starlette's socket and three middleware wrappers before.
+  new task, a timeout, Starlette's socket and three middleware wrappers before, and a write
+  (a system call) of their own.
 
 Both rest on attributes of uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``transport``,
-``writable``, ``close_sent``, ``handshake_complete``, ``disconnected``), so the uvicorn version
-is bounded in ``pyproject.toml``; ``tests/e2e/test_transport.py`` checks both behaviours on
-a real server.
+``writable`` — its write flow control, since 0.52.1 — ``close_sent``, ``handshake_complete``,
+``disconnected``), so ``pyproject.toml`` bounds the uvicorn version;
+``tests/e2e/test_transport.py`` and ``tests/platform/test_ws_protocol.py`` check both.
 """
 
 from __future__ import annotations
@@ -85,18 +87,20 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
                 max_size=self.config.ws_max_size, logger=logging.getLogger("uvicorn.error"))
 
     async def run_asgi(self) -> None:
-        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_text_nowait}
+        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_texts_nowait}
         await super().run_asgi()
 
-    def send_text_nowait(self, text: str) -> bool:
-        """Write ``text`` as one text frame now, if the socket takes writes without waiting;
-        False (nothing written) if it does not: the caller then sends it the ASGI way."""
+    def send_texts_nowait(self, texts: Sequence[str]) -> bool:
+        """Write each of ``texts`` as a text frame now, all in one write, if the socket takes
+        writes without waiting; False (nothing written) if it does not: the caller then sends
+        them the ASGI way."""
         if (not self.writable.is_set() or self.disconnected or self.close_sent
                 or not self.handshake_complete or self.transport.is_closing()):
             return False
         try:
-            self.conn.send_text(text.encode())
-        except InvalidState:
+            for text in texts:
+                self.conn.send_text(text.encode())
+        except InvalidState:  # the state is the same for every text: none was framed
             return False
         self.transport.write(b"".join(self.conn.data_to_send()))
         return True

@@ -1,8 +1,10 @@
 """One client socket: a bounded outbound queue, drained by a writer task while messages wait.
 
-Fan-out never awaits a client: :meth:`Connection.send` writes a ready JSON text at once when the
-server offers it a way to (the :data:`SEND_NOWAIT` ASGI extension of ``prefclub serve``) and the
-socket takes writes without waiting, and otherwise puts it on the queue. A client that falls
+Fan-out never awaits a client: :meth:`Connection.send` only takes a ready JSON text. When the
+server offers a way to write without waiting (the :data:`SEND_NOWAIT` ASGI extension of
+``prefclub serve``), the texts a socket is given in one turn of the event loop (an event and the
+command's ack, say) are written together at the end of that turn, in one write, if the socket
+takes them; otherwise they go to the queue. A client that falls
 ``queue_limit`` messages behind, or whose socket accepts nothing for ``send_timeout`` seconds,
 is disconnected (close code 4008); it reconnects and resyncs from the last ``seq`` it saw, and
 its table never waits for it.
@@ -24,8 +26,8 @@ log = logging.getLogger(__name__)
 
 SEND_NOWAIT = "prefclub.send_nowait"
 """An ASGI scope extension (``app.commands.ws_protocol``): ``{"send": callable}``, where
-``send(text)`` writes one text frame now and returns True, or returns False (nothing written)
-when the socket would make the writer wait."""
+``send(texts)`` writes each text as a text frame, all in one write, and returns True — or
+returns False (nothing written) when the socket would make the writer wait."""
 
 CLOSE_TOO_SLOW = 4008
 CLOSE_SESSION_ENDED = 4401
@@ -61,10 +63,10 @@ class Connection:
 
     def __init__(self, socket: Socket, *, table_id: int, member_id: int, seat: int | None,
                  name: str, queue_limit: int = 256, send_timeout: float = 10.0,
-                 send_nowait: Callable[[str], bool] | None = None) -> None:
+                 send_nowait: Callable[[list[str]], bool] | None = None) -> None:
         self.socket = socket
         self.send_nowait = send_nowait
-        """Writes a text frame without waiting, if it can (:data:`SEND_NOWAIT`)."""
+        """Writes text frames without waiting, if it can (:data:`SEND_NOWAIT`)."""
         self.table_id = table_id
         self.member_id = member_id
         self.seat = seat
@@ -80,6 +82,8 @@ class Connection:
         self.reader: asyncio.Task[Any] | None = None
         """The task reading this socket while it waits for a frame (cancelled by :meth:`drop`)."""
         self._outbox: deque[str] = deque()
+        self._turn: list[str] = []
+        """Texts given in this turn of the loop, written at its end (with :attr:`send_nowait`)."""
         self._writer: asyncio.Task[None] | None = None
         self._flushing = False
         self.closing: asyncio.Task[None] | None = None
@@ -88,7 +92,7 @@ class Connection:
     @property
     def queued(self) -> int:
         """Messages waiting to be written."""
-        return len(self._outbox)
+        return len(self._outbox) + len(self._turn)
 
     @property
     def writing(self) -> bool:
@@ -99,22 +103,37 @@ class Connection:
         """Queue a message; drop the client (never block) if its queue is full."""
         if self.closed.is_set() or self._flushing:
             return False
-        if len(self._outbox) >= self.queue_limit:
+        if self.queued >= self.queue_limit:
             log.warning("dropping a slow client", extra={"table": self.table_id,
                                                          "member": self.member_id})
             self.drop(CLOSE_TOO_SLOW, "too slow: reconnect and resync")
             return False
         text = message if isinstance(message, str) else dumps(message)
         if self._writer is None and self.send_nowait is not None:
-            try:
-                if self.send_nowait(text):
-                    return True
-            except Exception:  # a dead socket: the writer's send finds out and drops it
-                pass
+            if not self._turn:
+                asyncio.get_running_loop().call_soon(self._write_turn)
+            self._turn.append(text)
+            return True
         self._outbox.append(text)
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write())
         return True
+
+    def _write_turn(self) -> None:
+        """At the end of a loop turn: write what this turn gave, at once if the socket takes it,
+        else through the queue (ahead of anything given later)."""
+        texts, self._turn = self._turn, []
+        if not texts or self.closed.is_set():
+            return
+        assert self.send_nowait is not None
+        try:
+            if self.send_nowait(texts):
+                return
+        except Exception:  # a dead socket: the writer's send finds out and drops it
+            pass
+        self._outbox.extend(texts)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def send_event(self, seq: int, text: str) -> bool:
         """Queue sequenced event ``seq`` (events reach a client in order, without gaps)."""
@@ -132,6 +151,7 @@ class Connection:
         self.closed.set()
         self.close_code = code
         self._outbox.clear()
+        self._turn.clear()
         if self._writer is not None:
             self._writer.cancel()
         if self.reader is not None:
@@ -164,6 +184,7 @@ class Connection:
     async def flush(self, timeout: float = 2.0) -> None:
         """Let the writer send what is queued (e.g. a last error before a close); nothing queued
         after this call is sent."""
+        self._write_turn()
         self._flushing = True
         writer = self._writer
         if self.closed.is_set() or writer is None:
@@ -175,6 +196,7 @@ class Connection:
         """Stop the writer (the socket is already gone or being closed)."""
         self.closed.set()
         self._outbox.clear()
+        self._turn.clear()
         writer = self._writer
         if writer is not None:
             writer.cancel()

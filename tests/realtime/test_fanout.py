@@ -164,3 +164,99 @@ def test_messages_are_encoded_exactly_as_json_would() -> None:
                  {"big": 2 ** 70}]
     for message in messages:
         assert dumps(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+class PausingSocket(StuckSocket):
+    """A socket that takes writes at once until its transport is 'paused' (flow control),
+    then only through the awaited send, which never completes: a client that stopped
+    reading. ``writes`` holds each write made at once (a list of texts)."""
+
+    def __init__(self, takes: int) -> None:
+        super().__init__()
+        self.takes = takes
+        self.writes: list[list[str]] = []
+
+    def send_nowait(self, texts: list[str]) -> bool:
+        if len(self.writes) >= self.takes:
+            return False
+        self.writes.append(list(texts))
+        return True
+
+    def seqs(self) -> list[list[int]]:
+        return [[json.loads(t)["seq"] for t in write] for write in self.writes]
+
+
+async def test_what_a_turn_gives_a_socket_goes_out_in_one_write_without_a_task() -> None:
+    """With the server's send-now (``prefclub.send_nowait``) the messages a socket is given
+    in one turn of the loop (an event, then the command's ack) are written together at the
+    end of that turn: one write, no writer task, nothing left queued."""
+    socket = PausingSocket(takes=100)
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
+                      send_nowait=socket.send_nowait)
+    for i in range(3):
+        assert conn.send({"type": "heartbeat", "seq": i})
+    assert conn.queued == 3 and socket.writes == []  # not yet: the turn is not over
+    await asyncio.sleep(0)
+    assert socket.seqs() == [[0, 1, 2]] and conn.queued == 0 and not conn.writing
+    conn.send({"type": "heartbeat", "seq": 3})
+    await asyncio.sleep(0)
+    assert socket.seqs() == [[0, 1, 2], [3]] and socket.sent == []
+    await conn.aclose()
+
+
+async def test_a_paused_socket_queues_in_order_and_a_stuck_one_is_dropped() -> None:
+    """Once the socket stops taking writes at once, the turn's messages wait in the queue for
+    the writer (later ones behind them, even if the socket would take them again: order is
+    kept); a client that never reads again is dropped (4008) when the queue is full."""
+    socket = PausingSocket(takes=1)
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", queue_limit=4,
+                      send_nowait=socket.send_nowait)
+    conn.send({"type": "heartbeat", "seq": 0})
+    await asyncio.sleep(0)
+    conn.send({"type": "heartbeat", "seq": 1})
+    conn.send({"type": "heartbeat", "seq": 2})
+    await asyncio.sleep(0)  # the socket no longer takes writes at once: 1, 2 go to the writer
+    assert socket.seqs() == [[0]] and conn.writing
+    socket.takes = 100  # writable again, but the writer still holds messages 1 and 2
+    conn.send({"type": "heartbeat", "seq": 3})
+    await asyncio.sleep(0.01)
+    assert [json.loads(m)["seq"] for m in socket.sent] == [1]  # the writer's send hangs
+    assert conn.queued == 2 and socket.seqs() == [[0]]
+    for i in range(4, 12):
+        conn.send({"type": "heartbeat", "seq": i})
+    assert conn.closed.is_set() and conn.close_code == CLOSE_TOO_SLOW
+    await asyncio.sleep(0.05)
+    assert socket.closed_with == CLOSE_TOO_SLOW
+    assert socket.seqs() == [[0]]
+
+
+async def test_a_failing_send_now_falls_back_to_the_writer() -> None:
+    """A send-now that raises (the socket died under it) leaves the messages to the writer,
+    whose send finds out and drops the connection."""
+    class Dead(StuckSocket):
+        def send_nowait(self, texts: list[str]) -> bool:
+            raise RuntimeError("transport closed")
+
+        async def send_text(self, data: str) -> None:
+            raise ConnectionError("gone")
+
+    socket = Dead()
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
+                      send_nowait=socket.send_nowait)
+    assert conn.send({"type": "heartbeat"})
+    await asyncio.wait_for(conn.closed.wait(), 2)
+    assert conn.close_code == CLOSE_TOO_SLOW
+
+
+async def test_a_flush_writes_the_turn_before_a_close() -> None:
+    """An error sent just before the server closes the socket (``session_ended``) is written:
+    the flush does not wait for the end of the turn."""
+    socket = PausingSocket(takes=100)
+    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
+                      send_nowait=socket.send_nowait)
+    conn.send({"type": "error", "seq": 7})
+    await conn.flush()
+    assert socket.seqs() == [[7]]
+    conn.drop(4401, "login session ended")
+    await asyncio.sleep(0.01)
+    assert socket.seqs() == [[7]] and socket.closed_with == 4401

@@ -1,0 +1,71 @@
+"""The server's ``permessage-deflate`` (app/commands/ws_protocol.py) against the ``websockets``
+client's: small messages leave uncompressed, large ones compressed, and a client keeps
+decoding both kinds in any order on one connection (the compression context carries over the
+uncompressed messages between, RFC 7692 §7.2.3)."""
+
+from __future__ import annotations
+
+import json
+
+from websockets.extensions.permessage_deflate import (
+    ClientPerMessageDeflateFactory,
+    PerMessageDeflate,
+)
+from websockets.frames import Frame, Opcode
+
+from app.cli import UVICORN_OPTIONS
+from app.commands.ws_protocol import (
+    COMPRESS_FROM,
+    ClubWebSocketProtocol,
+    LargeMessageDeflate,
+    LargeMessageDeflateFactory,
+)
+
+
+def _pair() -> tuple[PerMessageDeflate, PerMessageDeflate]:
+    """(server extension, client extension) as the handshake of ``prefclub serve`` makes them."""
+    client_factory = ClientPerMessageDeflateFactory(client_max_window_bits=True)
+    offer = client_factory.get_request_params()
+    server_factory = LargeMessageDeflateFactory(server_max_window_bits=12,
+                                                client_max_window_bits=12)
+    answer, server = server_factory.process_request_params(offer, [])
+    client = client_factory.process_response_params(answer, [])
+    return server, client
+
+
+def _text(size: int) -> bytes:
+    """``size`` bytes of event-like JSON text."""
+    line = json.dumps({"type": "action", "events": [{"card": "10H", "seat": 1}],
+                       "names": ["Вася", "Петя", "Коля"]}, ensure_ascii=False).encode()
+    return (line * (size // len(line) + 1))[:size]
+
+
+def test_the_server_compresses_only_large_messages_and_the_client_reads_them_all() -> None:
+    server, client = _pair()
+    assert isinstance(server, LargeMessageDeflate)
+    sizes = [200, 1500, COMPRESS_FROM - 1, COMPRESS_FROM, 9000, 300, 20000, 1500, 5000, 80]
+    for size in sizes:
+        data = _text(size)
+        frame = server.encode(Frame(Opcode.TEXT, data))
+        assert frame.rsv1 == (len(data) >= COMPRESS_FROM), size
+        if frame.rsv1:
+            assert len(frame.data) < len(data)
+        else:
+            assert frame.data == data
+        assert client.decode(frame).data == data
+
+
+def test_control_frames_and_binary_messages_follow_the_same_rule() -> None:
+    server, client = _pair()
+    ping = server.encode(Frame(Opcode.PING, b"x"))
+    assert not ping.rsv1 and ping.data == b"x"
+    big = bytes(range(256)) * 40
+    frame = server.encode(Frame(Opcode.BINARY, big))
+    assert frame.rsv1 and client.decode(frame).data == big
+    small = server.encode(Frame(Opcode.BINARY, b"abc"))
+    assert not small.rsv1 and client.decode(small).data == b"abc"
+
+
+def test_prefclub_serve_uses_the_club_protocol() -> None:
+    assert UVICORN_OPTIONS["ws"] is ClubWebSocketProtocol
+    assert UVICORN_OPTIONS.get("ws_per_message_deflate", True)
