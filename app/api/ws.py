@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 
 from app.bots.runner import house_bot_runner
@@ -195,6 +197,22 @@ async def _receive(websocket: WebSocket, conn: Connection) -> str | object | Non
     return str(text)
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+"""A run of digits orjson may read differently (an integer beyond 64 bits becomes a float)."""
+
+
+def _loads(frame: str) -> Any:
+    """``json.loads(frame)``, made by orjson when it can (about three times faster): what
+    orjson refuses (``NaN``, a lone surrogate escape) and frames with a long run of digits go
+    to ``json``, which then decides — both accept and refuse the same frames, alike."""
+    if _LONG_NUMBER.search(frame) is None:
+        try:
+            return orjson.loads(frame)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(frame)
+
+
 def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
     """A command object, or ``(error code, message)`` for a frame that is not one."""
     if not isinstance(frame, str):
@@ -202,7 +220,7 @@ def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
     if len(frame) > MAX_MESSAGE_BYTES or len(frame.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         return "too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes (UTF-8)"
     try:
-        data = json.loads(frame)
+        data = _loads(frame)
     except ValueError:
         return "bad_json", "a message must be a JSON object"
     except RecursionError:

@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.exceptions import InvalidState
 from websockets.extensions import Extension
 from websockets.extensions.permessage_deflate import (
     PerMessageDeflate,
     ServerPerMessageDeflateFactory,
 )
 from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 from websockets.server import ServerProtocol
 from websockets.typing import ExtensionParameter
 
@@ -95,12 +95,29 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
         writes without waiting; False (nothing written) if it does not: the caller then sends
         them the ASGI way."""
         if (not self.writable.is_set() or self.disconnected or self.close_sent
-                or not self.handshake_complete or self.transport.is_closing()):
+                or not self.handshake_complete or self.transport.is_closing()
+                or self.conn.state is not State.OPEN):
             return False
-        try:
-            for text in texts:
-                self.conn.send_text(text.encode())
-        except InvalidState:  # the state is the same for every text: none was framed
-            return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        out = self.conn.data_to_send()  # whatever the protocol had queued goes first
+        compressing = bool(self.conn.extensions)
+        for text in texts:
+            data = text.encode()
+            if compressing and len(data) >= COMPRESS_FROM:
+                self.conn.send_text(data)  # compressed by the extension
+                out += self.conn.data_to_send()
+            else:
+                out.append(text_frame(data))
+        self.transport.write(b"".join(out))
         return True
+
+
+def text_frame(data: bytes) -> bytes:
+    """One unfragmented, unmasked, uncompressed text frame (RFC 6455 §5.2) — what the
+    ``websockets`` protocol frames for a server, without its per-frame machinery (the server
+    never fragments, so its protocol state does not change)."""
+    size = len(data)
+    if size < 126:
+        return bytes((0x81, size)) + data
+    if size < 1 << 16:
+        return bytes((0x81, 126)) + size.to_bytes(2, "big") + data
+    return bytes((0x81, 127)) + size.to_bytes(8, "big") + data

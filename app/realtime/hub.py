@@ -167,6 +167,16 @@ class TableChannel:
     presence: tuple[list[int], int] = ([], 0)
     away: dict[int, str] = field(default_factory=dict)
     """Seat -> when this process first saw it disconnected (ISO UTC): the presence's ``since``."""
+    sheet: tuple[object, dict[str, Any]] | None = None
+    """The last sheet fanned out and its JSON: a sheet changes only when a deal ends, and every
+    event's message carries it."""
+
+    def sheet_json(self, state: TableState) -> dict[str, Any]:
+        """``state``'s sheet as JSON, made once per sheet (sheets are immutable values)."""
+        sheet = state.pulka.sheet
+        if self.sheet is None or self.sheet[0] is not sheet:
+            self.sheet = (sheet, sheet.to_json())
+        return self.sheet[1]
 
 
 def libpq_url(url: str) -> str:
@@ -187,16 +197,18 @@ def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any
     return {"seq": seq, "type": kind, "data": data, **view, "table": table}
 
 
-def event_shared(state: TableState, kind: str,
-                 payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def event_shared(state: TableState, kind: str, payload: dict[str, Any],
+                 sheet: dict[str, Any] | None = None
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The parts of an event's message that are the same for every seat: its public data and
-    the table's brief."""
-    return game.public_data(kind, payload), brief(state)
+    the table's brief (``sheet``: the pulka's sheet as JSON, when the caller has it)."""
+    return game.public_data(kind, payload), brief(state, sheet)
 
 
-def brief(state: TableState) -> dict[str, Any]:
+def brief(state: TableState, sheet: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"status": state.status, "deal_no": state.deal_no,
-            "chat_open": not state.deal_in_progress, "sheet": state.pulka.sheet.to_json(),
+            "chat_open": not state.deal_in_progress,
+            "sheet": state.pulka.sheet.to_json() if sheet is None else sheet,
             "notice": state.notice, "deadline_at": state.deadline_at}
 
 
@@ -425,7 +437,7 @@ class Hub:
                 # may be renumbered; a replaced player watches from now on as a spectator).
                 conn.seat = state.seat_of(conn.member_id)
             conns.append(conn)
-        shared = event_shared(state, kind, payload)
+        shared = event_shared(state, kind, payload, channel.sheet_json(state))
         views = game.seat_views(state, (conn.seat for conn in conns))
         texts: dict[int | None, str] = {}
         for conn in conns:

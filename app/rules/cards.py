@@ -133,6 +133,10 @@ _BYTE_CARDS: Final = tuple(
     for base in (0, 8, 16, 24)
 )
 
+_BYTE_TEXTS: Final = tuple(
+    tuple(tuple(_TEXT[card] for card in cards) for cards in table) for table in _BYTE_CARDS
+)
+
 
 def mask_cards(mask: CardMask) -> list[Card]:
     """The cards of ``mask`` in ascending order (by suit, then rank)."""
@@ -146,8 +150,15 @@ def mask_cards(mask: CardMask) -> list[Card]:
 
 
 def mask_text(mask: CardMask) -> list[str]:
-    """The cards of ``mask`` in canonical text, ascending."""
-    return [_TEXT[c] for c in mask_cards(mask)]
+    """The cards of ``mask`` in canonical text, ascending (every seat's view of every event
+    spells its hand: a table per byte of the mask, as :func:`mask_cards`)."""
+    table = _BYTE_TEXTS
+    return [
+        *table[0][mask & 0xFF],
+        *table[1][mask >> 8 & 0xFF],
+        *table[2][mask >> 16 & 0xFF],
+        *table[3][mask >> 24 & 0xFF],
+    ]
 
 
 def count(mask: CardMask) -> int:

@@ -19,6 +19,7 @@ from app.commands.ws_protocol import (
     ClubWebSocketProtocol,
     LargeMessageDeflate,
     LargeMessageDeflateFactory,
+    text_frame,
 )
 
 
@@ -69,3 +70,11 @@ def test_control_frames_and_binary_messages_follow_the_same_rule() -> None:
 def test_prefclub_serve_uses_the_club_protocol() -> None:
     assert UVICORN_OPTIONS["ws"] is ClubWebSocketProtocol
     assert UVICORN_OPTIONS.get("ws_per_message_deflate", True)
+
+
+def test_a_text_frame_is_framed_as_the_websockets_protocol_frames_it() -> None:
+    """The send-now path frames small messages itself: byte for byte what ``websockets``
+    serialises for a server (unmasked, final, uncompressed), at every length boundary."""
+    for size in (0, 1, 125, 126, 127, 1500, 65535, 65536, 70000):
+        data = _text(size)
+        assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False), size
