@@ -327,7 +327,7 @@ _WRITE_MOVES = """
 WITH mv AS (
     SELECT * FROM jsonb_to_recordset(CAST(%(moves)s AS jsonb)) AS mv(
         table_id integer, base integer, version integer, member_id integer, command_id text,
-        session_id integer, at timestamptz, events jsonb, note text, pulka_at integer,
+        session_id integer, at timestamptz, events jsonb, head text, pulka_at integer,
         deals integer)
 ), t AS (
     SELECT locked.id FROM mv CROSS JOIN LATERAL (
@@ -362,7 +362,9 @@ WITH mv AS (
     SELECT table_id, member_id, command_id, version, jsonb_build_object('seq', version)
     FROM ok
 )
-SELECT ok.table_id, pg_notify(%(channel)s, ok.note) FROM ok
+SELECT ok.table_id, pg_notify(%(channel)s, CASE
+    WHEN octet_length(ok.head) + octet_length(ok.events::text) + 1 < %(limit)s
+    THEN ok.head || '|' || ok.events::text ELSE ok.head END) FROM ok
 """
 """Sent straight to the driver (psycopg, ``%(name)s`` parameters): the moves travel as one
 JSON array, so one statement text serves any number of them (prepared once).
@@ -405,26 +407,24 @@ class Move:
         """The table's version (the last event's ``seq``) once the move is written."""
         return self.base + len(self.events)
 
-    def events_json(self) -> str:
-        """The events as the JSON rows of a note (``seq``, ``kind``, ``payload``)."""
-        return orjson.dumps([
-            {"seq": self.base + n, "kind": kind, "payload": orjson.Fragment(payload)}
-            for n, (kind, payload) in enumerate(self.events, 1)]).decode()
+    def event_rows(self) -> list[dict[str, Any]]:
+        """The events as rows (``seq``, ``kind``, ``payload``): the statement inserts them, and
+        a note carries them as they are."""
+        return [{"seq": self.base + n, "kind": kind, "payload": orjson.Fragment(payload)}
+                for n, (kind, payload) in enumerate(self.events, 1)]
 
     def row(self) -> dict[str, Any]:
-        """The move as a row of :data:`_WRITE_MOVES`, its ``NOTIFY`` payload included (with its
-        events when they fit: :func:`parse_note`)."""
-        events = self.events_json()
-        note = f"{self.table_id}:{self.version}:{self.origin or ''}"
-        if len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
-            note = f"{note}|{events}"
+        """The move as a row of :data:`_WRITE_MOVES`, with the head of its ``NOTIFY`` payload
+        (the statement appends the events when they fit: :func:`parse_note`)."""
         pulka_at = None
         if self.deals is not None:
             pulka_at = [kind for kind, _ in self.events].index("deal_ended")
         return {"table_id": self.table_id, "base": self.base, "version": self.version,
                 "member_id": self.member_id, "command_id": self.command_id,
                 "session_id": self.session_id, "at": self.at.isoformat(),
-                "events": orjson.Fragment(events), "note": note, "pulka_at": pulka_at,
+                "events": self.event_rows(),
+                "head": f"{self.table_id}:{self.version}:{self.origin or ''}",
+                "pulka_at": pulka_at,
                 "deals": self.deals}
 
 
@@ -451,7 +451,8 @@ async def write_moves(driver: psycopg.AsyncConnection[Any],
     here.
     """
     cursor = await driver.execute(_WRITE_MOVES, {
-        "moves": orjson.dumps([m.row() for m in moves]).decode(), "channel": NOTIFY_CHANNEL})
+        "moves": orjson.dumps([m.row() for m in moves]).decode(), "channel": NOTIFY_CHANNEL,
+        "limit": NOTE_LIMIT})
     return {int(row[0]) for row in await cursor.fetchall()}
 
 
