@@ -83,7 +83,7 @@ class StateCache:
 
     def __init__(self, limit: int = 1000, owner: str | None = None) -> None:
         self._states: dict[int, TableState] = {}
-        self._timers: dict[int, int | None] = {}
+        self._settings: dict[int, tuple[int | None, bool]] = {}
         self._limit = limit
         self.owner = owner
         """The hub this cache belongs to: the origin of the NOTIFYs of its commands."""
@@ -102,20 +102,19 @@ class StateCache:
 
     def forget(self, table_id: int) -> None:
         self._states.pop(table_id, None)
-        self._timers.pop(table_id, None)
+        self._settings.pop(table_id, None)
 
-    def put_timer(self, table_id: int, seconds: int | None) -> None:
-        """Remember a table's move timer (a setting fixed when the table is made), read by
-        the fast path of a command (:func:`write_if_current`)."""
-        if len(self._timers) >= self._limit and table_id not in self._timers:
-            self._timers.pop(next(iter(self._timers)))
-        self._timers[table_id] = seconds
+    def put_settings(self, table_id: int, timer: int | None, gated: bool) -> None:
+        """Remember a table's move timer and whether a club session gates its deals (settings
+        fixed when the table is made), read by the hot path of a command (a move decided in
+        advance: ``app.services.table_commands.decide_in_advance``)."""
+        if len(self._settings) >= self._limit and table_id not in self._settings:
+            self._settings.pop(next(iter(self._settings)))
+        self._settings[table_id] = (timer, gated)
 
-    def timer(self, table_id: int) -> tuple[bool, int | None]:
-        """(known, the table's move timer in seconds)."""
-        if table_id in self._timers:
-            return True, self._timers[table_id]
-        return False, None
+    def settings(self, table_id: int) -> tuple[int | None, bool] | None:
+        """(the table's move timer in seconds, are its deals gated), or None if not known."""
+        return self._settings.get(table_id)
 
 
 async def lock_table(db: AsyncSession, table_id: int) -> Table | None:

@@ -256,7 +256,8 @@ async def _apply(
         raise
     await write_command(db, table, member_id, cid, cache.owner if cache else None)
     if cache is not None:
-        cache.put_timer(table_id, table.move_timer_seconds)
+        cache.put_settings(table_id, table.move_timer_seconds,
+                           gated=not table.practice and table.club_session_id is not None)
     return CommandResult(seq=state.seq, duplicate=False, state=state,
                          events=tuple(appended(db)))
 
@@ -281,8 +282,8 @@ def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat:
     if kind not in ACTION_COMMANDS or kind == "claim":
         return None
     state = cache.get(table_id, client_seq)
-    known, timer = cache.timer(table_id)
-    if (state is None or not known or timer or state.status != "playing"
+    settings = cache.settings(table_id)
+    if (state is None or settings is None or settings[0] or state.status != "playing"
             or state.member_ids[seat:seat + 1] != (member_id,)):
         return None
     body = {k: v for k, v in command.items() if k not in ("id", "seq")}
@@ -298,6 +299,8 @@ def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat:
     deals = None
     ended = game.deal_ended(after)
     if ended is not None:
+        if settings[1]:
+            return None  # R-S2: a club session's gate and count, under the lock
         scored = game.fold(after, table_id, seq + 1, *ended)
         if scored.status != "playing" or scored.pulka.is_complete:
             return None  # the pulka ends: its settlement, archive rows and debts

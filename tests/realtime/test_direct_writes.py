@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -28,9 +29,10 @@ from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import engine as rules
 from app.realtime import game
 from app.realtime.game import CommandRejected, TableState
+from app.realtime.hub import libpq_url
 from app.realtime.store import WRITER_SETUP, StateCache, rebuild, write_moves
 from app.services.seat_changes import apply_waiting
-from app.services.table_commands import CommandResult, execute
+from app.services.table_commands import CommandResult, decide_in_advance, execute
 from app.services.tables import create_table
 from tests.realtime.test_hot_path import NOW, Wire
 
@@ -275,10 +277,11 @@ async def test_a_deal_end_in_one_statement_writes_what_the_ordinary_path_writes(
 
 
 async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
-        sessions: Sessions, committers: list[GroupCommit]) -> None:
+        live_db: str, sessions: Sessions, committers: list[GroupCommit]) -> None:
     """At a club table the next deal is gated by the session (R-S2) and counted (the
-    extension round): the statement refuses the deal-ending move, and the ordinary path deals
-    the next deal and records its start."""
+    extension round): the deal-ending move is not decided in advance, and the ordinary path
+    deals the next deal and records its start. The statement itself refuses such a move too,
+    should a cache ever think the table ungated."""
     cache = StateCache(owner="hub")
     committer = _hub_committer(committers, sessions)
     async with session_scope(sessions) as db:
@@ -295,13 +298,27 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
     assert table.state is not None and table.state.deal is not None
     await _warm(table)
     await table.play_until_last_card()
+
+    fooled = StateCache(owner="hub")
+    fooled.put(table.state)
+    fooled.put_settings(table.id, None, gated=False)
+    seat, choice = table.next_move()
+    decided = decide_in_advance(
+        fooled, table_id=table.id, member_id=table.members[seat], seat=seat,
+        command={**choice, "id": "fooled"}, cid="fooled", kind=choice["type"],
+        client_seq=table.state.seq, now=NOW, session_id=None)
+    assert decided is not None and decided[0].deals is not None  # a deal end
+    async with await psycopg.AsyncConnection.connect(libpq_url(live_db),
+                                                     autocommit=True) as driver:
+        assert await write_moves(driver, [decided[0]]) == set()
+
     writes, batches = committer.direct_writes, committer.batches
     statements = committer.direct_statements
     starts = await _deal_starts(sessions, table.id)
     table.now = NOW + timedelta(minutes=5)  # a deal start is counted once per moment
-    result = await table.play(*table.next_move())
-    assert committer.direct_statements == statements + 1  # tried, and refused by the table
-    assert committer.direct_writes == writes and committer.batches == batches + 1
+    result = await table.play(seat, choice)
+    assert (committer.direct_statements, committer.direct_writes) == (statements, writes)
+    assert committer.batches == batches + 1
     assert [e.kind for e in result.events][-2:] == ["deal_ended", "deal_started"]
     assert await _deal_starts(sessions, table.id) == starts + 1
 
