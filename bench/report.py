@@ -66,7 +66,7 @@ def archive_table(result: dict[str, Any]) -> str:
 
 
 def hotpath_table(runs: list[dict[str, Any]]) -> str:
-    """Before/after runs (``bench/results/hotpath/``, ``bench/results/fourth-round/``), each
+    """Before/after runs (``bench/results/hotpath/``, ``fourth-round/``, ``fifth-round/``), each
     labelled with its code version, in the order they were made: interleaved, so both sides
     meet the same machine."""
     rows = ["| run (code) | started UTC | load avg (1 min) | pace | tables | procs | cmds/s "
@@ -101,7 +101,7 @@ def main() -> int:
     if servers:
         print(server_table(servers))
         print()
-    for folder in ("hotpath", "fourth-round"):
+    for folder in ("hotpath", "fourth-round", "fifth-round"):
         paired = _load(f"{folder}/*.json")
         if paired:
             print(hotpath_table(paired))
