@@ -56,8 +56,6 @@ LANES = 1
 """Batches in flight at once per process (each on its own connection)."""
 _WRITES = "group_commit_writes"
 """Key in a connection's ``info``: statements other than ``SELECT`` since the unit began."""
-_SET_UP = "group_commit_direct_set_up"
-"""Key in the direct writer's connection ``info``: ``direct_setup`` ran on it."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -183,16 +181,7 @@ class GroupCommit:
             else:
                 first[unit.key] = unit
         try:
-            conn = self._direct_conn
-            if conn is None:
-                conn = await self.engine.connect()
-                self._direct_conn = conn
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-            driver = (await conn.get_raw_connection()).driver_connection
-            assert isinstance(driver, psycopg.AsyncConnection)
-            if self.direct_setup is not None and not conn.info.get(_SET_UP):
-                await driver.execute(self.direct_setup)
-                conn.info[_SET_UP] = True
+            driver = await self._direct_driver()
             written = await self.direct(driver, [u.item for u in first.values()])
         except Exception as exc:
             if not isinstance(exc, psycopg.IntegrityError):  # a twin: the statement wrote nothing
@@ -205,6 +194,20 @@ class GroupCommit:
             self.direct_writes += len(written)
         for key, unit in first.items():
             _resolve(unit, key in written)
+
+    async def _direct_driver(self) -> psycopg.AsyncConnection[Any]:
+        """The driver connection of the direct writer, opened (autocommit, ``direct_setup``
+        run once) on first use and kept until it fails or the committer closes."""
+        conn = self._direct_conn
+        fresh = conn is None
+        if conn is None:
+            conn = self._direct_conn = await self.engine.connect()
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert isinstance(driver, psycopg.AsyncConnection)
+        if fresh and self.direct_setup is not None:
+            await driver.execute(self.direct_setup)
+        return driver
 
     async def _drop_direct(self) -> None:
         conn, self._direct_conn = self._direct_conn, None

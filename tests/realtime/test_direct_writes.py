@@ -9,14 +9,13 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table, make_member
@@ -25,7 +24,7 @@ from app.db.group_commit import GroupCommit
 from app.db.models.club import ClubSession, DealStart, SeatChange
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime import game
 from app.realtime.game import CommandRejected, TableState
@@ -34,26 +33,10 @@ from app.realtime.store import WRITER_SETUP, StateCache, rebuild, write_moves
 from app.services.seat_changes import apply_waiting
 from app.services.table_commands import CommandResult, decide_in_advance, execute
 from app.services.tables import create_table
-from tests.realtime.test_hot_path import NOW, Wire
+from tests.realtime.test_hot_path import NOW
+from tests.support.wire import Wire
 
 Sessions = async_sessionmaker[AsyncSession]
-
-
-@pytest.fixture
-def wire_path(tmp_path: Path) -> Iterator[Path]:
-    yield tmp_path / "wire.trace"
-
-
-@pytest.fixture
-async def traced(live_db: str, wire_path: Path) -> AsyncIterator[tuple[Sessions, Wire]]:
-    wire = Wire(wire_path)
-    engine = make_engine(live_db)
-    event.listen(engine.sync_engine, "connect", wire.attach)
-    try:
-        yield make_sessionmaker(engine), wire
-    finally:
-        await engine.dispose()
-        wire.close()
 
 
 @pytest.fixture
@@ -72,7 +55,7 @@ def _hub_committer(made: list[GroupCommit], sessions: Sessions) -> GroupCommit:
     return committer
 
 
-class Table_:
+class PlayedTable:
     """A table played through ``execute`` as the server plays it (cache + committer)."""
 
     def __init__(self, table_id: int, members: list[int], sessions: Sessions,
@@ -140,16 +123,16 @@ class Table_:
 
 
 async def _practice(sessions: Sessions, cache: StateCache, committer: GroupCommit | None,
-                    target: int = 100) -> Table_:
+                    target: int = 100) -> PlayedTable:
     async with session_scope(sessions) as db:
         table_id, seats = await make_bot_table(db, f"dw-{uuid.uuid4().hex[:8]}", 3, NOW,
                                                target=target)
-    table = Table_(table_id, [s.member_id for s in seats], sessions, cache, committer)
+    table = PlayedTable(table_id, [s.member_id for s in seats], sessions, cache, committer)
     await table.load()
     return table
 
 
-async def _warm(table: Table_) -> None:
+async def _warm(table: PlayedTable) -> None:
     """One move through the ordinary path: the cache learns the state and the move timer."""
     committer, table.committer = table.committer, None
     await table.play(*table.next_move())
@@ -205,7 +188,7 @@ async def test_a_stale_move_in_the_statement_takes_the_ordinary_path_alone(
     a, b = [await _practice(sessions, ours, committer) for _ in range(2)]
     for table in (a, b):
         await _warm(table)
-    other = Table_(a.id, a.members, sessions, theirs, None)
+    other = PlayedTable(a.id, a.members, sessions, theirs, None)
     await other.load()
     await other.play(*other.next_move())
     move_a, move_b = a.next_move(), b.next_move()
@@ -293,7 +276,7 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
                    for i in range(3)]
         made = await create_table(db, seat_member_ids=[m.member_id for m in members],
                                   target=100, first_dealer=0, club_session_id=club.id, now=NOW)
-    table = Table_(made.id, [m.member_id for m in members], sessions, cache, committer)
+    table = PlayedTable(made.id, [m.member_id for m in members], sessions, cache, committer)
     await table.load()
     assert table.state is not None and table.state.deal is not None
     await _warm(table)

@@ -7,46 +7,27 @@ protocol trace, as in test_hot_path).
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
 from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime.game import CommandRejected
 from app.realtime.store import StateCache, rebuild
 from app.services.table_commands import CommandResult, execute
-from tests.realtime.test_hot_path import NOW, Wire
+from tests.realtime.test_hot_path import NOW
+from tests.support.wire import Wire
 
 Sessions = async_sessionmaker[AsyncSession]
-
-
-@pytest.fixture
-def wire_path() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield Path(folder) / "wire.trace"
-
-
-@pytest.fixture
-async def traced(live_db: str, wire_path: Path) -> AsyncIterator[tuple[Sessions, Wire]]:
-    wire = Wire(wire_path)
-    engine = make_engine(live_db)
-    event.listen(engine.sync_engine, "connect", wire.attach)
-    try:
-        yield make_sessionmaker(engine), wire
-    finally:
-        await engine.dispose()
-        wire.close()
 
 
 @pytest.fixture

@@ -10,23 +10,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import os
-import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
 from app.clock import FrozenClock
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
 from app.realtime.game import CommandRejected
@@ -34,62 +30,10 @@ from app.realtime.hub import GC_THRESHOLDS, Hub, libpq_url
 from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
 from tests.support.sockets import Recorder
+from tests.support.wire import Wire
 
 NOW = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)
 Sessions = async_sessionmaker[AsyncSession]
-
-
-class Wire:
-    """Every pooled connection of an engine traces its protocol messages into one file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-        self.mark = 0
-
-    def attach(self, dbapi_connection: Any, _record: Any) -> None:
-        pgconn = dbapi_connection.driver_connection.pgconn
-        pgconn.trace(self.fd)
-        pgconn.set_trace_flags(rules_trace_flags())
-
-    def start(self) -> None:
-        self.mark = self.path.stat().st_size
-
-    def round_trips(self) -> list[str]:
-        """The client messages since :meth:`start` that wait for an answer."""
-        with self.path.open(errors="replace") as handle:
-            handle.seek(self.mark)
-            lines = handle.read().splitlines()
-        return [line for line in lines
-                if line.startswith("F") and ("\tQuery\t" in line or line.endswith("\tSync"))]
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-def rules_trace_flags() -> Any:
-    import psycopg.pq
-
-    return psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE
-
-
-@pytest.fixture
-def wire_path() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield Path(folder) / "wire.trace"
-
-
-@pytest.fixture
-async def traced(live_db: str, wire_path: Path) -> AsyncIterator[tuple[Sessions, Wire]]:
-    """Sessions on a fresh engine (the production pool settings) whose connections are traced."""
-    wire = Wire(wire_path)
-    engine = make_engine(live_db)
-    event.listen(engine.sync_engine, "connect", wire.attach)
-    try:
-        yield make_sessionmaker(engine), wire
-    finally:
-        await engine.dispose()
-        wire.close()
 
 
 async def _table(sessions: Sessions, timer: int | None = None) -> tuple[int, list[int]]:
