@@ -8,6 +8,9 @@ from typing import Any
 
 import psycopg.pq
 
+TRACE_FLAGS = psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE
+"""Stable trace lines: no timestamps, object OIDs redacted (libpq's regress mode)."""
+
 
 class Wire:
     """Every pooled connection of an engine traces its protocol messages into one file."""
@@ -20,7 +23,7 @@ class Wire:
     def attach(self, dbapi_connection: Any, _record: Any) -> None:
         pgconn = dbapi_connection.driver_connection.pgconn
         pgconn.trace(self.fd)
-        pgconn.set_trace_flags(rules_trace_flags())
+        pgconn.set_trace_flags(TRACE_FLAGS)
 
     def start(self) -> None:
         self.mark = self.path.stat().st_size
@@ -36,6 +39,3 @@ class Wire:
     def close(self) -> None:
         os.close(self.fd)
 
-
-def rules_trace_flags() -> Any:
-    return psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE
