@@ -15,7 +15,7 @@ Standard library only, no I/O, deterministic given its inputs (randomness comes 
     state.phase, state.to_move, state.turn, state.finished   # turn: the hand due to play;
                                       # to_move: the seat acting for it (open whist: the whister)
     legal_cards_now(state), visible_cards(state, seat)       # masks, for bots and checks
-    outcome(state)                    # -> DealOutcome once finished (for app.rules.sheet)
+    outcome(state)                    # -> DealOutcome once finished (for app.rules.scoring.sheet)
     replay(config, deck, salt, actions) == (state, events)   # persistence rebuilds by replay
 
 Cards are ints 0..31 (``suit * 8 + rank``, suits ♠ ♣ ♦ ♥, ranks 7..A); hands are 32-bit masks.
@@ -41,7 +41,7 @@ Scoring (one code path for live tables, records and the CLI): :func:`score_deal`
 :func:`export_document` read and write the portable ``pulka/1`` record.
 """
 
-from app.rules.actions import (
+from app.rules.core.actions import (
     ACTION_TYPES,
     AcceptResult,
     Action,
@@ -65,7 +65,7 @@ from app.rules.actions import (
     ReturnWhist,
     TakeTalon,
 )
-from app.rules.auction import (
+from app.rules.core.auction import (
     Auction,
     Call,
     ContractCall,
@@ -76,7 +76,7 @@ from app.rules.auction import (
     parse_call,
     parse_contract,
 )
-from app.rules.cards import (
+from app.rules.core.cards import (
     Card,
     CardMask,
     InvalidCardError,
@@ -88,16 +88,61 @@ from app.rules.cards import (
     parse_card,
     parse_cards,
 )
-from app.rules.claims import best_tricks, claim_holds
-from app.rules.codec import (
+from app.rules.core.codec import (
     MalformedActionError,
     action_from_json,
     action_to_json,
     event_from_json,
     event_to_json,
 )
-from app.rules.conventions import PRESET_NAMES, Conventions, PresetName
-from app.rules.deal import (
+from app.rules.core.conventions import PRESET_NAMES, Conventions, PresetName
+from app.rules.core.deck import (
+    DealReveal,
+    InvalidDeckError,
+    commitment,
+    cut_deck,
+    deal_cards,
+    reveal,
+    shuffled_deck,
+    verify_deal,
+)
+from app.rules.core.draw import (
+    DealerLot,
+    InvalidDrawError,
+    SeatDraw,
+    TableDraw,
+    draw_first_dealer,
+    draw_seats,
+    draw_tables,
+)
+from app.rules.core.errors import (
+    IllegalActionError,
+    InvalidConventionError,
+    InvalidRecordError,
+    RulesError,
+)
+from app.rules.core.outcome import (
+    STRAINS,
+    Contract,
+    DealKind,
+    DealOutcome,
+    DefenceCall,
+    Penalty,
+    PlayMode,
+    Strain,
+)
+from app.rules.core.outcome_json import deal_to_json as outcome_to_json
+from app.rules.core.play import IllegalCardError, legal_cards
+from app.rules.core.ruleset import (
+    RuleSet,
+    describe_presets,
+    find_rule_set,
+    register,
+    rule_set_of,
+    rule_sets,
+    unregister,
+)
+from app.rules.deal.dispatch import (
     DealConfig,
     DealState,
     IllegalClaimError,
@@ -116,50 +161,16 @@ from app.rules.deal import (
     views,
     visible_cards,
 )
-from app.rules.deck import (
-    DealReveal,
-    InvalidDeckError,
-    commitment,
-    cut_deck,
-    deal_cards,
-    reveal,
-    shuffled_deck,
-    verify_deal,
-)
-from app.rules.draw import (
-    DealerLot,
-    InvalidDrawError,
-    SeatDraw,
-    TableDraw,
-    draw_first_dealer,
-    draw_seats,
-    draw_tables,
-)
-from app.rules.errors import (
-    IllegalActionError,
-    InvalidConventionError,
-    InvalidRecordError,
-    RulesError,
-)
-from app.rules.outcome import (
-    STRAINS,
-    Contract,
-    DealKind,
-    DealOutcome,
-    DefenceCall,
-    Penalty,
-    PlayMode,
-    Strain,
-)
-from app.rules.outcome_json import deal_to_json as outcome_to_json
-from app.rules.play import IllegalCardError, legal_cards
-from app.rules.pulka import Pulka
-from app.rules.record import export_document, parse_document, score_document
-from app.rules.settlement import Settlement, settle
-from app.rules.sheet import Entry, Sheet, running_totals, score_deal
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document, parse_document, score_document
+from app.rules.scoring.settlement import Settlement, settle
+from app.rules.scoring.sheet import Entry, Sheet, running_totals, score_deal
+from app.rules.search.claims import best_tricks, claim_holds
+from app.rules.variants import BUILT_IN as BUILT_IN_RULE_SETS  # importing it registers them
 
 __all__ = [
     "ACTION_TYPES",
+    "BUILT_IN_RULE_SETS",
     "PRESET_NAMES",
     "STRAINS",
     "AcceptResult",
@@ -215,6 +226,7 @@ __all__ = [
     "Pulka",
     "ReturnTalon",
     "ReturnWhist",
+    "RuleSet",
     "RulesError",
     "SeatDraw",
     "Settlement",
@@ -236,12 +248,14 @@ __all__ = [
     "cut_deck",
     "deal_cards",
     "deal_reveal",
+    "describe_presets",
     "draw_first_dealer",
     "draw_seats",
     "draw_tables",
     "event_from_json",
     "event_to_json",
     "export_document",
+    "find_rule_set",
     "legal_actions",
     "legal_cards",
     "legal_cards_now",
@@ -255,14 +269,18 @@ __all__ = [
     "parse_cards",
     "parse_contract",
     "parse_document",
+    "register",
     "replay",
     "reveal",
+    "rule_set_of",
+    "rule_sets",
     "running_totals",
     "score_deal",
     "score_document",
     "settle",
     "shuffled_deck",
     "start_events",
+    "unregister",
     "verify_deal",
     "view",
     "views",

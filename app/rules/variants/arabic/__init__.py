@@ -1,0 +1,1 @@
+"""Arabic preferans (seed 004, docs/rules-arabic.md): bombs, dark calls, «преферанс», the spit."""

@@ -1,0 +1,1 @@
+"""The club family (RULES.md): four presets, ``Conventions`` values on one rule set."""
