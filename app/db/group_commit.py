@@ -119,6 +119,17 @@ class GroupCommit:
         if not event.contains(self.engine.sync_engine, "after_cursor_execute", _count_write):
             event.listen(self.engine.sync_engine, "after_cursor_execute", _count_write)
 
+    @property
+    def queued(self) -> int:
+        """Units waiting for a batch (``/metrics``)."""
+        return len(self._queue)
+
+    @property
+    def connections(self) -> int:
+        """Pooled connections the committer holds now: one per running lane, those kept for
+        the next batch, and the direct writer's (``/metrics``)."""
+        return self._running + len(self._idle) + (self._direct_conn is not None)
+
     async def run(self, key: int, work: Work) -> Any:
         """Run ``work(db)`` in a shared transaction; its result (or exception) once the
         transaction committed. ``db`` must not be committed or rolled back by ``work``."""

@@ -8,6 +8,11 @@
   session. Existing seats are back-filled; where a member already held several seats in a
   session (the same race) only his seat at the earliest table keeps the session id.
 
+Rewrites data; reversible only in part: downgrade drops the two unique indexes and the
+``table_seats.club_session_id`` column (its backfill goes with it), but draws renamed
+``tables_void`` stay renamed: which of them were once a session's ``tables`` draw is kept
+only in their kind, and restoring several draws per session would reopen the race.
+
 Revision ID: 0005
 Revises: 0004
 Create Date: 2026-12-01 00:40:00

@@ -3,6 +3,9 @@
 ``tables.mode`` is ``live`` (the server deals) or ``recorded`` (a scorer enters each deal);
 ``tables.scorer_member_id`` is the member the table chose to score, if not a seated player.
 
+Existing tables get ``mode = 'live'`` from the column's default (what they were); reversible:
+downgrade drops both columns, which loses only the recorded tables' mode and scorer.
+
 Revision ID: 0010
 Revises: 0009
 Create Date: 2026-12-01 01:45:00

@@ -1,5 +1,8 @@
 """Bot level per table (issue 15): the strength of the house bots at a practice table.
 
+Existing tables get ``bot_level = 'beginner'`` from the column's default (the only level there
+was); reversible: downgrade drops the column.
+
 Revision ID: 0012
 Revises: 0011
 Create Date: 2026-12-01 03:00:00

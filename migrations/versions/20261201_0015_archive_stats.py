@@ -1,10 +1,13 @@
 """The archive's summary rows (issue 14): ``pulka_stats``, ``pulka_member_stats``, ``member_stats``.
 
 A finished pulka's list entry and per-member statistics are tallied once from its log
-(:func:`app.rules.statistics.tally`) and stored, with each member's totals (``member_stats``), so the list and the statistics read small rows
+(:func:`app.rules.scoring.statistics.tally`) and stored, with each member's totals (``member_stats``), so the list and the statistics read small rows
 instead of replaying every pulka's events per request. The upgrade backfills every pulka
 already finished, with the same code the live tables use when a pulka ends
 (:mod:`app.services.pulka_stats`), a few hundred pulkas per query.
+
+Writes derived rows only (nothing existing is changed); reversible: downgrade drops the three
+tables, and upgrading again tallies the same rows from the logs.
 
 Revision ID: 0015
 Revises: 0014
@@ -18,7 +21,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 from app.rules import Pulka
-from app.rules.statistics import sheet_lines, tally
+from app.rules.scoring.statistics import sheet_lines, tally
 from app.services.pulka_stats import TOTALS, TOTALS_FROM_ROWS, facts_query, rows_of, to_fact
 
 revision: str = '0015'

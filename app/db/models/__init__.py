@@ -30,3 +30,13 @@ __all__ += ["DealAnalysis"]
 from app.db.models.archive import MemberStats, PulkaMemberStats, PulkaStats  # noqa: E402
 
 __all__ += ["MemberStats", "PulkaMemberStats", "PulkaStats"]
+from app.db.models.chain import DealChainEntry  # noqa: E402
+
+__all__ += ["DealChainEntry"]
+
+from app.db.models.audit import AuditEntry  # noqa: E402
+
+__all__ += ["AuditEntry"]
+from app.db.models.season import MemberNight, MemberRating, RatedPulka, Season  # noqa: E402
+
+__all__ += ["MemberNight", "MemberRating", "RatedPulka", "Season"]

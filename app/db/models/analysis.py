@@ -17,7 +17,8 @@ from app.db.base import Base
 
 
 class DealAnalysis(Base):
-    """The analysis of finished deal ``deal_no`` of table ``table_id`` (app.rules.analysis)."""
+    """The analysis of finished deal ``deal_no`` of table ``table_id``
+    (app.rules.search.analysis)."""
 
     __tablename__ = "deal_analyses"
 

@@ -1,7 +1,7 @@
 """The archive's summary rows: written once when a pulka finishes, read by the list and stats.
 
 A finished pulka never changes, so what the archive shows of it in lists and statistics is
-tallied from its log once (:func:`app.rules.statistics.tally`, in
+tallied from its log once (:func:`app.rules.scoring.statistics.tally`, in
 :mod:`app.services.pulka_stats`) and stored here, instead of re-reading ~900 events per pulka
 on every request (docs/performance.md, "The archive at scale"). Migration 0015 backfills them.
 """
@@ -39,7 +39,7 @@ class PulkaStats(Base):
     deal_seqs: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     """Finished deal number → ``[first seq, last seq]`` of its events (a replay reads those)."""
     lines: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, nullable=False)
-    """The sheet's running totals (:func:`app.rules.statistics.sheet_lines`), so showing the
+    """The sheet's running totals (:func:`app.rules.scoring.statistics.sheet_lines`), so showing the
     pulka does not replay its deals to score them again."""
 
     __table_args__ = (
@@ -49,7 +49,7 @@ class PulkaStats(Base):
 
 
 class PulkaMemberStats(Base):
-    """One member's part in one finished pulka (:class:`app.rules.statistics.MemberLine`).
+    """One member's part in one finished pulka (:class:`app.rules.scoring.statistics.MemberLine`).
 
     ``seat`` is ``None`` when he left before the end (his deals count, the pulka does not).
     ``practice``, ``finished_at`` and ``started_at`` copy the pulka's, so the statistics read

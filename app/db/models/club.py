@@ -173,10 +173,14 @@ class ClubSettings(Base):
         CheckConstraint("id = 1", name="one_row"),
         CheckConstraint("move_timer_seconds IS NULL OR move_timer_seconds BETWEEN 1 AND 3600",
                         name="move_timer"),
+        CheckConstraint("min_pulkas BETWEEN 0 AND 1000", name="min_pulkas"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     move_timer_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Seconds per move at club tables opened from now on; None (the default): no timer."""
+    min_pulkas: Mapped[int] = mapped_column(Integer, nullable=False, server_default="5")
+    """Finished club pulkas a member needs in a season (or all-time) to be ranked in the
+    standings (issue 27); below it he is listed, unranked."""
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), nullable=False)
