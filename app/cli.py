@@ -1,7 +1,9 @@
 """``prefclub``: the command line of the club server.
 
-Commands: ``serve`` (migrate, bootstrap, run uvicorn), ``migrate``, ``create-admin`` and ``score``
-(rescore a ``pulka/1`` record). Each command reads the same settings as the server.
+Commands: ``serve`` (migrate, bootstrap, run uvicorn), ``migrate``, ``create-admin``, ``score``
+(rescore a ``pulka/1`` record), ``backup``, ``restore`` and ``verify`` (docs/backup.md),
+``rebuild-standings`` (docs/rating.md).
+Each command reads the same settings as the server.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Annotated, Any
 import typer
 import uvicorn
 
+from app.commands.backup import run_backup, run_restore, run_verify
 from app.commands.banner import BannerServer, banner
+from app.commands.http_protocol import ClubHttpProtocol
 from app.commands.score import run_score
 from app.commands.selfplay import run_selfplay
 from app.commands.ws_protocol import ClubWebSocketProtocol
@@ -24,11 +28,13 @@ from app.db.embedded import database_url, stop_embedded
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.logging_setup import configure_logging
-from app.main import create_app
+from app.main import create_app, server_clock
 from app.rules import PRESET_NAMES
+from app.services import rating, standings
 from app.services.bootstrap import ensure_first_admin
 from app.services.members import create_admin_account
 from app.services.schedule import generate_sessions
+from app.services.stored_check import finished_pulka_problems
 
 cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=True,
                   pretty_exceptions_enable=False,
@@ -40,11 +46,55 @@ def _database_url() -> str:
     return database_url(settings.database_url, settings.data_dir)
 
 
+EXIT_STORED_MISMATCH = 3
+"""``prefclub migrate``'s exit status when a finished pulka no longer re-reads the same."""
+
+
+async def _stored_problems(url: str) -> list[str]:
+    engine = make_engine(url)
+    try:
+        async with make_sessionmaker(engine)() as session:
+            return await finished_pulka_problems(session)
+    finally:
+        await engine.dispose()
+
+
 @cli.command()
 def migrate() -> None:
-    """Bring the database schema up to date (``alembic upgrade head``)."""
-    upgrade(_database_url())
+    """Bring the database schema up to date (``alembic upgrade head``), then check that every
+    finished pulka re-scores to its stored sheet and settlement (exit 3 naming those that do
+    not, docs/formats.md)."""
+    url = _database_url()
+    upgrade(url)
     typer.echo("database schema is up to date")
+    problems = asyncio.run(_stored_problems(url))
+    for problem in problems:
+        typer.echo(f"error: {problem}", err=True)
+    if problems:
+        raise typer.Exit(EXIT_STORED_MISMATCH)
+    if asyncio.run(_standings(url, only_if_empty=True)):
+        typer.echo("standings and ratings built from the archive")
+
+
+async def _standings(url: str, *, only_if_empty: bool) -> bool:
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as session:
+            if only_if_empty:
+                return await standings.backfill(session)
+            await standings.rebuild(session)
+            await rating.rebuild(session)
+            return True
+    finally:
+        await engine.dispose()
+
+
+@cli.command("rebuild-standings")
+def rebuild_standings() -> None:
+    """Rebuild the standings' nights and the rating from the archive (docs/rating.md); the
+    result is what the server kept as each pulka closed, so this only repairs."""
+    asyncio.run(_standings(_database_url(), only_if_empty=False))
+    typer.echo("standings and ratings rebuilt from the archive")
 
 
 async def _bootstrap(url: str) -> object:
@@ -54,6 +104,7 @@ async def _bootstrap(url: str) -> object:
         async with session_scope(make_sessionmaker(engine)) as session:
             first = await ensure_first_admin(session)
             await generate_sessions(session, datetime.now(UTC), get_settings().zone)
+            await standings.backfill(session)
             return first
     finally:
         await engine.dispose()
@@ -91,6 +142,9 @@ UVICORN_OPTIONS: dict[str, Any] = {
     # frame over 64 KiB may see its connection reset instead of the documented 1009. The
     # server compresses only large messages of its own (app.commands.ws_protocol).
     "ws": ClubWebSocketProtocol,
+    # Headers within 10 s, at most 8 stalled connections per address (app.commands.
+    # http_protocol); ``prefclub serve`` sets both from the settings.
+    "http": ClubHttpProtocol,
 }
 """How uvicorn serves the club (``bench/echo_app.py`` serves its baseline the same way)."""
 
@@ -110,7 +164,9 @@ def _serve(host: str | None, port: int | None) -> None:
     text = (banner(base, first.login, first.password)  # type: ignore[attr-defined]
             if first is not None else banner(base))
     app = create_app(settings)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, **UVICORN_OPTIONS)
+    options = {**UVICORN_OPTIONS, "http": ClubHttpProtocol.configured(
+        settings.header_timeout, settings.incomplete_per_address)}
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, **options)
     BannerServer(config, text).run()
 
 
@@ -150,6 +206,33 @@ def selfplay(
 ) -> None:
     """Bots play N deals at T tables of a real server; exports and rescores every pulka."""
     raise typer.Exit(run_selfplay(tables, players, deals, preset, json_))
+
+
+@cli.command()
+def backup(
+    file: Annotated[str | None, typer.Argument(
+        help="where to write it (default: the backup folder, as a manual backup)")] = None,
+) -> None:
+    """Make a consistent online backup (pg_dump custom format) while tables are played."""
+    settings = get_settings()
+    raise typer.Exit(run_backup(_database_url(), settings, file,
+                                server_clock(settings).now(), sys.stdout, sys.stderr))
+
+
+@cli.command()
+def restore(
+    file: Annotated[str, typer.Argument(help="a backup made by prefclub backup")],
+    force: Annotated[bool, typer.Option("--force", help="replace a database that holds "
+                                        "data")] = False,
+) -> None:
+    """Restore a backup into an empty data folder or database (exit 2 if not empty)."""
+    raise typer.Exit(run_restore(_database_url(), file, force, sys.stdout, sys.stderr))
+
+
+@cli.command()
+def verify() -> None:
+    """Check the club's data and print its digest as the last line (exit 1 on problems)."""
+    raise typer.Exit(run_verify(_database_url(), sys.stdout))
 
 
 def main() -> None:

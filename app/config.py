@@ -2,7 +2,8 @@
 
 Every knob an operator turns is an environment variable: ``DATABASE_URL``, ``SECRET_KEY``,
 ``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``,
-``FORWARDED_ALLOW_IPS``, ``PREFCLUB_DOCS``.
+``FORWARDED_ALLOW_IPS``, ``PREFCLUB_DOCS``, ``PREFCLUB_METRICS_TOKEN``, ``PREFCLUB_BACKUP_DIR``,
+``PREFCLUB_BACKUP_TIME``, ``PREFCLUB_BACKUP_KEEP``.
 Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. ``SECRET_KEY``
 keys the HMACs under which login names and client addresses of password attempts are stored
 (:mod:`app.security.ratelimit`); session and CSRF tokens are random and stored as SHA-256 hashes,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+from datetime import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -24,6 +26,8 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = frozenset({"", "changeme", "change-me", "secret", "CHANGE_ME", "changethis"})
+MIN_METRICS_TOKEN = 16
+"""The shortest ``PREFCLUB_METRICS_TOKEN`` accepted (a bearer token must not be guessable)."""
 SECRET_FILE_NAME = "secret_key"
 
 
@@ -57,9 +61,61 @@ class Settings(BaseSettings):
     ``Forwarded`` headers name the client; by default none is trusted."""
     docs_enabled: bool | None = Field(default=None, validation_alias="PREFCLUB_DOCS")
     """Serve ``/docs``, ``/redoc`` and ``/openapi.json``; by default everywhere but production."""
+    metrics_token: str | None = Field(default=None, validation_alias="PREFCLUB_METRICS_TOKEN")
+    """The bearer token ``/metrics`` asks for; unset (or empty): ``/metrics`` is off (404)."""
+    header_timeout: float = Field(default=10.0, gt=0, validation_alias="HEADER_TIMEOUT")
+    """Seconds a client has to send a request's headers (app.commands.http_protocol)."""
+    incomplete_per_address: int = Field(default=8, ge=0,
+                                        validation_alias="INCOMPLETE_PER_ADDRESS")
+    """Stalled connections (waiting over 0.5 s for their headers) per client address; while
+    that many stall a new one is closed at once (0: no limit, e.g. behind a reverse proxy)."""
+    ws_frame_rate: float = Field(default=20.0, gt=0, validation_alias="WS_FRAME_RATE")
+    """Frames per second a table socket may send, sustained (app.realtime.budget)."""
+    ws_frame_burst: int = Field(default=40, ge=1, validation_alias="WS_FRAME_BURST")
+    """Frames a table socket may send at once above :attr:`ws_frame_rate`."""
+    ws_per_member: int = Field(default=8, ge=1, validation_alias="WS_PER_MEMBER")
+    """Open table sockets per member (this process); the next one closes his oldest (4409)."""
+    ws_per_address: int = Field(default=32, ge=1, validation_alias="WS_PER_ADDRESS")
+    """Open table sockets per client address (this process); the next closes the oldest."""
     test_clock_file: Path | None = Field(default=None, validation_alias="PREFCLUB_TEST_CLOCK")
     """A file holding seconds to add to the server's clock (app.clock.FileOffsetClock); honoured
     only when ``PREFCLUB_ENV=test``, so browser tests can move a real server to 19:00 or 22:15."""
+
+    backup_dir_setting: Path | None = Field(default=None, validation_alias="PREFCLUB_BACKUP_DIR")
+    """Where the server's backups are kept; ``<data dir>/backups`` when unset (see
+    :attr:`backup_dir`)."""
+    backup_time: time = Field(default=time(4, 0), validation_alias="PREFCLUB_BACKUP_TIME")
+    """The club's local time (``CLUB_TZ``) of the daily automatic backup, ``HH:MM``."""
+    backup_keep: int = Field(default=14, ge=0, validation_alias="PREFCLUB_BACKUP_KEEP")
+    """How many automatic backups (daily and after a session) the folder keeps; 0 turns the
+    server's automatic backups off."""
+
+    night_correction_seconds: int = Field(default=3600, ge=0, le=30 * 24 * 3600,
+                                          validation_alias="NIGHT_CORRECTION_SECONDS")
+    """The correction window of a night's results (app.services.nights): seconds after the
+    session end (or its last pulka's close, if later) during which the results are
+    provisional; a correction after it is marked as made after the results were final."""
+    pdf_font: Path = Field(default=Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+                           validation_alias="PREFCLUB_PDF_FONT")
+    """A TrueType font with Cyrillic and the card suits for the PDF print-outs (Debian's
+    ``fonts-dejavu-core``); when it is missing a PDF answers 503 ``pdf_font_missing``."""
+
+    @property
+    def backup_dir(self) -> Path:
+        """The backup folder: ``PREFCLUB_BACKUP_DIR``, else ``backups`` in the data folder."""
+        return self.backup_dir_setting or self.data_dir / "backups"
+
+    @field_validator("backup_time", mode="before")
+    @classmethod
+    def _clock_time(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                hours, minutes = (int(part) for part in value.strip().split(":"))
+                return time(hours, minutes)
+            except ValueError:
+                raise ValueError(f"PREFCLUB_BACKUP_TIME {value!r} is not a time of day "
+                                 "such as 04:00") from None
+        return value
 
     @field_validator("allowed_origins", mode="before")
     @classmethod
@@ -81,6 +137,19 @@ class Settings(BaseSettings):
                     except ValueError:
                         raise ValueError(f"FORWARDED_ALLOW_IPS: {entry!r} is not an address "
                                          "or network") from None
+        return value
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _metrics_token(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip()
+            if not value:
+                return None
+            if len(value) < MIN_METRICS_TOKEN or value in PLACEHOLDER_SECRETS:
+                raise ValueError(f"PREFCLUB_METRICS_TOKEN must be at least {MIN_METRICS_TOKEN} "
+                                 "characters and not a placeholder (generate one with: python -c "
+                                 "'import secrets; print(secrets.token_urlsafe(32))')")
         return value
 
     @property

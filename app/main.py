@@ -9,9 +9,10 @@ another without importing it, :func:`wire_services` hands the callable in here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -20,23 +21,32 @@ from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import archive as archive_api
+from app.api import audit as audit_api
 from app.api import auth, club_settings, club_tables, health, members, sessions, ui_support
+from app.api import backups as backups_api
 from app.api import fund as fund_api
 from app.api import hints as hints_api
+from app.api import metrics as metrics_api
+from app.api import nights as nights_api
+from app.api import presets as presets_api
 from app.api import recording as recording_api
+from app.api import seasons as seasons_api
 from app.api import tables as tables_api
 from app.api import ws as ws_api
+from app.api.body_limit import BodyLimit
 from app.api.docs import install_offline_docs
 from app.api.errors import install_error_handlers
 from app.clock import Clock, FileOffsetClock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.session import make_engine, make_sessionmaker
+from app.db.supervisor import supervise_embedded
 from app.realtime.hub import TableTimers
 from app.security.addresses import TrustedProxies
 from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy
-from app.services import first_deal, schedule, seat_changes
+from app.services import backups, first_deal, schedule, seat_changes
+from app.services.backup_schedule import BackupScheduler
 from app.services.table_commands import TableCommands
 
 log = logging.getLogger(__name__)
@@ -55,10 +65,23 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.engine = engine
         app.state.database_url = url
         app.state.sessionmaker = make_sessionmaker(engine)
+        supervisor = None
+        if not settings.database_url:  # the embedded server: restart it if it crashes
+            supervisor = asyncio.create_task(supervise_embedded(settings.data_dir, engine),
+                                             name="embedded-supervisor")
         log.info("prefclub started", extra={"version": __version__})
+        backups_task = await start_backups(app, url)
         try:
             yield
         finally:
+            if supervisor is not None:
+                supervisor.cancel()
+                with suppress(asyncio.CancelledError):
+                    await supervisor
+            if backups_task is not None:
+                backups_task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await backups_task
             await engine.dispose()
 
     app = FastAPI(
@@ -71,6 +94,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         redoc_url="/redoc" if settings.docs else None,
         openapi_url="/openapi.json" if settings.docs else None,
     )
+    app.add_middleware(BodyLimit)  # inside the headers: a 413 carries them too
     app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.add_exception_handler(PasswordHasherBusy, auth.busy_handler)
     app.state.settings = settings
@@ -79,7 +103,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.secret_key = secret
     install_error_handlers(app)
     wire_services(app)
+    metrics_api.install(app, backup_age=backups.newest_backup_age_seconds)
     app.include_router(health.router)
+    app.include_router(metrics_api.router)
     app.include_router(auth.router)
     app.include_router(members.router)
     app.include_router(sessions.router)
@@ -90,11 +116,31 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(ws_api.router)
     app.include_router(ui_support.router)
     app.include_router(fund_api.router)
+    app.include_router(audit_api.router)
     app.include_router(archive_api.router)
+    app.include_router(nights_api.router)
     app.include_router(recording_api.router)
+    app.include_router(backups_api.router)
+    app.include_router(presets_api.router)
+    app.include_router(seasons_api.router)
     _mount_browser(app)
     install_offline_docs(app)
     return app
+
+
+async def start_backups(app: FastAPI, url: str) -> asyncio.Task[None] | None:
+    """Start the automatic backups (daily and after each session; docs/backup.md) unless
+    ``PREFCLUB_BACKUP_KEEP`` is 0. A backup folder that cannot be written is logged now as an
+    error; the server still starts, and the admin page shows the backups as missing."""
+    settings: Settings = app.state.settings
+    if settings.backup_keep <= 0:
+        return None
+    try:
+        await asyncio.to_thread(backups.ensure_writable, settings.backup_dir)
+    except backups.BackupError as exc:
+        log.error("backup folder not writable", extra={"code": exc.code, "detail": str(exc)})
+    scheduler = BackupScheduler(url, settings, app.state.clock, app.state.sessionmaker)
+    return asyncio.create_task(scheduler.run(), name="prefclub-backups")
 
 
 def server_clock(settings: Settings) -> Clock:
@@ -132,4 +178,5 @@ def _mount_browser(app: FastAPI) -> None:
 
     app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
     app.add_api_route("/reset-password", page, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/room", page, methods=["GET"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

@@ -15,7 +15,7 @@ import functools
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
@@ -47,6 +47,9 @@ class WorkerPool:
         self.max_pending = max_pending
         self.pending = 0
         """Jobs queued or running now."""
+        self.refused = 0
+        """Jobs refused with :class:`PoolBusy` since the pool was made (the ``busy`` answers
+        ``/metrics`` counts)."""
         self._executor: ProcessPoolExecutor | None = None
         self._closed = False
 
@@ -70,8 +73,13 @@ class WorkerPool:
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker process (both must be picklable); PoolBusy when full."""
         if self.pending >= self.max_pending:
+            self.refused += 1
             raise PoolBusy(f"{self.pending} jobs are already waiting")
-        executor = self._get_executor()
+        try:
+            executor = self._get_executor()
+        except PoolBusy:
+            self.refused += 1
+            raise
         self.pending += 1
         try:
             loop = asyncio.get_running_loop()
@@ -88,4 +96,26 @@ class WorkerPool:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
 
 
-__all__ = ["PoolBusy", "WorkerPool"]
+def app_pool(state: Any, name: str, make: Callable[[], WorkerPool]) -> WorkerPool:
+    """The pool an app keeps as ``state.<name>``, made with ``make()`` on first use (its
+    workers start with the first job)."""
+    pool: WorkerPool | None = getattr(state, name, None)
+    if pool is None:
+        pool = make()
+        setattr(state, name, pool)
+    return pool
+
+
+@contextlib.asynccontextmanager
+async def closing_pool(state: Any, name: str) -> AsyncIterator[None]:
+    """A lifespan body: on the way out, stop ``state.<name>``'s workers if it was made."""
+    try:
+        yield
+    finally:
+        pool: WorkerPool | None = getattr(state, name, None)
+        if pool is not None:
+            await pool.aclose()
+            setattr(state, name, None)
+
+
+__all__ = ["PoolBusy", "WorkerPool", "app_pool", "closing_pool"]

@@ -7,6 +7,9 @@
 ``GET /api/pulkas/{id}/deals/{n}/analysis``  the deal's double-dummy analysis (docs/analysis.md)
 ``GET /api/stats``                     every member's statistics over club pulkas
 ``GET /api/members/{id}/stats``        one member's statistics and his result per pulka
+``GET /api/members/{id}/profile``      the member's page: pulkas, rating over time, costliest
+                                       deals, head to head (app.services.member_profile)
+``GET /api/archive/chain``             the club's chain of deals, one ``deal-chain/1`` file
 
 Every endpoint needs a logged-in member (401 otherwise); they only read.
 """
@@ -18,12 +21,14 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
 
 from app.api.deps import CurrentMember, SessionDep
-from app.api.errors import CodedHTTPException
+from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, ErrorOut, IdPath
-from app.services import analysis, archive
-from app.workers import WorkerPool
+from app.services import analysis, archive, member_profile
+from app.services.deal_chain_file import chain_document, gzipped
+from app.workers import WorkerPool, app_pool, closing_pool
 
 MAX_PAGE = 500
 """The most pulkas one page of the list may hold."""
@@ -34,13 +39,8 @@ BUSY_RETRY_AFTER = 5
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Stop the analysis pool's workers (if any was started) with the app."""
-    try:
+    async with closing_pool(app.state, "analysis_pool"):
         yield
-    finally:
-        pool: WorkerPool | None = getattr(app.state, "analysis_pool", None)
-        if pool is not None:
-            await pool.aclose()
-            app.state.analysis_pool = None
 
 
 router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS, lifespan=lifespan)
@@ -48,11 +48,7 @@ router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS, lifespan=l
 
 def _analysis_pool(request: Request) -> WorkerPool:
     """The app's analysis pool, made on first use (its workers start with the first job)."""
-    pool: WorkerPool | None = getattr(request.app.state, "analysis_pool", None)
-    if pool is None:
-        pool = analysis.make_pool()
-        request.app.state.analysis_pool = pool
-    return pool
+    return app_pool(request.app.state, "analysis_pool", analysis.make_pool)
 
 
 def _fail(exc: archive.ArchiveError) -> HTTPException:
@@ -135,3 +131,30 @@ async def member_stats(member_id: IdPath, member: CurrentMember, db: SessionDep)
     """One member's statistics and his result per club pulka over time (for the chart)."""
     rows = await archive.club_stats(db, member_id)
     return rows[0].to_json(with_series=True)
+
+
+@router.get("/members/{member_id}/profile")
+async def profile(member_id: IdPath, member: CurrentMember, db: SessionDep) -> dict[str, Any]:
+    """The member's page (any member): his club pulkas, his rating after each rated pulka,
+    his costliest deals and his figures against each member he has played; 404
+    ``not_found`` for no such member."""
+    with service_errors():
+        return await member_profile.profile(db, member_id)
+
+
+@router.get("/archive/chain", response_class=StreamingResponse, responses={200: {
+    "content": {"application/json": {}},
+    "description": "the deal-chain/1 document (docs/chain.md)"}})
+async def deal_chain(member: CurrentMember, request: Request) -> StreamingResponse:
+    """The club's chain of deals as one ``deal-chain/1`` file (docs/chain.md): every deal's
+    commitment and the hashes that link it to the deal before, and for each deal that has
+    ended its deck order and salt, so anyone can re-check the whole chain. Streamed page by
+    page, each page read in its own short transaction; gzip-compressed when the client accepts
+    it."""
+    body = chain_document(request.app.state.sessionmaker)
+    headers = {"Content-Disposition": 'attachment; filename="deal-chain.json"',
+               "Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        body = gzipped(body)
+        headers["Content-Encoding"] = "gzip"
+    return StreamingResponse(body, media_type="application/json", headers=headers)

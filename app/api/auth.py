@@ -6,32 +6,48 @@ logged-in member must carry the ``X-CSRF-Token`` header equal to the ``prefclub_
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response, status
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.deps import AnyMember, AuthDep, ClockDep, CurrentMember, SessionDep, SettingsDep
+from app.api.deps import (
+    AnyMember,
+    AuthDep,
+    ClockDep,
+    CurrentMember,
+    SessionDep,
+    SettingsDep,
+    get_address,
+)
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message
 from app.config import Settings
 from app.db.models import Member
 from app.security import ratelimit
-from app.security.addresses import client_address
-from app.security.passwords import PasswordHasherBusy, verify_password_async
+from app.security.passwords import POOL, PasswordHasherBusy, verify_password_async
 from app.security.sessions import (
     CSRF_COOKIE,
     SESSION_COOKIE,
     open_session,
     revoke_session,
+    session_for_token,
 )
 from app.services import accounts
-from app.services.errors import ForbiddenError, ServiceError
+from app.services.errors import ForbiddenError
+from app.services.logins import normalise_login
 
 BUSY_RETRY_AFTER = 1
+BUSY_MAX_WAIT = 5.0
+"""A login refused because the hashing queue is full is answered after as long as its check
+would have waited (at least ``BUSY_RETRY_AFTER``, at most this many seconds): a flood that
+waits for its answers then runs at the pool's pace, not at the event loop's."""
 
 router = APIRouter(prefix="/api/auth", tags=["auth"], responses=ERRORS)
 
@@ -93,7 +109,9 @@ class PasswordIn(BaseModel):
         {"current_password": "one-time-pass", "new_password": "a much better one"}]})
 
     current_password: Secret = Field(min_length=1, max_length=256)
-    new_password: Secret = Field(min_length=1, max_length=256)
+    new_password: Secret = Field(max_length=256)
+    """Its length rule (8+) is the service's: an empty or short one is 422
+    ``password_too_short`` with the limit, as the page says it."""
 
 
 class ResetIn(BaseModel):
@@ -103,13 +121,26 @@ class ResetIn(BaseModel):
         {"token": "Zt3...", "new_password": "a much better one"}]})
 
     token: Secret = Field(min_length=1, max_length=200)
-    new_password: Secret = Field(min_length=1, max_length=256)
+    new_password: Secret = Field(max_length=256)
+    """As :attr:`PasswordIn.new_password`: 8+ characters, checked by the service."""
 
 
 def _client_ip(request: Request) -> str:
     """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``."""
-    return client_address(request.client.host if request.client else None, request.headers,
-                          request.app.state.trusted_proxies)
+    return get_address(request)
+
+
+async def _vouched(request: Request, db: AsyncSession, login: str, now: datetime) -> bool:
+    """Whether the request carries a live session of ``login`` itself (a member logging in
+    again from his own browser): his check takes the trusted lane (docs/security.md)."""
+    token = request.cookies.get(SESSION_COOKIE, "")
+    if not token:
+        return False
+    session = await session_for_token(db, token, now)
+    if session is None:
+        return False
+    owner = await db.scalar(select(Member.login).where(Member.id == session.member_id))
+    return owner == login
 
 
 def _error(status_code: int, code: str, detail: str,
@@ -166,9 +197,18 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     ``wrong_credentials``; a full password-hashing queue 503 ``busy``.
     """
     now = clock.now()
-    name = accounts.normalise_login(body.login)
-    started = await ratelimit.begin(db, request.app.state.secret_key, name, _client_ip(request),
-                                    now)
+    name = normalise_login(body.login)
+    address = _client_ip(request)
+    secret = request.app.state.secret_key
+    if (POOL.full() and SESSION_COOKIE not in request.cookies
+            and not ratelimit.TRUSTED.knows(secret, name, address, now)):
+        # Refused before any database work, alike for every name, and only after as long as
+        # the check would have waited: a flood's cost stays small, and its pace the pool's.
+        await asyncio.sleep(min(BUSY_MAX_WAIT, max(BUSY_RETRY_AFTER, POOL.expected_wait() or 0)))
+        POOL.refused += 1
+        return _busy(PasswordHasherBusy("the server is busy checking passwords; try again"))
+    started = await ratelimit.begin(db, secret, name, address, now,
+                                    vouched=await _vouched(request, db, name, now))
     if isinstance(started, ratelimit.Limited):
         return _limited(started)
     member = await db.scalar(select(Member).where(Member.login == name, Member.is_bot.is_(False)))
@@ -176,7 +216,8 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     # while the password is hashed.
     await db.commit()
     try:
-        ok = await verify_password_async(body.password, member.password_hash if member else None)
+        ok = await verify_password_async(body.password, member.password_hash if member else None,
+                                         trusted=started.trusted)
     except PasswordHasherBusy as exc:
         await ratelimit.abandoned(db, started)
         return _busy(exc)
@@ -235,8 +276,7 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
     now = clock.now()
     with service_errors():  # cheap checks first: they are not password guesses
         accounts.check_password_rules(body.new_password)
-        if body.current_password == body.new_password:
-            raise ServiceError("the new password must differ from the current one", status=422)
+        accounts.check_new_differs(body.current_password, body.new_password)
     started = await ratelimit.begin(db, request.app.state.secret_key, auth.member.login,
                                     _client_ip(request), now)
     if isinstance(started, ratelimit.Limited):
@@ -246,7 +286,8 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
         with service_errors():
             try:
                 await accounts.change_password(db, auth.member, body.current_password,
-                                               body.new_password, now, auth.session.id)
+                                               body.new_password, now, auth.session.id,
+                                               _client_ip(request))
             except ForbiddenError:  # the only refusal after the checks above
                 return _error(403, "wrong_password", "the current password is wrong")
     except PasswordHasherBusy as exc:
@@ -257,9 +298,11 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
 
 
 @router.post("/password-reset", response_model=Message, status_code=status.HTTP_200_OK)
-async def use_reset_link(body: ResetIn, db: SessionDep, clock: ClockDep) -> Message:
+async def use_reset_link(body: ResetIn, request: Request, db: SessionDep,
+                         clock: ClockDep) -> Message:
     """Set a new password with a one-time reset token from the admin (no login needed; the token
     works once and expires). Ends every session of the member."""
     with service_errors():
-        await accounts.reset_password(db, body.token, body.new_password, clock.now())
+        await accounts.reset_password(db, body.token, body.new_password, clock.now(),
+                                      _client_ip(request))
     return Message(detail="password set; log in with it")

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.api.deps import AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
+from app.api.deps import AddressDep, AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.api.sessions import DrawOut
@@ -19,6 +19,7 @@ from app.bots.runner import start_house_bots
 from app.db.models import SeatChange
 from app.db.models.table import Table
 from app.services import accounts, forming, schedule, seat_changes
+from app.services.audit import Actor
 from app.services.forming import Seated
 
 router = APIRouter(prefix="/api", tags=["tables"], responses=ERRORS)
@@ -76,7 +77,7 @@ class PracticeIn(BaseModel):
     """The house bots' strength: ``beginner``, ``club`` or ``strong`` (docs/bots.md)."""
     move_timer_seconds: int | None = Field(default=None, ge=1, le=3600)
     """Seconds per move, or ``null``: no move timer (the default). When time runs out the
-    server makes the default move (``app/rules/timeout.py``)."""
+    server makes the default move (``app/rules/deal/timeout.py``)."""
     preset: Line = Field(default="club", max_length=40)
     """The conventions preset: ``club``, …, ``arabic`` (docs/rules-arabic.md), ``classic``
     (docs/rules-classic.md)."""
@@ -98,7 +99,7 @@ class ExtensionOut(BaseModel):
         "deals_after_end": 0, "deals_remaining": None, "may_start_deal": False,
         "reason": "it is past 22:15: no new deal starts unless every player at the table "
                   "agreed to extend by one round (R-S2)", "refused": False,
-        "ends_at": "2026-03-02T22:15:00+03:00"}]})
+        "ends_at": "2026-03-02T22:15:00+03:00", "past_end": True}]})
 
     table_id: int
     required: list[int]
@@ -112,6 +113,9 @@ class ExtensionOut(BaseModel):
     """An admin refused the extension: the table ends at the session's end."""
     ends_at: datetime | None = None
     """The session's end, after which the extension is needed (an extra session's own)."""
+    past_end: bool = False
+    """The session's end has passed and the session is not closed: only then do the pages ask
+    the players to extend (a table seated before the start waits without asking)."""
 
 
 class JoinIn(BaseModel):
@@ -232,12 +236,13 @@ async def set_extension(table_id: IdPath, body: ExtensionIn, member: CurrentMemb
 
 @router.post("/tables/{table_id}/extension/refuse", response_model=ExtensionOut)
 async def refuse_extension(table_id: IdPath, admin: AdminMember, db: SessionDep,
-                           clock: ClockDep) -> Any:
+                           clock: ClockDep, address: AddressDep) -> Any:
     """Admin: refuse a club table's extension past 22:15; the players' consents are dropped and
     the table ends as a table without extension (R-S2). 409 ``not_a_club_table``,
     ``extension_already_refused``, ``extension_round_started`` (the round is played out)."""
     with service_errors():
-        return (await schedule.refuse_extension(db, table_id, clock.now())).to_json()
+        return (await schedule.refuse_extension(db, table_id, clock.now(),
+                                                 Actor.of(admin, address))).to_json()
 
 
 @router.post("/tables/{table_id}/join", response_model=SeatChangeOut,

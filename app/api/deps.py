@@ -1,8 +1,9 @@
 """Dependency aliases the routers share.
 
 ``SessionDep`` and ``SettingsDep`` give the database session and settings; ``ClockDep`` the
-injectable clock. ``CurrentMember`` is the logged-in member (401 otherwise); on a state-changing
-request it also enforces the CSRF double submit (403). ``require_role(...)`` narrows to roles.
+injectable clock; ``AddressDep`` the client's address (what the audit log records).
+``CurrentMember`` is the logged-in member (401 otherwise); on a state-changing request it also
+enforces the CSRF double submit (403). ``require_role(...)`` narrows to roles.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from app.clock import Clock
 from app.config import Settings
 from app.db.models import AuthSession, Member, Role
 from app.db.session import session_scope
+from app.security.addresses import client_address
 from app.security.sessions import (
     CSRF_COOKIE,
     CSRF_HEADER,
@@ -48,11 +50,19 @@ def get_clock(request: Request) -> Clock:
     return clock
 
 
+def get_address(request: Request) -> str:
+    """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``
+    (:mod:`app.security.addresses`)."""
+    return client_address(request.client.host if request.client else None, request.headers,
+                          request.app.state.trusted_proxies)
+
+
 # "function" scope: commit before the response leaves, so a client that acts on the answer
 # (e.g. right after login) always finds the committed rows.
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 ClockDep = Annotated[Clock, Depends(get_clock)]
+AddressDep = Annotated[str, Depends(get_address)]
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
-"""Errors as JSON: ``{"detail": "...", "code": "..."}`` with a stable machine ``code``.
+"""Errors as JSON: ``{"detail": "...", "code": "..."}`` with a stable machine ``code`` (and
+``params``, the facts the page fills into its text for that code, when the error has any).
 
 * :func:`service_errors` turns a :class:`ServiceError` (or a rules error) into a 4xx.
 * :func:`install_error_handlers` makes every answer of the app an error of that shape:
 
   - ``HTTPException``: ``code`` from the exception, else from its status (``not_found``...);
   - request validation: 422 ``invalid_input`` with the fields at fault (never echoing the input,
-    which may hold a password or text that cannot even be encoded);
+    which may hold a password or text that cannot even be encoded), and in ``params`` the first
+    one's name, problem and limit (:mod:`app.api.field_errors`);
   - the database refusing a value (``DataError``: out of range, NUL byte...): 422
     ``invalid_input``; a unique/foreign key clash (``IntegrityError``): 409 ``conflict``;
   - the database unreachable (connection refused or lost, pool exhausted): 503
@@ -36,7 +38,8 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.rules.errors import RulesError
+from app.api.field_errors import field_params
+from app.rules.core.errors import RulesError
 from app.services.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -67,9 +70,12 @@ class ApiError(HTTPException):
     """An HTTPException with a stable machine ``code`` beside its English ``detail``."""
 
     def __init__(self, status_code: int, detail: str, code: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None,
+                 params: dict[str, Any] | None = None) -> None:
         super().__init__(status_code, detail, headers)
         self.code = code or code_for_status(status_code)
+        self.params = params
+        """Sent as the answer's ``params`` (what the page fills into its text for ``code``)."""
 
 
 CodedHTTPException = ApiError
@@ -91,7 +97,8 @@ def service_errors() -> Iterator[None]:
     try:
         yield
     except ServiceError as exc:
-        raise ApiError(exc.status, str(exc), code=getattr(exc, "code", None)) from exc
+        raise ApiError(exc.status, str(exc), code=getattr(exc, "code", None),
+                       params=exc.params) from exc
     except RulesError as exc:
         raise ApiError(400, str(exc), code=getattr(exc, "code", None) or "rules_refused") from exc
 
@@ -143,8 +150,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if isinstance(detail, dict) and isinstance(detail.get("code"), str):
         code = code or detail["code"]
         detail = detail.get("detail", detail)
+    params = getattr(exc, "params", None)
+    extra = {"params": _safe_json(params)} if params else {}
     return error_response(exc.status_code, detail, code or code_for_status(exc.status_code),
-                          headers=dict(exc.headers) if exc.headers else None)
+                          headers=dict(exc.headers) if exc.headers else None, **extra)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -153,7 +162,9 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
                "msg": safe_text(err.get("msg", "invalid")),
                "type": safe_text(err.get("type", "value_error"))}
               for err in exc.errors()]
-    return error_response(422, issues, "invalid_input")
+    params = field_params(exc.errors())
+    extra = {"params": _safe_json(params)} if params else {}
+    return error_response(422, issues, "invalid_input", **extra)
 
 
 def _where(exc: BaseException) -> str:

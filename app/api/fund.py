@@ -20,6 +20,7 @@ from pydantic.config import JsonDict
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import (
+    AddressDep,
     AdminMember,
     ClockDep,
     CurrentMember,
@@ -31,6 +32,7 @@ from app.api.schemas import ERRORS, INT4_MAX, Id, IdPath, Text
 from app.db.models import Member
 from app.db.models.fund import EntryKind, FundProposal
 from app.services import fund, fund_keys
+from app.services.audit import Actor
 from app.services.errors import ServiceError
 
 GENERIC_CODES = {403: "fund_forbidden", 404: "fund_not_found", 409: "fund_conflict",
@@ -164,7 +166,8 @@ class ProposalIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"title": "Две колоды карт", "amount": "1200.00"}]})
 
-    title: Text = Field(min_length=1, max_length=200)
+    title: Text = Field(max_length=200)
+    """What the money is for; an empty (or blank) one is 422 ``fund_title_required``."""
     amount: str = Field(max_length=32, examples=["1200.00"])
     """A plain positive decimal, as for a payment."""
 
@@ -248,7 +251,7 @@ async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
 
 @router.post("/payments", response_model=EntryOut, status_code=201)
 async def post_payment(request: Request, body: PaymentIn, member: TreasurerMember,
-                       db: SessionDep, clock: ClockDep) -> Response:
+                       db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
     """Record money paid in, or a correction (treasurer or admin). Requires an
     ``Idempotency-Key``: a retried payment is recorded once."""
 
@@ -256,7 +259,8 @@ async def post_payment(request: Request, body: PaymentIn, member: TreasurerMembe
         amount = fund.parse_amount(body.amount, signed=body.kind == "adjustment")
         entry = await fund.record_payment(db, member_id=body.member_id, amount=amount,
                                           by=member, now=clock.now(), reason=body.reason,
-                                          kind=EntryKind(body.kind))
+                                          kind=EntryKind(body.kind),
+                                          actor=Actor.of(member, address))
         return EntryOut(**fund.entry_json(entry))
 
     return await once(request, member, db, body, act, status=201, key_required=True)
@@ -299,14 +303,15 @@ async def get_proposals(member: CurrentMember, db: SessionDep, clock: ClockDep,
 
 @router.post("/proposals", response_model=ProposalOut, status_code=201)
 async def post_proposal(request: Request, body: ProposalIn, member: CurrentMember,
-                        db: SessionDep, clock: ClockDep, settings: SettingsDep) -> Response:
+                        db: SessionDep, clock: ClockDep, settings: SettingsDep,
+                        address: AddressDep) -> Response:
     """Propose a spending (R-F2); 409 ``fund_proposal_this_year`` on a second proposal in the
     same calendar year (R-F3), even when both arrive at once."""
 
     async def act() -> ProposalOut:
         proposal = await fund.create_proposal(
             db, proposer=member, title=body.title, amount=fund.parse_amount(body.amount),
-            now=clock.now(), zone=settings.zone)
+            now=clock.now(), zone=settings.zone, actor=Actor.of(member, address))
         await db.refresh(proposal)
         return await _proposal_out(db, member, proposal.id, clock.now())
 
@@ -315,13 +320,13 @@ async def post_proposal(request: Request, body: ProposalIn, member: CurrentMembe
 
 @router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
 async def post_vote(request: Request, proposal_id: IdPath, body: VoteIn, member: CurrentMember,
-                    db: SessionDep, clock: ClockDep) -> Response:
+                    db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
     """Vote on an open proposal of another member; R-F2 decides it when the yes votes reach
     the quorum and outnumber the no votes, or more than half of the electorate votes no."""
 
     async def act() -> ProposalOut:
         await fund.vote(db, proposal_id=proposal_id, member=member, yes=body.yes,
-                        now=clock.now())
+                        now=clock.now(), actor=Actor.of(member, address))
         return await _proposal_out(db, member, proposal_id, clock.now())
 
     return await once(request, member, db, body, act, status=200, key_required=False)
@@ -329,12 +334,13 @@ async def post_vote(request: Request, proposal_id: IdPath, body: VoteIn, member:
 
 @router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
 async def post_reject(request: Request, proposal_id: IdPath, member: AdminMember, db: SessionDep,
-                      clock: ClockDep) -> Response:
+                      clock: ClockDep, address: AddressDep) -> Response:
     """Reject a proposal not yet paid (admin). There is no admin approval: the members vote
     (R-F2)."""
 
     async def act() -> ProposalOut:
-        await fund.reject(db, proposal_id=proposal_id, admin=member, now=clock.now())
+        await fund.reject(db, proposal_id=proposal_id, admin=member, now=clock.now(),
+                          actor=Actor.of(member, address))
         return await _proposal_out(db, member, proposal_id, clock.now())
 
     return await once(request, member, db, None, act, status=200, key_required=False)
@@ -342,14 +348,15 @@ async def post_reject(request: Request, proposal_id: IdPath, member: AdminMember
 
 @router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
 async def post_pay(request: Request, proposal_id: IdPath, member: TreasurerMember,
-                   db: SessionDep, clock: ClockDep) -> Response:
+                   db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
     """Pay out a proposal the members approved (treasurer or admin); requires an
     ``Idempotency-Key``. 409 ``fund_not_approved`` unless the votes approve it (R-F2),
     ``fund_balance_exceeded`` beyond the balance (R-F5), ``fund_priority`` ahead of a
     better-ranked approved proposal the rest could no longer pay (R-F4)."""
 
     async def act() -> EntryOut:
-        entry = await fund.pay(db, proposal_id=proposal_id, by=member, now=clock.now())
+        entry = await fund.pay(db, proposal_id=proposal_id, by=member, now=clock.now(),
+                               actor=Actor.of(member, address))
         return EntryOut(**fund.entry_json(entry))
 
     return await once(request, member, db, None, act, status=201, key_required=True)

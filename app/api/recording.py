@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
-from app.api.deps import ClockDep, CurrentMember, SessionDep
+from app.api.deps import AddressDep, ClockDep, CurrentMember, SessionDep
 from app.api.errors import ApiError
 from app.services import recording
 from app.services.errors import ServiceError
@@ -58,21 +58,22 @@ async def view(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str
 
 @router.post("/{table_id}/recording/deals", status_code=status.HTTP_201_CREATED)
 async def enter(table_id: int, body: EntryIn, member: CurrentMember, db: SessionDep,
-                clock: ClockDep) -> dict[str, Any]:
+                clock: ClockDep, address: AddressDep) -> dict[str, Any]:
     """Enter the next deal; checked and scored with the rules of a live deal."""
     with _errors():
         done = await recording.enter_deal(db, table_id, member.id, body.deal_no, body.deal,
-                                          clock.now())
+                                          clock.now(), address)
     return {"seq": done.seq, "type": done.kind, "data": done.data}
 
 
 @router.put("/{table_id}/recording/deals/{deal_no}")
 async def correct(table_id: int, deal_no: int, body: CorrectionIn, member: CurrentMember,
-                  db: SessionDep, clock: ClockDep) -> dict[str, Any]:
+                  db: SessionDep, clock: ClockDep, address: AddressDep) -> dict[str, Any]:
     """Correct the last deal entered, until the next one is (R-P7, R-X11)."""
     with _errors():
         done = await recording.correct_deal(db, table_id, member.id, deal_no, body.deal,
-                                            clock.now(), charged_seat=body.seat)
+                                            clock.now(), charged_seat=body.seat,
+                                            address=address)
     return {"seq": done.seq, "type": done.kind, "data": done.data}
 
 

@@ -10,7 +10,7 @@ surrogates and control characters (``Text`` keeps tab and newline for multi-line
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -96,6 +96,8 @@ class ErrorOut(BaseModel):
 
     detail: str
     code: str | None = None
+    params: dict[str, Any] | None = None
+    """The facts the page fills into its words for ``code`` (``{"min": 8}``...), when any."""
 
 
 class ValidationIssue(BaseModel):
@@ -112,10 +114,15 @@ class ValidationErrorOut(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "detail": [{"loc": ["path", "table_id"], "msg": "Input should be less than or equal "
-                    "to 2147483647", "type": "less_than_equal"}], "code": "invalid_input"}]})
+                    "to 2147483647", "type": "less_than_equal"}], "code": "invalid_input",
+        "params": {"field": "table_id", "problem": "too_big", "limit": 2147483647}}]})
 
     detail: list[ValidationIssue] | str
     code: str
+    params: dict[str, Any] | None = None
+    """For field errors, the first field at fault: ``field``, ``problem`` (``required``,
+    ``too_long``, ``too_big``...) and ``limit`` when the rule has one (app/api/field_errors.py);
+    for a refusal of the club's rules, the facts its ``code`` names."""
 
 
 ERRORS: dict[int | str, dict[str, object]] = {

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from app.api.deps import (
+    AddressDep,
     AdminMember,
     ClockDep,
     CurrentMember,
@@ -23,6 +24,7 @@ from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, IdPath, MemberOut, Text
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
+from app.services.audit import Actor
 from app.services.errors import ForbiddenError
 
 router = APIRouter(prefix="/api", tags=["sessions"], responses=ERRORS)
@@ -205,31 +207,34 @@ async def list_sessions(member: CurrentMember, db: SessionDep, clock: ClockDep) 
 
 @router.post("/sessions/generate", response_model=list[SessionOut])
 async def generate(body: GenerateIn, admin: AdminMember, db: SessionDep, clock: ClockDep,
-                   settings: SettingsDep) -> list[Any]:
+                   settings: SettingsDep, address: AddressDep) -> list[Any]:
     """Admin: create the Monday sessions (19:00-22:15 club time) of the coming weeks; running it
     again creates nothing twice (R-S1)."""
     with service_errors():
-        return await schedule.generate_sessions(db, clock.now(), settings.zone, body.weeks)
+        return await schedule.generate_sessions(db, clock.now(), settings.zone, body.weeks,
+                                                Actor.of(admin, address))
 
 
 @router.post("/sessions/extra", response_model=SessionOut, status_code=status.HTTP_201_CREATED)
 async def add_extra(body: ExtraIn, admin: AdminMember, db: SessionDep, clock: ClockDep,
-                    settings: SettingsDep) -> Any:
+                    settings: SettingsDep, address: AddressDep) -> Any:
     """Admin: an extra session, recorded as extra (R-S1)."""
     with service_errors():
         return await schedule.add_extra_session(db, day=body.date, start=body.start,
                                                 end=body.end, zone=settings.zone, by=admin,
-                                                now=clock.now())
+                                                now=clock.now(), actor=Actor.of(admin, address))
 
 
 @router.post("/sessions/{session_id}/cancel", status_code=status.HTTP_204_NO_CONTENT)
-async def cancel(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep) -> None:
+async def cancel(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep,
+                 address: AddressDep) -> None:
     """Admin: cancel an extra session that has no table draw and no tables yet; it disappears
     from the lists with its check-ins and late notices (R-S1). 409 ``not_an_extra_session``
     for a Monday session, ``session_has_tables`` once the tables are drawn, ``session_over``
     after its end."""
     with service_errors():
-        await schedule.cancel_extra_session(db, session_id, clock.now())
+        await schedule.cancel_extra_session(db, session_id, clock.now(),
+                                            Actor.of(admin, address))
 
 
 @router.get("/sessions/current", response_model=SessionDetail)
@@ -251,12 +256,12 @@ async def detail(session_id: IdPath, member: CurrentMember, db: SessionDep) -> S
 
 @router.post("/sessions/{session_id}/check-in", response_model=AttendanceOut)
 async def check_in(session_id: IdPath, member: CurrentMember, db: SessionDep,
-                   clock: ClockDep) -> AttendanceOut:
+                   clock: ClockDep, settings: SettingsDep) -> AttendanceOut:
     """Check in to the session (attendance). After 19:00 only with a notice of being late given
     before 19:00 (R-S4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
-        a = await schedule.check_in(db, row, member, clock.now())
+        a = await schedule.check_in(db, row, member, clock.now(), zone=settings.zone)
     return AttendanceOut(member_id=member.id, display_name=member.display_name,
                          checked_in_at=a.checked_in_at, late=a.late)
 
@@ -264,11 +269,12 @@ async def check_in(session_id: IdPath, member: CurrentMember, db: SessionDep,
 @router.post("/sessions/{session_id}/late-notice", response_model=LateNoticeOut,
              status_code=status.HTTP_201_CREATED)
 async def late_notice(session_id: IdPath, body: LateNoticeIn, member: CurrentMember,
-                      db: SessionDep, clock: ClockDep) -> LateNoticeOut:
+                      db: SessionDep, clock: ClockDep, settings: SettingsDep) -> LateNoticeOut:
     """Give notice of being late; only before 19:00 of that session (R-S4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
-        n = await schedule.give_late_notice(db, row, member, clock.now(), body.note)
+        n = await schedule.give_late_notice(db, row, member, clock.now(), body.note,
+                                              zone=settings.zone)
     return LateNoticeOut(member_id=member.id, display_name=member.display_name,
                          given_at=n.given_at, note=n.note)
 
@@ -309,12 +315,13 @@ async def session_draws(session_id: IdPath, member: CurrentMember, db: SessionDe
 
 
 @router.post("/sessions/{session_id}/end", response_model=EndOut)
-async def end(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep) -> EndOut:
+async def end(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep,
+              address: AddressDep) -> EndOut:
     """Admin, after 22:15: end the session; every unfinished pulka is closed and settled as
     ended by agreement (R-S3, R-P9)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
-        closed = await schedule.end_session(db, row, clock.now())
+        closed = await schedule.end_session(db, row, clock.now(), Actor.of(admin, address))
     return EndOut(session=SessionOut.model_validate(row), closed_tables=closed)
 
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from app.api.deps import ClockDep, CurrentMember, RngDep, SessionDep
+from app.api.deps import AddressDep, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.errors import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.bots.levels import LEVELS
@@ -19,8 +19,9 @@ from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.store import lock_table, notify, rebuild
-from app.rules.pulka import Pulka
-from app.rules.record import export_document
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document
+from app.services import audit
 from app.services.forming import open_practice_table
 from app.services.live_table import sync_rows
 from app.services.pulkas import close_pulka, pulka_of_table, pulka_summary
@@ -202,7 +203,7 @@ async def pulka(table_id: IdPath, member: CurrentMember, db: SessionDep) -> dict
 
 @router.patch("/{table_id}/timer")
 async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: SessionDep,
-                    clock: ClockDep) -> dict[str, Any]:
+                    clock: ClockDep, address: AddressDep) -> dict[str, Any]:
     """Turn the move timer on (seconds per move) or off (``null``): admins, or a seated player
     of a practice table. The next move's deadline follows the new setting."""
     table = await lock_table(db, table_id)
@@ -214,6 +215,11 @@ async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: 
         raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
                                  "only admins (or players of a practice table) set the move "
                                  "timer", "forbidden")
+    if table.move_timer_seconds != body.move_timer_seconds:
+        await audit.record(db, actor=audit.Actor.of(member, address), action="table.timer",
+                           target=f"table:{table_id}",
+                           before={"move_timer_seconds": table.move_timer_seconds},
+                           after={"move_timer_seconds": body.move_timer_seconds})
     table.move_timer_seconds = body.move_timer_seconds
     current = await rebuild(db, table_id)
     if current is not None:
@@ -224,14 +230,15 @@ async def set_timer(table_id: IdPath, body: TimerIn, member: CurrentMember, db: 
 
 @router.post("/{table_id}/close")
 async def close(table_id: IdPath, body: CloseIn, member: CurrentMember, db: SessionDep,
-                clock: ClockDep) -> dict[str, Any]:
+                clock: ClockDep, address: AddressDep) -> dict[str, Any]:
     """End the pulka early (admins): ``agreement`` or ``session_end`` (R-P8, R-S3)."""
     if member.role != Role.admin:
         raise CodedHTTPException(status.HTTP_403_FORBIDDEN, "this needs the admin role",
                                  "forbidden")
     await _table(db, table_id)
     try:
-        row = await close_pulka(db, table_id, body.reason, clock.now())
+        row = await close_pulka(db, table_id, body.reason, clock.now(),
+                                audit.Actor.of(member, address))
     except ValueError as exc:
         raise CodedHTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc),
                                  "bad_close") from None

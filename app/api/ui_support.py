@@ -17,9 +17,9 @@ from fastapi import APIRouter, HTTPException, status
 
 from app.api.deps import CurrentMember, SessionDep, SettingsDep
 from app.api.schemas import ERRORS, IdPath
-from app.rules.pulka import Pulka
-from app.rules.record import deal_to_json
-from app.rules.sheet import json_number, running_totals
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import deal_to_json
+from app.rules.scoring.sheet import json_number, running_totals
 from app.services.pulkas import pulka_of_table
 
 router = APIRouter(prefix="/api/ui", tags=["ui"], responses=ERRORS)
@@ -58,4 +58,5 @@ async def sheet_lines(table_id: IdPath, member: CurrentMember, db: SessionDep) -
             for line in running_totals(pulka.entries)
         ],
         "last_deal": last_deal,
+        "seats": pulka.seat_marks(),  # R-A1: each player's bombs (arabic), else None
     }

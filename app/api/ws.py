@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,9 +26,13 @@ from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 from app.bots.runner import house_bot_runner
 from app.db.models.member import Member
 from app.realtime import engine
+from app.realtime.budget import CLOSE_OVER_BUDGET, FrameBudget
+from app.realtime.chat_rate import RecentChats
 from app.realtime.connection import CLOSE_SESSION_ENDED, SEND_NOWAIT, Connection
 from app.realtime.game import CommandRejected
 from app.realtime.hub import Hub, TableTimers
+from app.realtime.socket_caps import CLOSE_REPLACED, SocketCaps
+from app.security.addresses import client_address
 from app.security.sessions import SESSION_COOKIE, session_for_token
 from app.services.table_commands import (
     MAX_COMMAND_ID,
@@ -57,6 +62,25 @@ def get_hub(app: FastAPI) -> Hub:
         app.state.hub = hub
         asyncio.get_running_loop().create_task(hub.start())
     return hub
+
+
+def socket_caps(app: FastAPI) -> SocketCaps[Connection]:
+    """The app's caps on sockets per member and per address (``WS_PER_MEMBER``,
+    ``WS_PER_ADDRESS``), made on first use."""
+    caps: SocketCaps[Connection] | None = getattr(app.state, "socket_caps", None)
+    if caps is None:
+        settings = app.state.settings
+        caps = SocketCaps(settings.ws_per_member, settings.ws_per_address)
+        app.state.socket_caps = caps
+    return caps
+
+
+def recent_chats(app: FastAPI) -> RecentChats:
+    """The chat lines this process accepted lately (the first look of the chat rate)."""
+    chats: RecentChats | None = getattr(app.state, "recent_chats", None)
+    if chats is None:
+        chats = app.state.recent_chats = RecentChats()
+    return chats
 
 
 @asynccontextmanager
@@ -134,10 +158,16 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     member, session_id, seat = found
     hub = get_hub(websocket.app)
     await websocket.accept()
-    nowait = websocket.scope.get("extensions", {}).get(SEND_NOWAIT, {}).get("send")
+    transport = websocket.scope.get("extensions", {}).get(SEND_NOWAIT, {})
     conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
-                      name=member.display_name, send_nowait=nowait)
+                      name=member.display_name, send_nowait=transport.get("send"),
+                      abort=transport.get("abort"))
     conn.session_id = session_id
+    caps = socket_caps(websocket.app)
+    address = client_address(websocket.client.host if websocket.client else None,
+                             websocket.headers, websocket.app.state.trusted_proxies)
+    for older in caps.admit(conn, member.id, address):
+        older.drop(CLOSE_REPLACED, "replaced by a newer socket of this member or address")
     code = 1000
     try:
         await _serve(websocket, hub, conn)
@@ -151,6 +181,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         code = 1011
     finally:
         closing = conn.closing  # drop() is closing it with its own code
+        caps.release(conn)
         hub.leave(conn)
         await conn.aclose()
         with contextlib.suppress(Exception):
@@ -261,21 +292,38 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
     last_seq = hello.get("last_seq")
     if last_seq is not None and (isinstance(last_seq, bool) or not isinstance(last_seq, int)):
         last_seq = None
+    settings = websocket.app.state.settings
+    budget = FrameBudget(settings.ws_frame_rate, settings.ws_frame_burst)
+    budget.take()  # the hello
     await hub.join(conn, last_seq)
     commands: TableCommands = websocket.app.state.table_commands
+    chats = recent_chats(websocket.app)
     while True:
         frame = await _receive(websocket, conn)
         if frame is None:
+            return
+        received = time.perf_counter()
+        if not budget.take():
+            # Every frame before this one was answered (in order); this one and what follows
+            # are not read.
+            log.info("closing a table socket over its frame budget",
+                     extra={"table": conn.table_id, "member": conn.member_id})
+            await conn.flush()
+            conn.drop(CLOSE_OVER_BUDGET, "too many frames: see the protocol's frame budget")
             return
         message = _parse(frame)
         if isinstance(message, tuple):
             conn.send(_error(None, message[0], message[1], conn.last_seq))
             continue
-        await _handle(hub, commands, conn, message)
+        await _handle(hub, commands, conn, message, received, chats)
 
 
 async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
-                  message: dict[str, Any]) -> None:
+                  message: dict[str, Any], received: float,
+                  chats: RecentChats | None = None) -> None:
+    """Answer one message; a table command (:data:`WRITE_COMMANDS`) is counted in
+    ``hub.command_stats`` with its time from ``received`` (``perf_counter``) to its answer.
+    ``chats`` lets a flood's refused chat lines skip the table's row lock."""
     cid = message.get("id")
     kind = message.get("type")
     if not isinstance(kind, str):
@@ -305,11 +353,13 @@ async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
         result = await commands.execute(
             hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
             seat=conn.seat, name=conn.name, command=message, now=hub.clock.now(),
-            session_id=conn.session_id, solver=hub.workers, committer=hub.committer)
+            session_id=conn.session_id, solver=hub.workers, committer=hub.committer,
+            chats=chats)
     except CommandRejected as exc:
         await hub.catch_up(conn.table_id)
         state = hub.state_of(conn.table_id)
         conn.send(_error(cid, exc.code, exc.message, state.seq if state else conn.last_seq))
+        hub.command_stats.observe(time.perf_counter() - received, False)
         if exc.code == SESSION_ENDED:
             await conn.flush()
             conn.drop(CLOSE_SESSION_ENDED, "login session ended")
@@ -319,3 +369,4 @@ async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
     else:
         await hub.catch_up(conn.table_id)
     conn.send({"type": "ack", "id": cid, "seq": result.seq, "duplicate": result.duplicate})
+    hub.command_stats.observe(time.perf_counter() - received, True)

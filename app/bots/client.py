@@ -25,8 +25,14 @@ import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from app.bots.strategy import Strategy
+from app.realtime.budget import FrameBudget
+from app.realtime.socket_caps import CLOSE_REPLACED
 
 log = logging.getLogger(__name__)
+
+PACE_RATE, PACE_BURST = 15.0, 20
+"""A bot's own frame budget: safely under the server's (20 a second, 40 at once; over it the
+socket is closed with 4429, docs/protocol.md)."""
 
 Observer = Callable[["BotClient", dict[str, Any]], None]
 
@@ -71,6 +77,7 @@ class BotClient:
         self.pending: tuple[str, float] | None = None
         self.pending_command: str | None = None
         self._rejoined = False
+        self._pace = FrameBudget(PACE_RATE, PACE_BURST)
         self.failures = 0
         self.finished = asyncio.Event()
         self._ws: Any = None
@@ -92,7 +99,8 @@ class BotClient:
                 ) as ws:
                     self._ws = ws
                     self._rejoined = True
-                    await ws.send(json.dumps({"type": "hello", "last_seq": self.last_seq}))
+                    await self._send(ws, json.dumps({"type": "hello",
+                                                     "last_seq": self.last_seq}))
                     delay = 0.2
                     async for raw in ws:
                         await self._on_message(orjson.loads(raw))
@@ -103,7 +111,10 @@ class BotClient:
                 # with backoff; a 4xx (not logged in, no such table) will not get better.
                 if exc.response.status_code < 500:
                     raise
-            except (OSError, ConnectionClosed, TimeoutError):
+            except ConnectionClosed as exc:
+                if exc.rcvd is not None and exc.rcvd.code == CLOSE_REPLACED:
+                    return  # a newer socket of this member took over: it plays, not this one
+            except (OSError, TimeoutError):
                 pass
             finally:
                 self._ws = None
@@ -112,6 +123,14 @@ class BotClient:
             self.stats.reconnects += 1
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
+
+    async def _send(self, ws: Any, text: str) -> None:
+        """Send a frame within the bot's own budget (:data:`PACE_RATE`)."""
+        delay = self._pace.wait()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        self._pace.take()
+        await ws.send(text)
 
     def stop(self) -> None:
         self._stop = True
@@ -143,7 +162,7 @@ class BotClient:
                 # with the same id (the server applies it at most once).
                 self._rejoined = False
                 with contextlib.suppress(ConnectionClosed):
-                    await self._ws.send(self.pending_command)
+                    await self._send(self._ws, self.pending_command)
                 return
             self._rejoined = False
             await self._maybe_act()
@@ -219,4 +238,4 @@ class BotClient:
         self.pending_command = orjson.dumps(command).decode()
         self.stats.commands += 1
         with contextlib.suppress(ConnectionClosed):
-            await self._ws.send(self.pending_command)
+            await self._send(self._ws, self.pending_command)

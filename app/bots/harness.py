@@ -48,12 +48,14 @@ async def make_member(db: AsyncSession, login: str, name: str, now: datetime, *,
 
 async def make_bot_table(db: AsyncSession, prefix: str, players: int, now: datetime, *,
                          preset: str = "club", target: int = 100, first_dealer: int = 0,
-                         move_timer_seconds: int | None = None) -> tuple[int, list[Seat]]:
-    """A practice table of ``players`` fresh bot members; returns its id and seats."""
+                         move_timer_seconds: int | None = None,
+                         practice: bool = True) -> tuple[int, list[Seat]]:
+    """A practice table (or, with ``practice=False``, a club table outside any session) of
+    ``players`` fresh bot members; returns its id and seats."""
     seats = [await make_member(db, f"{prefix}-{i}", f"Bot {prefix} {i + 1}", now)
              for i in range(players)]
     table = await create_table(
-        db, seat_member_ids=[s.member_id for s in seats], preset=preset, practice=True,
+        db, seat_member_ids=[s.member_id for s in seats], preset=preset, practice=practice,
         club_session_id=None, target=target, first_dealer=first_dealer,
         move_timer_seconds=move_timer_seconds, now=now)
     return table.id, seats
@@ -91,6 +93,9 @@ class ServeProcess:
             **os.environ, "DATABASE_URL": database_url, "PREFCLUB_DATA_DIR": str(data_dir),
             "HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "WARNING",
             "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(48),
+            # Every bot connects from 127.0.0.1: the per-address caps meant for the public
+            # (docs/security.md) would close a load generator's own sockets.
+            "INCOMPLETE_PER_ADDRESS": "0", "WS_PER_ADDRESS": "1000000",
         }
         self.log_path = log_path or data_dir / f"serve-{port}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -120,7 +125,7 @@ class ServeProcess:
                     raise RuntimeError("the server exited early:\n"
                                        + self.log_path.read_text(errors="replace"))
                 try:
-                    if (await client.get(f"{self.origin}/healthz", timeout=1)).status_code == 200:
+                    if (await client.get(f"{self.origin}/readyz", timeout=1)).status_code == 200:
                         return
                 except httpx.HTTPError:
                     pass

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules import best_tricks, parse_card
-from app.rules.seats import playing_seats
+from app.rules.core.seats import playing_seats
 
 SUIT_LETTERS = ("S", "C", "D", "H")
 FULL_DECK = (1 << 32) - 1

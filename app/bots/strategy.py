@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.rules import action_from_json
-from app.rules.timeout import default_choice
+from app.rules.deal.timeout import default_choice
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "C", "D", "H")
@@ -96,7 +96,7 @@ def _typed(legal: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, A
 
 def timeout_action(legal: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The move made for a player whose time ran out, among the protocol's ``legal`` list: the
-    rules' default (``app.rules.timeout.default_choice``: pass when possible, else take the
+    rules' default (``app.rules.deal.timeout.default_choice``: pass when possible, else take the
     talon, else the first ordinary legal action), the same move the server makes."""
     actions = [action_from_json({**action, "seat": 0}) for action in legal]
     choice = default_choice(actions)

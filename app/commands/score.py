@@ -4,7 +4,8 @@
 JSON document on standard output: the score (exit status 0), or for any malformed input — a
 missing or unreadable file, bad JSON, an invalid record — exactly one error object
 ``{"error": {"deal": 3, "field": "tricks", "message": "..."}}`` (exit status 2). ``deal`` and
-``field`` are left out when they do not apply. Scoring goes through ``app.rules.record``, the
+``field`` are left out when they do not apply. Scoring goes through ``app.rules.scoring.record``,
+the
 same path as live tables (PULKA_FORMAT.md).
 """
 
@@ -13,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from app.rules.errors import RulesError
-from app.rules.record import score_document
+from app.rules.core.errors import RulesError
+from app.rules.scoring.record import score_document
 
 EXIT_OK = 0
 EXIT_INVALID = 2

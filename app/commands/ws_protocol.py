@@ -1,4 +1,4 @@
-"""The websocket transport of ``prefclub serve``: uvicorn's sans-I/O protocol, with two changes.
+"""The websocket transport of ``prefclub serve``: uvicorn's sans-I/O protocol, with three changes.
 
 * **Large messages only are compressed.** ``permessage-deflate`` is still negotiated, so a
   client may compress what it sends (and a compressed frame that inflates past the transport's
@@ -7,6 +7,8 @@
   either side send any message uncompressed (the RSV1 bit says which); every browser and the
   ``websockets`` client read both. Compressing each 1.5 KB event (a zlib flush per message)
   was a tenth of the server's CPU at full load (docs/performance.md).
+* **A text message that is not UTF-8** closes the socket with 1007, logged at info level
+  (uvicorn logs it as an error, with a traceback).
 * **Sends that need no wait skip the ASGI stack.** The connection's scope carries the ASGI
   extension :data:`~app.realtime.connection.SEND_NOWAIT`: a callable that writes text frames
   at once, in one write, if the socket accepts writes (the transport is not paused by flow
@@ -15,7 +17,9 @@
   a socket is given in one turn of the event loop goes out together); the rest takes the
   ordinary ASGI send, awaited by a writer task. Four messages per command each went through a
   new task, a timeout, Starlette's socket and three middleware wrappers before, and a write
-  (a system call) of their own.
+  (a system call) of their own. The same extension's ``abort`` closes the TCP connection at
+  once: a socket the server dropped is aborted a little after its close frame was sent, or it
+  would stay open for as long as a peer that never reads wants (issue 24).
 
 Both rest on attributes of uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``transport``,
 ``writable`` — its write flow control, since 0.52.1 — ``close_sent``, ``handshake_complete``,
@@ -41,6 +45,8 @@ from websockets.server import ServerProtocol
 from websockets.typing import ExtensionParameter
 
 from app.realtime.connection import SEND_NOWAIT
+
+log = logging.getLogger(__name__)
 
 COMPRESS_FROM = 4096
 """Messages (encoded, in bytes) shorter than this are sent uncompressed."""
@@ -86,9 +92,38 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
                     compress_settings=COMPRESS_SETTINGS)],
                 max_size=self.config.ws_max_size, logger=logging.getLogger("uvicorn.error"))
 
+    def send_receive_event_to_app(self) -> None:
+        """uvicorn's, but a text message that is not UTF-8 closes the socket with 1007
+        (RFC 6455 §8.1) logged at info level: a client's fault, not a server error with a
+        traceback. The frames are decoded once, here."""
+        if self.curr_msg_data_type != "text" or self.close_sent:
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            log.info("closing a websocket with 1007: a text frame is not UTF-8")
+            self.conn.send_close(1007, "text frames must be UTF-8")
+            self.handle_parser_exception()
+            return
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
+
     async def run_asgi(self) -> None:
-        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_texts_nowait}
+        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_texts_nowait,
+                                                 "abort": self.abort_transport}
         await super().run_asgi()
+
+    def abort_transport(self) -> None:
+        """Close the TCP connection now, whatever is still buffered for it: a peer that never
+        reads would otherwise keep a closed socket (its buffer, its file descriptor) forever,
+        as a transport closes only once its buffer is written."""
+        if not self.disconnected:
+            self.transport.abort()
 
     def send_texts_nowait(self, texts: Sequence[str]) -> bool:
         """Write each of ``texts`` as a text frame now, all in one write, if the socket takes

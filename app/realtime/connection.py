@@ -25,9 +25,13 @@ import orjson
 log = logging.getLogger(__name__)
 
 SEND_NOWAIT = "prefclub.send_nowait"
-"""An ASGI scope extension (``app.commands.ws_protocol``): ``{"send": callable}``, where
-``send(texts)`` writes each text as a text frame, all in one write, and returns True — or
-returns False (nothing written) when the socket would make the writer wait."""
+"""An ASGI scope extension (``app.commands.ws_protocol``): ``{"send": callable, "abort":
+callable}``, where ``send(texts)`` writes each text as a text frame, all in one write, and
+returns True — or returns False (nothing written) when the socket would make the writer wait;
+``abort()`` closes the TCP connection at once, whatever is still buffered."""
+CLOSE_GRACE = 5.0
+"""Seconds a dropped client has to answer the close frame before its connection is aborted:
+a client that never reads would otherwise hold it open (buffer and file descriptor) for good."""
 
 CLOSE_TOO_SLOW = 4008
 CLOSE_SESSION_ENDED = 4401
@@ -69,8 +73,11 @@ class Connection:
 
     def __init__(self, socket: Socket, *, table_id: int, member_id: int, seat: int | None,
                  name: str, queue_limit: int = 256, send_timeout: float = 10.0,
-                 send_nowait: Callable[[list[str]], bool] | None = None) -> None:
+                 send_nowait: Callable[[list[str]], bool] | None = None,
+                 abort: Callable[[], None] | None = None) -> None:
         self.socket = socket
+        self.abort = abort
+        """Closes the TCP connection at once (:data:`SEND_NOWAIT`); used after a drop."""
         self.send_nowait = send_nowait
         """Writes text frames without waiting, if it can (:data:`SEND_NOWAIT`)."""
         self.table_id = table_id
@@ -167,8 +174,18 @@ class Connection:
         self.closing = task
 
     async def _close(self, code: int, reason: str) -> None:
+        """Send the close frame (if the socket takes it within the grace), then abort the
+        connection once the grace is over, unless the client closed it by then (nothing waits
+        for that: the socket's handler ends at once)."""
+        if self.abort is not None:
+            asyncio.get_running_loop().call_later(CLOSE_GRACE, self._abort)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.socket.close(code=code, reason=reason), 5)
+            await asyncio.wait_for(self.socket.close(code=code, reason=reason), CLOSE_GRACE)
+
+    def _abort(self) -> None:
+        if self.abort is not None:
+            with contextlib.suppress(Exception):
+                self.abort()
 
     async def _write(self) -> None:
         # ``asyncio.timeout`` rather than ``wait_for``: on Python 3.11 ``wait_for`` wraps every

@@ -13,23 +13,23 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-import app.rules.phases.claims as _claims_phase
-from app.rules.actions import Claim
-from app.rules.codec import MalformedActionError
-from app.rules.codec import action_from_json as _action_from_json
-from app.rules.codec import action_to_json as _action_to_json
-from app.rules.codec import event_to_json as _event_to_json
-from app.rules.deal import DealConfig, DealState, OutOfTurnError, new_deal, start_events
-from app.rules.deal import apply as _apply
-from app.rules.deal import legal_actions as _legal_actions
-from app.rules.deal import outcome as _outcome
-from app.rules.deal import view as _view
-from app.rules.deal import views as _views
-from app.rules.deal import visible_cards as _visible_cards
-from app.rules.deck import shuffled_deck
-from app.rules.errors import IllegalActionError, RulesError
-from app.rules.outcome import DealOutcome
-from app.rules.pulka import Pulka
+import app.rules.deal.phases.claiming as _claims_phase
+from app.rules.core.actions import Claim
+from app.rules.core.codec import MalformedActionError
+from app.rules.core.codec import action_from_json as _action_from_json
+from app.rules.core.codec import action_to_json as _action_to_json
+from app.rules.core.codec import event_to_json as _event_to_json
+from app.rules.core.deck import shuffled_deck
+from app.rules.core.errors import IllegalActionError, RulesError
+from app.rules.core.outcome import DealOutcome
+from app.rules.deal.dispatch import DealConfig, DealState, OutOfTurnError, new_deal, start_events
+from app.rules.deal.dispatch import apply as _apply
+from app.rules.deal.dispatch import legal_actions as _legal_actions
+from app.rules.deal.dispatch import outcome as _outcome
+from app.rules.deal.dispatch import view as _view
+from app.rules.deal.dispatch import views as _views
+from app.rules.deal.dispatch import visible_cards as _visible_cards
+from app.rules.scoring.pulka import Pulka
 
 __all__ = [
     "IllegalActionError",
@@ -91,7 +91,8 @@ def apply(deal: DealState, action: Action,
 
 # -- claims off the event loop -------------------------------------------------------------------
 #
-# The claim solver (``app.rules.claims.claim_holds``) may search for most of a second from the
+# The claim solver (``app.rules.search.claims.claim_holds``) may search for most of a second from
+# the
 # first lead. The rules engine calls it inside ``apply``; the live tables call ``apply`` on the
 # event loop. So a claim is solved once, in a worker process (:func:`solve_claim`, run by
 # ``app.workers.WorkerPool``), and its result is handed to the engine here: the engine's call
@@ -150,6 +151,23 @@ def remember_claim(deal: DealState, action: Claim, holds: bool) -> None:
     _solved.move_to_end((deal, action))
     while len(_solved) > _SOLVED_LIMIT:
         _solved.popitem(last=False)
+
+
+def claim_needs_search(deal: DealState, action: Claim) -> bool:
+    """Would the engine have to search to settle this claim? False when it decides without the
+    solver — above all when it refuses the claim outright (not a claimer, a trick count out of
+    range such as ``-1``): such a claim is refused at once, on the loop, and never waits for the
+    worker pool (whose first job starts its processes: seconds on a busy machine)."""
+    token = _forbid_inline.set(True)
+    try:
+        _apply(deal, action)
+    except ClaimNotSolved:
+        return True
+    except (RulesError, ValueError, TypeError):
+        return False
+    finally:
+        _forbid_inline.reset(token)
+    return False
 
 
 def solve_claim(deal: DealState, action: Claim) -> bool | None:

@@ -6,10 +6,11 @@ checkpoint (``pulka_started`` or ``deal_started``, each of which carries the pul
 Event kinds and their stored payloads (server-side; clients get :func:`public_data` and views):
 
 ``pulka_started``  ``{players, names, member_ids, pulka}``
-``deal_started``   ``{deal_no, dealer, min_level, deck, salt, pulka, names, member_ids, last_deal}``
+``deal_started``   ``{format, deal_no, dealer, min_level, deck, salt, pulka, names, member_ids,
+                   last_deal}`` (``format``: app.realtime.formats, docs/formats.md)
                    (``deck`` and ``salt`` are secrets: they leave the server only through ``view``)
 ``action``         ``{seat, action, events, auto}`` — one engine action and its public events
-``deal_ended``     ``{deal_no, outcome, entries, sheet, pulka}``
+``deal_ended``     ``{format, deal_no, outcome, entries, sheet, pulka}``
 ``deal_refused``   ``{reason}`` (R-S2: no new deal after the session's end)
 ``chat``           ``{seat, name, text}`` (R-W12: only between deals)
 ``pulka_ended``    ``{ended, sheet, settlement, record, pulka}``
@@ -29,11 +30,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from app.realtime import engine
+from app.realtime.formats import DEAL_FORMAT, check_deal
 from app.realtime.recorded import RECORDED_KINDS, public_recorded
-from app.rules.conventions import conventions_to_json
-from app.rules.outcome_json import deal_from_json
-from app.rules.pulka import Pulka
-from app.rules.record import deal_to_json, export_document
+from app.rules.core.conventions import conventions_to_json
+from app.rules.core.outcome_json import deal_from_json
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import deal_to_json, export_document
 
 CHECKPOINT_KINDS = ("pulka_started", "deal_started")
 SEATING_KINDS = frozenset({"player_joined", "player_replaced"})
@@ -132,6 +134,7 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
             pulka=Pulka.from_json(payload["pulka"]),
         )
     if kind == "deal_started":
+        check_deal(payload, table_id=table_id, seq=seq, kind=kind)
         pulka = pulka_after(state.pulka if state is not None else None, payload["pulka"])
         deal = engine.start_deal(pulka, payload["dealer"], payload["min_level"],
                                  payload["deck"], bytes.fromhex(payload["salt"]))
@@ -151,6 +154,7 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
         deal, _ = engine.apply(state.deal, action, _logged_claim(payload))
         return dataclasses.replace(state, seq=seq, deal=deal)
     if kind == "deal_ended":
+        check_deal(payload, table_id=table_id, seq=seq, kind=kind)
         return dataclasses.replace(
             state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]), chat=(),
             last_deal=public_data(kind, payload), scored=True,
@@ -279,7 +283,7 @@ def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[s
     deck = engine.shuffle(rng or random.SystemRandom())
     salt = secrets.token_bytes(16)
     return "deal_started", {
-        "deal_no": state.deal_no + 1, "dealer": pulka.next_dealer,
+        "format": DEAL_FORMAT, "deal_no": state.deal_no + 1, "dealer": pulka.next_dealer,
         "min_level": pulka.next_min_level(), "deck": list(deck), "salt": salt.hex(),
         "pulka": pulka.to_json(), "players": state.players, "names": list(state.names),
         "member_ids": list(state.member_ids), "last_deal": state.last_deal,
@@ -343,7 +347,7 @@ def deal_ended(state: TableState) -> tuple[str, dict[str, Any]] | None:
         return None
     pulka, entries = state.pulka.record(outcome)
     return "deal_ended", {
-        "deal_no": state.deal_no, "outcome": deal_to_json(outcome),
+        "format": DEAL_FORMAT, "deal_no": state.deal_no, "outcome": deal_to_json(outcome),
         "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
         "pulka": pulka.to_json(),
     }
@@ -396,6 +400,7 @@ def table_info(state: TableState) -> dict[str, Any]:
         "notice": state.notice,
         "deal_no": state.deal_no,
         "sheet": state.pulka.sheet.to_json(),
+        "seat_marks": state.pulka.seat_marks(),  # R-A1: each player's bombs (arabic), else None
         "target": state.pulka.target,
         "preset": state.pulka.conventions.preset,
         "chat_open": not state.deal_in_progress,
@@ -411,6 +416,7 @@ def fold_recorded(state: TableState, seq: int, kind: str,
     """The table state after a recorded-table event."""
     if kind == "recorded_dispute":
         return dataclasses.replace(state, seq=seq)
+    check_deal(payload, table_id=state.table_id, seq=seq, kind=kind)
     return dataclasses.replace(
         state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]),
         last_deal=public_recorded(kind, payload), scored=True,

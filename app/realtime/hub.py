@@ -41,6 +41,7 @@ from app.db.session import session_scope
 from app.realtime import game
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState
+from app.realtime.metrics import CommandStats
 from app.realtime.store import (
     NOTIFY_CHANNEL,
     WRITER_SETUP,
@@ -146,6 +147,18 @@ class TableTimers:
     end_due_sessions: SessionSweeper
     deal_first: FirstDealer | None = None
     due_first_deals: FirstDealSweeper | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HubLoad:
+    """What :meth:`Hub.load` counts: live tables, open sockets (and how many of them are
+    seated players), the messages waiting in their send queues and the longest queue."""
+
+    tables: int
+    sockets: int
+    players: int
+    queued: int
+    deepest: int
 
 
 @dataclass
@@ -264,6 +277,8 @@ class Hub:
                                      direct=write_moves, direct_setup=WRITER_SETUP)
         """Commands of different tables that arrive together share one transaction; moves
         decided in advance share one statement (:func:`~app.realtime.store.write_moves`)."""
+        self.command_stats = CommandStats()
+        """Commands this process's sockets answered, and their latency (``/metrics``)."""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -299,6 +314,28 @@ class Hub:
         self._pending.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("hub task failed", exc_info=task.exception())
+
+    # -- what /metrics reads ------------------------------------------------------------------
+
+    def load(self) -> HubLoad:
+        """Tables with a socket open here, those sockets, and their send queues, now."""
+        tables = sockets = players = queued = deepest = 0
+        for channel in self.channels.values():
+            here = 0
+            for conn in channel.conns:
+                if conn.closed.is_set():
+                    continue
+                here += 1
+                if conn.seat is not None:
+                    players += 1
+                depth = conn.queued
+                queued += depth
+                if depth > deepest:
+                    deepest = depth
+            if here:
+                tables += 1
+                sockets += here
+        return HubLoad(tables, sockets, players, queued, deepest)
 
     # -- subscribers -------------------------------------------------------------------------
 

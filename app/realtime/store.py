@@ -92,6 +92,11 @@ class StateCache:
         state = self._states.get(table_id)
         return state if state is not None and state.seq == seq else None
 
+    def latest(self, table_id: int) -> TableState | None:
+        """The newest state of the table this process holds, whatever its ``seq`` (for a
+        refusal decided in advance, which changes nothing)."""
+        return self._states.get(table_id)
+
     def put(self, state: TableState) -> None:
         current = self._states.get(state.table_id)
         if current is not None and current.seq > state.seq:

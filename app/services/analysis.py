@@ -2,8 +2,9 @@
 
 The caller (the archive API) has already replayed the finished deal (so a deal that is still
 running was refused with 409, R-W8: nothing of a running deal is ever analysed or shown); this
-module turns that replay into :class:`app.rules.analysis.DealFacts`, looks for the cached result
-in ``deal_analyses`` and otherwise runs :func:`app.rules.analysis.analyse_deal` in the
+module turns that replay into :class:`app.rules.search.analysis.DealFacts`, looks for the cached
+result
+in ``deal_analyses`` and otherwise runs :func:`app.rules.search.analysis.analyse_deal` in the
 :class:`~app.workers.WorkerPool` (seconds of CPU, never on the event loop).
 
 * Concurrent requests for the same deal in this process share one computation (an in-flight
@@ -26,8 +27,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.analysis import DealAnalysis
-from app.rules.analysis import DealFacts, analyse_deal
-from app.rules.cards import cards_mask, parse_card
+from app.rules.core.cards import cards_mask, parse_card
+from app.rules.search.analysis import DealFacts, analyse_deal
 from app.workers import PoolBusy, WorkerPool
 
 ANALYSIS_WORKERS = 1

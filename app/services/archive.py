@@ -28,6 +28,7 @@ from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
+from app.realtime.formats import StoredFormatError, check_deal
 from app.rules import (
     Conventions,
     DealConfig,
@@ -36,12 +37,14 @@ from app.rules import (
     action_from_json,
     deal_reveal,
     event_to_json,
+    outcome,
+    outcome_to_json,
     replay,
     verify_deal,
     view,
 )
-from app.rules.deck import playing_seats
-from app.rules.statistics import SEATING_KINDS, sheet_lines
+from app.rules.core.deck import playing_seats
+from app.rules.scoring.statistics import SEATING_KINDS, sheet_lines
 from app.services.pulka_stats import COUNTS, TOTALS
 
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")
@@ -55,6 +58,8 @@ DEAL_NOT_OVER = "deal_not_over"
 """The ``code`` of a refused deal that has not ended (being played, or abandoned): R-W8."""
 PULKA_NOT_OVER = "pulka_not_over"
 """The ``code`` of a refused pulka summary while the pulka is still being played."""
+REPLAY_MISMATCH = "replay_mismatch"
+"""The ``code`` of a stored deal whose replay by this code does not give its stored result."""
 
 
 class ArchiveError(LookupError):
@@ -282,16 +287,17 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     start: Mapping[str, Any] | None = None
     actions: list[Mapping[str, Any]] = []
     ended: Mapping[str, Any] | None = None
+    seqs = [0, 0]
     for e in await _deal_events(db, table.id, deal_no, found.seqs):
         if e.kind == "deal_started":
-            start, actions = e.payload, []
+            start, actions, seqs[0] = e.payload, [], e.seq
         elif e.kind == "player_joined":
             start, actions = None, []
         elif e.kind == "action" and start is not None:
             actions.append(e.payload)
         elif (e.kind == "deal_ended" and start is not None
               and e.payload["deal_no"] == deal_no == start["deal_no"]):
-            ended = e.payload
+            ended, seqs[1] = e.payload, e.seq
             break
     if ended is None or start is None:
         if start is not None and start["deal_no"] == deal_no:
@@ -299,6 +305,12 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
                                     "abandoned): only finished deals are shown (R-W8)",
                                DEAL_NOT_OVER)
         raise ArchiveError(404, f"pulka {pulka_id} has no finished deal {deal_no}")
+    try:
+        check_deal(start, table_id=table.id, seq=seqs[0], kind="deal_started")
+        check_deal(ended, table_id=table.id, seq=seqs[1], kind="deal_ended")
+    except StoredFormatError as exc:
+        raise ArchiveError(409, f"pulka {pulka_id}, deal {deal_no}: {exc.message}",
+                           exc.code) from None
     conventions = Conventions.from_mapping(start["pulka"]["conventions"])
     config = DealConfig(players=start["players"], dealer=start["dealer"],
                         conventions=conventions, min_level=start["min_level"])
@@ -306,6 +318,11 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     state, events = replay(config, start["deck"], bytes.fromhex(start["salt"]), parsed)
     if not state.finished:  # the log says it ended: the engine must agree
         raise ArchiveError(409, f"deal {deal_no} does not replay to its end", "conflict")
+    result = outcome(state)
+    if result is None or outcome_to_json(result) != ended["outcome"]:
+        # Never a silent difference: the deal was stored under rules this code reads otherwise.
+        raise ArchiveError(409, f"pulka {pulka_id}, deal {deal_no}: the replay does not give "
+                                "the stored result", REPLAY_MISMATCH)
     shown = view(state, None)
     public = [event_to_json(ev) for ev in events]
     tricks = [{"no": ev["trick"], "winner": ev["seat"], "cards": ev["cards"]}

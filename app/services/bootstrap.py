@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Member, Role
 from app.security.passwords import hash_password, one_time_password
+from app.services import audit
 
 FIRST_ADMIN_LOGIN = "admin"
 
@@ -27,13 +28,17 @@ async def ensure_first_admin(session: AsyncSession) -> FirstAdmin | None:
     if count:
         return None
     password = one_time_password()
-    session.add(
-        Member(
-            login=FIRST_ADMIN_LOGIN,
-            display_name="Administrator",
-            role=Role.admin,
-            password_hash=hash_password(password),
-            must_change_password=True,
-        )
+    member = Member(
+        login=FIRST_ADMIN_LOGIN,
+        display_name="Administrator",
+        role=Role.admin,
+        password_hash=hash_password(password),
+        must_change_password=True,
     )
+    session.add(member)
+    await session.flush()
+    await audit.record(session, actor=None, action="member.created", target=f"member:{member.id}",
+                       before=None, after={"login": member.login,
+                                           "display_name": member.display_name,
+                                           "role": member.role, "by": "first start"})
     return FirstAdmin(login=FIRST_ADMIN_LOGIN, password=password)

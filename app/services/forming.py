@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
-from app.rules.cards import SUIT_LETTERS
-from app.rules.conventions import PRESET_NAMES
-from app.rules.draw import draw_first_dealer, draw_seats, draw_tables
+from app.rules.core.cards import SUIT_LETTERS
+from app.rules.core.conventions import PRESET_NAMES
+from app.rules.core.draw import draw_first_dealer, draw_seats, draw_tables
 from app.services.club_settings import club_settings
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members

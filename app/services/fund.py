@@ -22,6 +22,12 @@ proposal before it is paid. A payout re-counts the votes under the proposal's ro
 treasurer (or admin) records payments and pays out approved proposals.
 
 Every refusal is a :class:`FundError` with a stable ``code`` the page translates.
+
+Audited in the same transaction (:mod:`app.services.audit`): every ledger entry
+(``fund.entry``: R-F1 debts by the server, payments and adjustments; ``fund.payout`` for a
+spending), every proposal (``fund.proposal``), vote (``fund.vote``, before: the earlier vote),
+approval by the votes (``fund.approval``) and rejection (``fund.rejection``, by the votes or an
+admin's veto).
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ from app.db.models import Attendance, ClubSession, Member
 from app.db.models.fund import EntryKind, FundEntry, FundProposal, FundVote, ProposalStatus
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableSeat
+from app.services import audit
+from app.services.audit import Actor
 from app.services.errors import ServiceError
 
 ZERO = Decimal("0.00")
@@ -107,6 +115,22 @@ async def _lock_ledger(db: AsyncSession) -> None:
     await db.execute(select(func.pg_advisory_xact_lock(func.hashtext(LEDGER_LOCK))))
 
 
+def _entry_facts(e: FundEntry) -> dict[str, Any]:
+    return {"id": e.id, "kind": e.kind, "member_id": e.member_id, "pulka_id": e.pulka_id,
+            "proposal_id": e.proposal_id, "amount": money(e.amount), "reason": e.reason}
+
+
+async def _audit_entry(db: AsyncSession, actor: Actor | None, entry: FundEntry,
+                       action: str = "fund.entry") -> None:
+    await audit.record(db, actor=actor, action=action, target=f"fund_entry:{entry.id}",
+                       before=None, after=_entry_facts(entry))
+
+
+def _proposal_facts(p: FundProposal) -> dict[str, Any]:
+    return {"status": p.status, "title": p.title, "amount": money(p.amount),
+            "proposer_id": p.proposer_id}
+
+
 # ---------------------------------------------------------------------------------------- R-F1
 
 async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
@@ -146,6 +170,7 @@ async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
         if entry_id is not None:
             entry = await db.get(FundEntry, entry_id)
             assert entry is not None
+            await _audit_entry(db, None, entry)
             added.append(entry)
     return added
 
@@ -227,7 +252,8 @@ async def debts(db: AsyncSession) -> list[Debt]:
 
 async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Decimal,
                          by: Member, now: datetime, reason: str | None = None,
-                         kind: EntryKind = EntryKind.payment) -> FundEntry:
+                         kind: EntryKind = EntryKind.payment,
+                         actor: Actor | None = None) -> FundEntry:
     """Record money paid in (``payment``, > 0, by a member) or a correction (``adjustment``,
     signed, with a reason); an adjustment may not take the balance below zero (R-F5)."""
     amount = _exact(amount)
@@ -266,6 +292,7 @@ async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Dec
                       recorded_at=now, reason=why[:300])
     db.add(entry)
     await db.flush()
+    await _audit_entry(db, actor or Actor.of(by), entry)
     return entry
 
 
@@ -285,7 +312,8 @@ def year_ago(now: datetime) -> datetime:
 
 
 async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amount: Decimal,
-                          now: datetime, zone: ZoneInfo) -> FundProposal:
+                          now: datetime, zone: ZoneInfo,
+                          actor: Actor | None = None) -> FundProposal:
     """A spending proposal (R-F2); at most one per member and calendar year (R-F3).
 
     The unique ``(proposer_id, year)`` constraint decides between concurrent proposals:
@@ -299,7 +327,8 @@ async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amo
                         status=422)
     title = title.strip()
     if not title:
-        raise FundError("fund_title_required", "a proposal needs a title (what the money is for)")
+        raise FundError("fund_title_required", "a proposal needs a title (what the money is for)",
+                        status=422)
     year = club_year(now, zone)
     new_id = await db.scalar(
         insert(FundProposal).values(proposer_id=proposer.id, year=year, title=title[:200],
@@ -315,6 +344,9 @@ async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amo
             f"the next one may be made from 1 January {year + 1}", status=409)
     proposal = await db.get(FundProposal, new_id)
     assert proposal is not None
+    await audit.record(db, actor=actor or Actor.of(proposer), action="fund.proposal",
+                       target=f"fund_proposal:{proposal.id}", before=None,
+                       after={**_proposal_facts(proposal), "year": proposal.year})
     return proposal
 
 
@@ -375,7 +407,7 @@ async def verdict(db: AsyncSession, proposal: FundProposal) -> Verdict:
 
 
 async def vote(db: AsyncSession, *, proposal_id: int, member: Member, yes: bool,
-               now: datetime) -> FundProposal:
+               now: datetime, actor: Actor | None = None) -> FundProposal:
     """Vote yes or no on an open proposal (a second vote replaces the first; the unique
     ``(proposal_id, member_id)`` constraint keeps it one vote); R-F2 decides it at once when the
     yes votes reach the quorum and outnumber the no votes, or the no votes are a majority."""
@@ -389,34 +421,50 @@ async def vote(db: AsyncSession, *, proposal_id: int, member: Member, yes: bool,
     if proposal.status != ProposalStatus.open:
         raise FundError("fund_proposal_closed", f"proposal {proposal_id} is "
                         f"{proposal.status.value}; only open proposals take votes", status=409)
+    who = actor or Actor.of(member)
+    earlier = await db.scalar(select(FundVote.yes).where(
+        FundVote.proposal_id == proposal_id, FundVote.member_id == member.id).with_for_update())
     await db.execute(insert(FundVote).values(
         proposal_id=proposal_id, member_id=member.id, yes=yes, at=now,
     ).on_conflict_do_update(index_elements=["proposal_id", "member_id"],
                             set_={"yes": yes, "at": now}))
+    target = f"fund_proposal:{proposal.id}"
+    await audit.record(db, actor=who, action="fund.vote", target=target,
+                       before=None if earlier is None else {"yes": earlier}, after={"yes": yes})
     counted = await verdict(db, proposal)
-    if counted.approved:
-        proposal.status, proposal.decided_at = ProposalStatus.approved, now
-    elif counted.rejected:
-        proposal.status, proposal.decided_at = ProposalStatus.rejected, now
+    decided = (ProposalStatus.approved if counted.approved
+               else ProposalStatus.rejected if counted.rejected else None)
+    if decided is not None:
+        tally = {"yes": counted.yes, "no": counted.no, "electorate": counted.electorate,
+                 "quorum": counted.quorum}
+        await audit.record(
+            db, actor=who, action="fund.approval" if counted.approved else "fund.rejection",
+            target=target, before={"status": proposal.status},
+            after={"status": decided, "by": "votes", **tally})
+        proposal.status, proposal.decided_at = decided, now
     await db.flush()
     return proposal
 
 
 async def reject(db: AsyncSession, *, proposal_id: int, admin: Member,
-                 now: datetime) -> FundProposal:
+                 now: datetime, actor: Actor | None = None) -> FundProposal:
     """An admin's veto: reject a proposal not yet paid. There is no admin approval — spending
     needs the members' vote (R-F2) — but refusing to spend never costs the fund anything."""
     proposal = await _proposal(db, proposal_id)
     if proposal.status not in COMPETING:
         raise FundError("fund_proposal_decided",
                         f"proposal {proposal_id} is already {proposal.status.value}", status=409)
+    await audit.record(db, actor=actor or Actor.of(admin), action="fund.rejection",
+                       target=f"fund_proposal:{proposal.id}", before={"status": proposal.status},
+                       after={"status": ProposalStatus.rejected, "by": "admin"})
     proposal.status = ProposalStatus.rejected
     proposal.decided_by_id, proposal.decided_at = admin.id, now
     await db.flush()
     return proposal
 
 
-async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime) -> FundEntry:
+async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime,
+              actor: Actor | None = None) -> FundEntry:
     """Pay out an approved proposal: a ``spending`` entry, only while the members' votes still
     approve it (R-F2), never beyond the balance (R-F5), and not ahead of a better-ranked
     approved proposal the rest would no longer cover (R-F4).
@@ -454,8 +502,13 @@ async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime) 
                       amount=-proposal.amount, recorded_by_id=by.id, recorded_at=now,
                       reason=f"proposal {proposal.id}: {proposal.title}"[:300])
     db.add(entry)
+    before = _proposal_facts(proposal)
     proposal.status = ProposalStatus.paid
     await db.flush()
+    await audit.record(db, actor=actor or Actor.of(by), action="fund.payout",
+                       target=f"fund_proposal:{proposal.id}", before=before,
+                       after={**_proposal_facts(proposal), "entry": _entry_facts(entry),
+                              "balance": money(have - proposal.amount)})
     return entry
 
 

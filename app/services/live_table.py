@@ -27,7 +27,7 @@ from app.realtime import engine, game
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, stamp_deadline
 from app.rules import export_document
-from app.services import fund, pulka_stats
+from app.services import fund, pulka_stats, rating
 from app.services.session_clock import deal_start_refusal, record_deal_started
 
 
@@ -93,7 +93,8 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
     :func:`app.realtime.store.stamp_deadline`), so every process, snapshot and replay shows
     the same countdown (docs/protocol.md).
     When the pulka finishes, its archive rows are tallied in the same transaction
-    (:func:`app.services.pulka_stats.record`).
+    (:func:`app.services.pulka_stats.record`, which also adds them to the standings) and the
+    pulka is rated (:func:`app.services.rating.rate_pulka`).
     """
     state = _sync_deadline(db, table, state, now)
     if before is not None and before.pulka is state.pulka and before.status == state.status:
@@ -115,6 +116,7 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
                                  practice=table.practice, finished_at=now,
                                  started_at=table.created_at, settlement=values["settlement"],
                                  pulka=state.pulka)
+        await rating.rate_pulka(db, pulka_id)
     if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
         await fund.record_table_debts(db, table.id, now)
     return state

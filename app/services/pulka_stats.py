@@ -19,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.archive import MemberStats as MemberTotals
 from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.table import TableEvent
-from app.rules.pulka import Pulka
-from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.services import standings
 
 FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no")
 COUNTS = ("deals", "declared", "made", "failed", "miseres", "miseres_made")
@@ -75,7 +76,8 @@ async def record(db: AsyncSession, *, pulka_id: int, table_id: int, practice: bo
                  settlement: dict[str, Any] | None, pulka: Pulka) -> None:
     """Tally the finished pulka's log and (re)write its archive rows in ``db``'s transaction
     (``pulka``: the finished scoring pulka, for the sheet's running totals); a club pulka's
-    rows are added to its members' totals (rows written before for it are taken off)."""
+    rows are added to its members' totals and to their nights of the standings
+    (:func:`app.services.standings.add_rows`; rows written before for it are taken off)."""
     facts: Iterable[LogFact] = [to_fact(r[1:]) for r in
                                 (await db.execute(facts_query([table_id]))).all()]
     one, members = rows_of(pulka_id, table_id, practice, finished_at, started_at,
@@ -88,9 +90,11 @@ async def record(db: AsyncSession, *, pulka_id: int, table_id: int, practice: bo
     if members:
         await db.execute(insert(PulkaMemberStats), members)
     if not practice:
-        taken_off = [{c: getattr(r, c) for c in ("member_id", "seat", *TOTALS[1:])}
+        taken_off = [{c: getattr(r, c) for c in ("member_id", "seat", "finished_at",
+                                                 "started_at", *TOTALS[1:])}
                      for r in old if not r.practice]
         await _add_totals(db, members, taken_off)
+        await standings.add_rows(db, members, taken_off)
 
 
 async def _add_totals(db: AsyncSession, added: list[dict[str, Any]],

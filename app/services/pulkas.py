@@ -2,7 +2,9 @@
 
 :func:`close_pulka` ends a table's pulka by ``agreement`` or at ``session_end`` (R-S3, R-P8):
 it appends ``pulka_ended`` to the table's log (so every seat sees it), settles the pulka and
-stores its ``pulka/1`` record, inside the caller's transaction.
+stores its ``pulka/1`` record, inside the caller's transaction, and audits it as
+``pulka.closed_early`` (who asked, or the server at the session end; the reason, the deals
+played and the settlement).
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.table import Pulka as PulkaRow
 from app.realtime import game
 from app.realtime.store import append, load_state, lock_table, notify
+from app.services import audit
+from app.services.audit import SYSTEM, Actor
 from app.services.live_table import sync_rows
 
 CLOSE_REASONS = ("agreement", "session_end", "target")
 
 
 async def close_pulka(db: AsyncSession, table_id: int, reason: str,
-                      now: datetime | None = None) -> PulkaRow | None:
+                      now: datetime | None = None, actor: Actor = SYSTEM) -> PulkaRow | None:
     """Close the table's pulka now (a deal in progress is abandoned); None if no such table.
 
     Closing a finished pulka changes nothing.
@@ -41,6 +45,14 @@ async def close_pulka(db: AsyncSession, table_id: int, reason: str,
         await sync_rows(db, table, state, now)
         await db.flush()
         await notify(db, table_id, table.version)
+        row = await pulka_of_table(db, table_id)
+        await audit.record(db, actor=actor, action="pulka.closed_early",
+                           target=f"table:{table_id}", before={"status": "playing"},
+                           after={"status": "finished", "reason": reason,
+                                  "pulka_id": row.id if row else None,
+                                  "deals": row.deals if row else None,
+                                  "settlement": row.settlement if row else None})
+        return row
     return await pulka_of_table(db, table_id)
 
 

@@ -3,7 +3,8 @@
 A recorded table keeps the draws, seats, dealer rotation and session timing of a live one, but
 the server deals nothing: the scorer (a seated player, or the member the table chose) enters each
 deal as a ``pulka/1`` deal object. Every entry goes through the record reader
-(:func:`app.rules.outcome_json.deal_from_json`) and :meth:`app.rules.pulka.Pulka.record` — the
+(:func:`app.rules.core.outcome_json.deal_from_json`) and
+:meth:`app.rules.scoring.pulka.Pulka.record` — the
 checks and the scoring of a live deal and of ``prefclub score`` — and becomes one table event
 (:mod:`app.realtime.recorded`), so the other players see it at once over the socket.
 
@@ -15,6 +16,9 @@ Each function works inside the caller's transaction, serialised on the table row
   at a recorded table); the correction carries an ``entry_error`` penalty (R-X11) sized by the
   over-entry it removes: the first in the pulka free, a later one fined by its size.
 * :func:`dispute_deal` — a seated player disputes an entry (a public event; scoring unchanged).
+
+Penalties are audited: an entry that carries penalties as ``penalty.entry``, every correction
+as ``penalty.correction`` (the deal before → after, with its ``entry_error`` fine).
 """
 
 from __future__ import annotations
@@ -29,14 +33,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.table import Table
 from app.realtime import game
+from app.realtime.formats import DEAL_FORMAT
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, lock_table, notify, rebuild
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import DealOutcome, Penalty
-from app.rules.outcome_json import deal_from_json, deal_to_json
-from app.rules.penalties import CATALOGUE
-from app.rules.pulka import Pulka
-from app.rules.sheet import Sheet
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import DealOutcome, Penalty
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.scoring.penalties import CATALOGUE
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.sheet import Sheet
+from app.services import audit
+from app.services.audit import Actor
 from app.services.errors import ForbiddenError, NotFoundError, ServiceError
 from app.services.live_table import deal_refusal, sync_rows
 
@@ -110,13 +117,13 @@ async def _finish(db: AsyncSession, table: Table, state: TableState, before: Tab
 
 def _payload(pulka: Pulka, outcome: DealOutcome, entries: list[Any], deal_no: int,
              by: int) -> dict[str, Any]:
-    return {"deal_no": deal_no, "outcome": deal_to_json(outcome),
+    return {"format": DEAL_FORMAT, "deal_no": deal_no, "outcome": deal_to_json(outcome),
             "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
             "pulka": pulka.to_json(), "by": by}
 
 
 async def enter_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: int,
-                     deal: object, now: datetime) -> Entered:
+                     deal: object, now: datetime, address: str | None = None) -> Entered:
     """Enter deal ``deal_no`` (0-based) at a recorded table; checked and scored like a live one."""
     table, state = await _recorded_table(db, table_id)
     _scorer_seat(table, state, member_id)
@@ -134,6 +141,11 @@ async def enter_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: i
     payload = _payload(pulka, outcome, entries, deal_no, member_id)
     after = append(db, table, state, "recorded_deal", payload)
     seq = after.seq
+    if outcome.penalties:
+        await audit.record(db, actor=Actor(member_id, address), action="penalty.entry",
+                           target=f"table:{table_id}", before=None,
+                           after={"deal_no": deal_no, "seq": seq,
+                                  "penalties": payload["outcome"]["penalties"]})
     await _finish(db, table, after, state, now)
     return Entered(seq, "recorded_deal", game.public_data("recorded_deal", payload))
 
@@ -153,7 +165,8 @@ def over_entry(wrong: Sheet, right: Sheet) -> int:
 
 
 async def correct_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: int,
-                       deal: object, now: datetime, charged_seat: int | None = None) -> Entered:
+                       deal: object, now: datetime, charged_seat: int | None = None,
+                       address: str | None = None) -> Entered:
     """Enter deal ``deal_no`` again: only the last deal, before the next one is entered (R-P7).
 
     The corrected deal carries an ``entry_error`` (R-X11) charged to ``charged_seat`` (default:
@@ -194,6 +207,11 @@ async def correct_deal(db: AsyncSession, table_id: int, member_id: int, deal_no:
     payload = {**_payload(new, corrected, entries, deal_no, member_id), "size": size}
     after = append(db, table, state, "recorded_correction", payload)
     seq = after.seq
+    await audit.record(db, actor=Actor(member_id, address), action="penalty.correction",
+                       target=f"table:{table_id}",
+                       before={"deal_no": deal_no, "deal": deal_to_json(wrong)},
+                       after={"deal_no": deal_no, "seq": seq, "deal": payload["outcome"],
+                              "entry_error": {"seat": charged, "size": size}})
     await _finish(db, table, after, state, now)
     return Entered(seq, "recorded_correction", game.public_data("recorded_correction", payload))
 

@@ -2,6 +2,9 @@
 the 22:15 stop with its one-round extension (R-S2) and the session end (R-S3).
 
 Every function takes ``now`` (from the injectable clock) instead of reading the time itself.
+A session's times are audited when it is created or cancelled (``session.created``,
+``session.cancelled``) and when it ends (``session.ended``), with who asked (``actor``; the
+server's timer when omitted).
 
 The R-S2 deal gate (:func:`deal_start_refusal`, :func:`record_deal_started`, the extension
 consents) lives in :mod:`app.services.session_clock`, which the live tables use directly; its
@@ -28,6 +31,8 @@ from app.db.models import (
     Member,
 )
 from app.db.models.table import Table, TableEvent
+from app.services import audit
+from app.services.audit import SYSTEM, Actor
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.pulkas import close_pulka
 from app.services.session_clock import (
@@ -79,8 +84,13 @@ def upcoming_mondays(now: datetime, zone: ZoneInfo, weeks: int) -> list[date]:
     return [first + timedelta(weeks=i) for i in range(weeks)]
 
 
+def _times(row: ClubSession) -> dict[str, Any]:
+    return {"starts_at": row.starts_at, "ends_at": row.ends_at, "extra": row.extra}
+
+
 async def generate_sessions(db: AsyncSession, now: datetime, zone: ZoneInfo,
-                            weeks: int = DEFAULT_WEEKS) -> list[ClubSession]:
+                            weeks: int = DEFAULT_WEEKS, actor: Actor = SYSTEM
+                            ) -> list[ClubSession]:
     """Create the Monday sessions of the next ``weeks`` weeks that do not exist yet (R-S1).
 
     Idempotent: running it twice creates nothing the second time. Returns those sessions.
@@ -95,27 +105,54 @@ async def generate_sessions(db: AsyncSession, now: datetime, zone: ZoneInfo,
             row = ClubSession(starts_at=starts, ends_at=ends, extra=False)
             db.add(row)
             await db.flush()
+            await audit.record(db, actor=actor, action="session.created",
+                               target=f"session:{row.id}", before=None, after=_times(row))
         result.append(row)
     return result
 
 
 async def add_extra_session(db: AsyncSession, *, day: date, start: time, end: time,
-                            zone: ZoneInfo, by: Member, now: datetime) -> ClubSession:
-    """An admin opens an extra session, recorded as such (R-S1)."""
+                            zone: ZoneInfo, by: Member, now: datetime,
+                            actor: Actor | None = None) -> ClubSession:
+    """An admin opens an extra session, recorded as such (R-S1).
+
+    Refused, changing nothing: an end not after the start on that day (422
+    ``session_ends_before_start``, ``params`` ``{"start", "end"}``), an end already past (422
+    ``session_in_past``, ``{"date", "end", "today"}``), a clash with another session (409
+    ``session_overlaps``, ``{"session_id", "date", "start", "end"}``: the other one's, in club
+    time)."""
+    if end <= start:
+        raise ServiceError(
+            f"the session must end after it starts: {end:%H:%M} is not after {start:%H:%M}",
+            status=422, code="session_ends_before_start",
+            params={"start": f"{start:%H:%M}", "end": f"{end:%H:%M}"})
     starts, ends = local_span(day, zone, start, end)
     if ends <= now:
-        raise ServiceError("an extra session cannot be in the past", status=422)
-    overlapping = await db.scalar(select(ClubSession.id).where(
-        ClubSession.starts_at < ends, ClubSession.ends_at > starts))
-    if overlapping is not None:
-        raise ConflictError(f"it overlaps session {overlapping}")
+        today = now.astimezone(zone).date()
+        raise ServiceError(
+            f"an extra session cannot be in the past: {day.isoformat()} {end:%H:%M} is over "
+            f"(today is {today.isoformat()})", status=422, code="session_in_past",
+            params={"date": day.isoformat(), "end": f"{end:%H:%M}", "today": today.isoformat()})
+    other = await db.scalar(select(ClubSession).where(
+        ClubSession.starts_at < ends, ClubSession.ends_at > starts).limit(1))
+    if other is not None:
+        other_start = other.starts_at.astimezone(zone)
+        raise ConflictError(
+            f"it overlaps session {other.id} ({other_start:%Y-%m-%d %H:%M}-"
+            f"{other.ends_at.astimezone(zone):%H:%M})", code="session_overlaps",
+            params={"session_id": other.id, "date": other_start.date().isoformat(),
+                    "start": f"{other_start:%H:%M}",
+                    "end": f"{other.ends_at.astimezone(zone):%H:%M}"})
     row = ClubSession(starts_at=starts, ends_at=ends, extra=True, created_by_id=by.id)
     db.add(row)
     await db.flush()
+    await audit.record(db, actor=actor or Actor.of(by), action="session.created",
+                       target=f"session:{row.id}", before=None, after=_times(row))
     return row
 
 
-async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime) -> None:
+async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime,
+                               actor: Actor = SYSTEM) -> None:
     """An admin cancels an extra session (R-S1) that has no table draw and no tables yet: it is
     deleted with its check-ins and late notices, so it leaves every list and frees its time.
 
@@ -140,6 +177,8 @@ async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime)
     if drawn is not None or tables is not None:
         raise ConflictError("this session already has its table draw or tables",
                             code="session_has_tables")
+    await audit.record(db, actor=actor, action="session.cancelled",
+                       target=f"session:{session.id}", before=_times(session), after=None)
     await db.delete(session)
     await db.flush()
 
@@ -174,13 +213,22 @@ def _require_open(session: ClubSession, now: datetime) -> None:
         raise ConflictError("this session is over")
 
 
+def _local_start(session: ClubSession, zone: ZoneInfo) -> dict[str, str]:
+    """The session's own start as the refusals name it: ``start`` in club time ("10:02" for an
+    extra session, "19:00" for a Monday one) and ``starts_at`` (ISO 8601 UTC)."""
+    return {"start": session.starts_at.astimezone(zone).strftime("%H:%M"),
+            "starts_at": session.starts_at.isoformat()}
+
+
 async def give_late_notice(db: AsyncSession, session: ClubSession, member: Member,
-                           now: datetime, note: str | None) -> LateNotice:
-    """Notice of being late; only before the session starts (R-S4)."""
+                           now: datetime, note: str | None, *, zone: ZoneInfo) -> LateNotice:
+    """Notice of being late; only before the session starts (R-S4). ``zone``: the club's,
+    in which a refusal names the start."""
     _require_open(session, now)
     if now >= session.starts_at:
-        raise ConflictError("notice of being late must be given before the session starts at "
-                            "19:00 (R-S4)")
+        start = _local_start(session, zone)
+        raise ConflictError(f"notice of being late must be given before the session starts at "
+                            f"{start['start']} (R-S4)", code="late_notice_closed", params=start)
     if await _attendance(db, session.id, member.id) is not None:
         raise ConflictError("you have already checked in")
     row = await _late_notice(db, session.id, member.id)
@@ -221,8 +269,10 @@ async def is_present(db: AsyncSession, session_id: int, member_id: int) -> bool:
 
 
 async def check_in(db: AsyncSession, session: ClubSession, member: Member,
-                   now: datetime) -> Attendance:
-    """Record a member's attendance; after 19:00 only with a notice given before (R-S4).
+                   now: datetime, *, zone: ZoneInfo) -> Attendance:
+    """Record a member's attendance; after the session's start (19:00 on a Monday) only with a
+    notice given before (R-S4). A refusal names the session's own times in the club's ``zone``
+    (message and ``params``).
 
     Checking in twice returns the first record.
     """
@@ -232,12 +282,16 @@ async def check_in(db: AsyncSession, session: ClubSession, member: Member,
     existing = await _attendance(db, session.id, member.id)
     if existing is not None:
         return existing
+    start = _local_start(session, zone)
     if now < session.starts_at - CHECK_IN_OPENS:
-        raise ConflictError("check-in opens at 13:00 on the day of the session")
+        opens = (session.starts_at - CHECK_IN_OPENS).astimezone(zone).strftime("%H:%M")
+        raise ConflictError(f"check-in opens at {opens} on the day of the session",
+                            code="check_in_not_open", params={**start, "opens": opens})
     late = now >= session.starts_at
     if late and await _late_notice(db, session.id, member.id) is None:
-        raise ConflictError("the session started at 19:00 and you gave no notice of being late "
-                            "before it (R-S4); you cannot join this session")
+        raise ConflictError(f"the session started at {start['start']} and you gave no notice of "
+                            "being late before it (R-S4); you cannot join this session",
+                            code="late_without_notice", params=start)
     row = Attendance(club_session_id=session.id, member_id=member.id, checked_in_at=now,
                      late=late)
     db.add(row)
@@ -277,8 +331,9 @@ async def attendance_counts(db: AsyncSession, since: datetime,
 # -- the session end (R-S3) ----------------------------------------------------------------------
 
 
-async def _close(db: AsyncSession, table_id: int, now: datetime) -> Any:
-    return await close_pulka(db, table_id, "session_end", now)
+async def _close(db: AsyncSession, table_id: int, now: datetime,
+                 actor: Actor = SYSTEM) -> Any:
+    return await close_pulka(db, table_id, "session_end", now, actor)
 
 
 async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: datetime) -> bool:
@@ -297,18 +352,25 @@ async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: dat
     return True
 
 
-async def end_session(db: AsyncSession, session: ClubSession, now: datetime) -> list[int]:
+async def end_session(db: AsyncSession, session: ClubSession, now: datetime,
+                      actor: Actor = SYSTEM) -> list[int]:
     """End the session: every unfinished pulka of its tables is closed and settled as ended by
     agreement at the session end (R-S3, R-P9). Returns the ids of the tables closed."""
     if session.ended_at is not None:
         raise ConflictError("this session has already ended")
     if now < session.ends_at:
         raise ConflictError("the session runs until 22:15; it cannot be ended earlier")
+    # Every table row is locked (in id order) before the first audit row takes the audit
+    # log's lock: a deal ending at one of them meanwhile holds its table lock and then waits
+    # for the audit lock, so taking them the other way round could deadlock.
     ids = list((await db.scalars(select(Table.id).where(
         Table.club_session_id == session.id, Table.practice.is_(False),
-        Table.status != "finished").order_by(Table.id))).all())
+        Table.status != "finished").order_by(Table.id).with_for_update())).all())
     for table_id in ids:
-        await _close(db, table_id, now)
+        await _close(db, table_id, now, actor)
+    await audit.record(db, actor=actor, action="session.ended", target=f"session:{session.id}",
+                       before={"ended_at": None},
+                       after={"ended_at": now, "closed_tables": ids})
     session.ended_at = now
     await db.flush()
     return ids

@@ -22,6 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ClubSession, DealStart, ExtensionConsent, Member
 from app.db.models.table import Table, TableSeat
+from app.services import audit
+from app.services.audit import SYSTEM, Actor
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError
 
 
@@ -160,6 +162,10 @@ class ExtensionState:
     """An admin refused the extension (R-S2): the table ends at the session's end."""
     ends_at: datetime | None = None
     """The session's end (22:15 on a Monday; an extra session's own end), which pages name."""
+    past_end: bool = False
+    """Whether the extension question stands in time: the session's end has passed and the
+    session is not closed yet. Before the end a table that may not deal is simply waiting
+    (e.g. seated before 19:00), and nobody is asked to extend it."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -179,9 +185,11 @@ async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> Ext
         if agreed:
             remaining = max(0, tc.players - after)
     reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
+    past_end = (tc.session is not None and not tc.practice and not tc.finished
+                and tc.session.ended_at is None and now >= tc.session.ends_at)
     return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
                           after, remaining, reason is None, reason, tc.extension_refused,
-                          tc.session.ends_at if tc.session is not None else None)
+                          tc.session.ends_at if tc.session is not None else None, past_end)
 
 
 async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,
@@ -210,7 +218,8 @@ async def set_extension_consent(db: AsyncSession, table_id: int, member: Member,
     return await extension_state(db, table_id, now)
 
 
-async def refuse_extension(db: AsyncSession, table_id: int, now: datetime) -> ExtensionState:
+async def refuse_extension(db: AsyncSession, table_id: int, now: datetime,
+                           actor: Actor = SYSTEM) -> ExtensionState:
     """An admin refuses a club table's extension past 22:15 (R-S2): its players' consents are
     dropped and no new one counts, so the table ends as a table without extension (no deal
     starts after the session's end; the session end closes it, R-S3).
@@ -237,6 +246,12 @@ async def refuse_extension(db: AsyncSession, table_id: int, now: datetime) -> Ex
     if await deals_started_since(db, table_id, session.ends_at):
         raise ConflictError("the extension round has started; it is played out",
                             code="extension_round_started")
+    consents = list((await db.scalars(select(ExtensionConsent.member_id).where(
+        ExtensionConsent.table_id == table_id).order_by(ExtensionConsent.member_id))).all())
+    await audit.record(db, actor=actor, action="session.extension_refused",
+                       target=f"table:{table_id}",
+                       before={"extension_refused_at": None, "consents": consents},
+                       after={"extension_refused_at": now, "session_id": session.id})
     table.extension_refused_at = now
     await db.execute(delete(ExtensionConsent).where(ExtensionConsent.table_id == table_id))
     await db.flush()

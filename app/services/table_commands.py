@@ -24,6 +24,7 @@ from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.db.session import session_scope
 from app.realtime import engine, game
+from app.realtime.chat_rate import RecentChats
 from app.realtime.connection import dumps
 from app.realtime.game import CommandRejected, TableState
 from app.realtime.store import (
@@ -41,7 +42,7 @@ from app.realtime.store import (
     write_if_current,
 )
 from app.rules import ACTION_TYPES, action_to_json
-from app.rules.timeout import DEFAULT_CUT, default_move
+from app.rules.deal.timeout import DEFAULT_CUT, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 
@@ -80,10 +81,33 @@ async def _check_chat_rate(db: AsyncSession, table_id: int, member_id: int) -> N
         .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
                TableEvent.kind == "chat", TableCommand.created_at > since))
     if (recent or 0) >= CHAT_RATE_LINES:
-        raise CommandRejected(
-            "chat_rate",
-            f"too many chat lines: at most {CHAT_RATE_LINES} in {CHAT_RATE_SECONDS} seconds; "
-            "wait a few seconds and try again")
+        raise _chat_rate_refusal()
+
+
+def _chat_rate_refusal() -> CommandRejected:
+    return CommandRejected(
+        "chat_rate",
+        f"too many chat lines: at most {CHAT_RATE_LINES} in {CHAT_RATE_SECONDS} seconds; "
+        "wait a few seconds and try again")
+
+
+def _chat_refused_in_advance(cache: StateCache, chats: RecentChats, table_id: int,
+                             member_id: int, name: str,
+                             command: Mapping[str, Any]) -> CommandRejected | None:
+    """The refusal of a chat line this process can tell without the database, or None: a bad
+    text, table talk closed by a deal in progress (R-W12) in the newest state it holds, or the
+    member over the rate by the lines it accepted itself (:mod:`app.realtime.chat_rate`)."""
+    state = cache.latest(table_id)
+    seat = state.seat_of(member_id) if state is not None else None
+    if state is None or seat is None:
+        return None
+    try:
+        game.chat_event(state, seat, name, command.get("text"))
+    except CommandRejected as exc:
+        return exc
+    if chats.count(table_id, member_id, CHAT_RATE_SECONDS) >= CHAT_RATE_LINES:
+        return _chat_rate_refusal()
+    return None
 
 
 def _command_id(command: Mapping[str, Any]) -> str:
@@ -126,7 +150,8 @@ async def _solve_claim(sessionmaker: async_sessionmaker[AsyncSession], cache: St
         return
     body = {k: v for k, v in command.items() if k not in ("id", "seq")}
     action = engine.claim_action(body, seat)
-    if action is None or engine.claim_known(state.deal, action):
+    if (action is None or engine.claim_known(state.deal, action)
+            or not engine.claim_needs_search(state.deal, action)):
         return
     try:
         holds = await solver.run(engine.solve_claim, state.deal, action)
@@ -152,6 +177,7 @@ async def execute(
     solver: WorkerPool | None = None,
     after_deal: AfterDeal | None = None,
     committer: GroupCommit | None = None,
+    chats: RecentChats | None = None,
 ) -> CommandResult:
     """Apply one write command in its own transaction — or, with ``committer``, in the
     transaction it shares with other tables' commands that arrived at the same time (group
@@ -162,7 +188,10 @@ async def execute(
     a claim (R-W11) is solved in that worker pool before the transaction, never on the event
     loop; a full pool refuses the claim with ``busy``. ``after_deal`` runs when the command
     ends a deal (see :func:`app.services.live_table.advance`); the server passes the
-    seat-change hook through :class:`TableCommands`."""
+    seat-change hook through :class:`TableCommands`. With ``chats`` (and ``cache``) a chat
+    line this process can tell is refused (:func:`_chat_refused_in_advance`) costs one read
+    (is its id already applied? then it is answered as the duplicate it is), no lock and no
+    transaction: a chat flood does not hold up the table (issue 24)."""
     cid = _command_id(command)
     kind = command.get("type")
     if kind not in WRITE_COMMANDS:
@@ -173,6 +202,17 @@ async def execute(
     if client_seq is not None and (isinstance(client_seq, bool)
                                    or not isinstance(client_seq, int)):
         raise CommandRejected("bad_command", "seq must be a whole number")
+    if kind == "chat" and chats is not None and cache is not None:
+        refusal = _chat_refused_in_advance(cache, chats, table_id, member_id, name, command)
+        if refusal is not None:
+            async with sessionmaker() as db:
+                live, done = await recheck_command(db, table_id, member_id, cid, session_id,
+                                                   now)
+            if not live:
+                raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
+            if done is not None:
+                return CommandResult(seq=done, duplicate=True, state=None)
+            raise refusal
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
     if committer is not None and cache is not None and client_seq is not None:
@@ -197,6 +237,8 @@ async def execute(
                 result = await work(db)
         if cache is not None and result.state is not None:
             cache.put(result.state)  # only once committed: the cache never holds a guess
+        if kind == "chat" and chats is not None and not result.duplicate:
+            chats.record(table_id, member_id)
         return result
     except (CommandRejected, IntegrityError) as exc:
         if isinstance(exc, CommandRejected) and not exc.after_lock:
@@ -373,7 +415,7 @@ def _auto_cut(command: Mapping[str, Any]) -> bool:
 
 
 def _default_cut(state: TableState, seat: int) -> dict[str, Any]:
-    """The cut the timer makes (``app.rules.timeout.DEFAULT_CUT``), as a command body; the
+    """The cut the timer makes (``app.rules.deal.timeout.DEFAULT_CUT``), as a command body; the
     engine's refusal when it is not this seat's cut."""
     move = (default_move(state.deal, seat)
             if state.deal is not None and engine.phase(state.deal) == "cut"
@@ -390,7 +432,7 @@ async def fire_deadline(
     now: datetime,
     after_deal: AfterDeal | None = None,
 ) -> bool:
-    """Play the default move (``app.rules.timeout.default_move``) of a player whose time ran
+    """Play the default move (``app.rules.deal.timeout.default_move``) of a player whose time ran
     out; True if a move was made.
 
     Guarded by the row lock and ``deadline_seq``: of all processes that try, one fires, once.
@@ -434,12 +476,13 @@ class TableCommands:
                       seat: int | None, name: str, command: Mapping[str, Any],
                       now: datetime, session_id: int | None = None,
                       solver: WorkerPool | None = None,
-                      committer: GroupCommit | None = None) -> CommandResult:
+                      committer: GroupCommit | None = None,
+                      chats: RecentChats | None = None) -> CommandResult:
         """:func:`execute` with this executor's hook."""
         return await execute(sessionmaker, cache, table_id=table_id, member_id=member_id,
                              seat=seat, name=name, command=command, now=now,
                              session_id=session_id, solver=solver,
-                             after_deal=self.after_deal, committer=committer)
+                             after_deal=self.after_deal, committer=committer, chats=chats)
 
     async def fire_deadline(self, sessionmaker: async_sessionmaker[AsyncSession],
                             cache: StateCache | None, table_id: int, now: datetime) -> bool:

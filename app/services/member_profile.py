@@ -1,0 +1,223 @@
+"""The member's page (issue 27): his club pulkas, his rating over time, his costliest deals and
+his figures against each member he has played, read from rows the archive already keeps.
+
+- Pulkas: his ``pulka_member_stats`` rows (club tables only), newest first, with the table
+  and the club night (:func:`app.services.standings.night_of`); the newest
+  :data:`PULKAS_SHOWN` are listed, the count says how many there are.
+- Rating over time: ``rated_pulkas`` keeps, for every pulka the rating took in, each
+  player's ``[rank, mu, sigma]`` after it, in the rating's order; his history is those rows
+  of his pulkas (joined on the pulka's key), so no history table is needed and a rebuild of
+  the rating rebuilds it too.
+- Costliest deals: the finished deals of his newest :data:`DEALS_SCANNED_PULKAS` pulkas with
+  the largest whist loss for him (:func:`deal_loss`), each with its pulka and deal number for
+  the replay with the analysis.
+- Head to head: for every member who sat in one of his pulkas, the pulkas both finished at the
+  table, and his whists and money in the pulkas they shared.
+
+Every query starts from the index on ``pulka_member_stats (member_id, finished_at,
+pulka_id)`` or a primary key. Money and whists stay exact (decimal strings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import and_, case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from app.db.models.archive import PulkaMemberStats, PulkaStats
+from app.db.models.member import Member
+from app.db.models.season import RatedPulka
+from app.db.models.table import TableEvent
+from app.services import rating
+from app.services.accounts import get_member
+from app.services.standings import night_of
+
+PULKAS_SHOWN = 200
+"""The newest pulkas listed on the page."""
+DEALS_SCANNED_PULKAS = 100
+"""The newest pulkas whose deals are searched for the costliest ones."""
+COSTLIEST = 10
+"""The costliest deals shown."""
+POINT_IN_WHISTS = 10
+"""A hill point is worth ten whists on paper (R-P4)."""
+
+
+def deal_loss(entries: Iterable[Mapping[str, Any]], players: int, seat: int) -> Fraction:
+    """What one deal's writes cost ``seat``, in whists (positive: a loss): ten whists for
+    every hill point he took above the table's mean for that deal, plus the whists written on
+    him, minus those he wrote (R-P4's settlement restricted to the deal's hill and whists;
+    pool points are gains whose worth depends on the pulka's closing, so they are left out).
+
+    >>> deal_loss([{"seat": 0, "column": "hill", "amount": 3},
+    ...            {"seat": 1, "column": "whists", "amount": 6, "on": 0}], 3, 0)
+    Fraction(26, 1)
+    """
+    hill = [Fraction(0)] * players
+    net = Fraction(0)
+    for entry in entries:
+        amount = Fraction(str(entry.get("amount", 0)))
+        writer, column = entry.get("seat"), entry.get("column")
+        if column == "hill" and isinstance(writer, int) and 0 <= writer < players:
+            hill[writer] += amount
+        elif column == "whists":
+            if entry.get("on") == seat:
+                net += amount
+            if writer == seat:
+                net -= amount
+    mean = sum(hill, Fraction(0)) / players
+    return POINT_IN_WHISTS * (hill[seat] - mean) + net
+
+
+@dataclass(frozen=True, slots=True)
+class CostlyDeal:
+    """One deal of his and what it cost him."""
+
+    pulka_id: int
+    table_id: int
+    deal_no: int
+    loss: Fraction
+    outcome: Mapping[str, Any]
+    names: Sequence[str]
+
+
+def _text(value: Decimal | Fraction) -> str:
+    """An exact amount as a decimal string (a fraction to the hundredth, half-even)."""
+    if isinstance(value, Fraction):
+        value = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+            Decimal("0.01"))
+    return f"{value.normalize():f}" if value == value.to_integral() else str(value)
+
+
+def _money(value: Decimal) -> str:
+    return f"{value.quantize(Decimal('0.01')):.2f}"
+
+
+async def _pulkas(db: AsyncSession, member_id: int) -> tuple[int, list[dict[str, Any]]]:
+    """His club pulkas (how many, and the newest :data:`PULKAS_SHOWN`)."""
+    mine = (PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
+    total = await db.scalar(select(func.count()).select_from(PulkaMemberStats).where(*mine))
+    rows = (await db.execute(
+        select(PulkaMemberStats.pulka_id, PulkaStats.table_id, PulkaStats.finished_at,
+               PulkaMemberStats.started_at, PulkaMemberStats.seat, PulkaMemberStats.deals,
+               PulkaMemberStats.whists, PulkaMemberStats.money, PulkaStats.names)
+        .join(PulkaStats, PulkaStats.pulka_id == PulkaMemberStats.pulka_id)
+        .where(*mine)
+        .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
+        .limit(PULKAS_SHOWN))).all()
+    return int(total or 0), [{
+        "pulka_id": r.pulka_id, "table_id": r.table_id, "night": night_of(
+            r.finished_at, r.started_at).isoformat(),
+        "finished_at": r.finished_at.isoformat(), "seat": r.seat, "left": r.seat is None,
+        "deals": r.deals, "players": list(r.names), "whists": _text(Decimal(r.whists)),
+        "money": _money(Decimal(r.money))} for r in rows]
+
+
+async def _history(db: AsyncSession, member_id: int) -> list[dict[str, Any]]:
+    """His rating after each rated pulka of his, in the rating's order."""
+    rows = (await db.execute(
+        select(RatedPulka.pulka_id, RatedPulka.finished_at,
+               RatedPulka.result[str(member_id)])
+        .join(PulkaMemberStats, and_(PulkaMemberStats.pulka_id == RatedPulka.pulka_id,
+                                     PulkaMemberStats.member_id == member_id))
+        .order_by(RatedPulka.finished_at, RatedPulka.pulka_id))).all()
+    out = []
+    for pulka_id, finished_at, result in rows:
+        if not result:
+            continue
+        rank, mu, sigma = result
+        out.append({"pulka_id": pulka_id, "finished_at": finished_at.isoformat(),
+                    "rank": rank, "mu": mu, "sigma": sigma,
+                    "ordinal": rating.Rating.of(mu, sigma, 0).ordinal})
+    return out
+
+
+def costliest(deals: Iterable[CostlyDeal], count: int = COSTLIEST) -> list[CostlyDeal]:
+    """The ``count`` deals with the largest loss (only losses; ties to the newer pulka, then
+    the earlier deal)."""
+    losses = [d for d in deals if d.loss > 0]
+    return sorted(losses, key=lambda d: (-d.loss, -d.pulka_id, d.deal_no))[:count]
+
+
+async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
+    """Every finished deal of his newest pulkas with what it cost him: each deal's seating
+    comes from the ``deal_started`` event before it, its writes from its ``deal_ended``."""
+    pulkas = (await db.execute(
+        select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs)
+        .join(PulkaMemberStats, PulkaMemberStats.pulka_id == PulkaStats.pulka_id)
+        .where(PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
+        .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
+        .limit(DEALS_SCANNED_PULKAS))).all()
+    if not pulkas:
+        return []
+    spans = {(table_id, int(no)): (pulka_id, first, last)
+             for pulka_id, table_id, seqs in pulkas for no, (first, last) in seqs.items()}
+    events = (await db.execute(
+        select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["deal_no"].as_integer(),
+               TableEvent.payload["member_ids"], TableEvent.payload["names"],
+               TableEvent.payload["entries"],
+               TableEvent.payload["outcome"])
+        .where(TableEvent.table_id.in_(sorted({t for _, t, _ in pulkas})),
+               TableEvent.kind.in_(("deal_started", "deal_ended")))
+        .order_by(TableEvent.table_id, TableEvent.seq))).all()
+    seating: dict[int, tuple[Sequence[int | None], Sequence[str]]] = {}
+    out: list[CostlyDeal] = []
+    for table_id, kind, deal_no, member_ids, names, entries, outcome in events:
+        if kind == "deal_started":
+            seating[table_id] = (member_ids or [], names or [])
+            continue
+        ids, seated = seating.get(table_id, ([], []))
+        ids = list(ids)
+        span = spans.get((table_id, deal_no)) if deal_no is not None else None
+        if span is None or member_id not in ids:
+            continue
+        loss = deal_loss(entries or [], len(ids), ids.index(member_id))
+        out.append(CostlyDeal(span[0], table_id, deal_no, loss, outcome or {},
+                              list(seated)))
+    return out
+
+
+async def _head_to_head(db: AsyncSession, member_id: int) -> list[dict[str, Any]]:
+    """Per member he has played: pulkas both finished, his whists and money in them."""
+    me, other = aliased(PulkaMemberStats), aliased(PulkaMemberStats)
+    both = and_(me.seat.is_not(None), other.seat.is_not(None))
+    rows = (await db.execute(
+        select(other.member_id, func.count(case((both, 1))), func.count(),
+               func.sum(case((both, me.whists), else_=0)),
+               func.sum(case((both, me.money), else_=0)))
+        .join(other, and_(other.pulka_id == me.pulka_id, other.member_id != member_id))
+        .where(me.member_id == member_id, me.practice.is_(False))
+        .group_by(other.member_id))).all()
+    names = {mid: name for mid, name in await db.execute(
+        select(Member.id, Member.display_name).where(Member.id.in_([r[0] for r in rows])))}
+    lines = [{"member_id": mid, "name": names.get(mid, f"#{mid}"), "pulkas": int(together),
+              "shared": int(shared), "whists": _text(Decimal(whists)),
+              "money": _money(Decimal(money))}
+             for mid, together, shared, whists, money in rows]
+    return sorted(lines, key=lambda line: (-line["pulkas"], line["name"], line["member_id"]))
+
+
+async def profile(db: AsyncSession, member_id: int) -> dict[str, Any]:
+    """The member's page: who he is, his pulkas, his rating and its history, his costliest
+    deals and his head-to-head lines; 404 ``not_found`` for no such member."""
+    member = await get_member(db, member_id)
+    total, pulkas = await _pulkas(db, member_id)
+    now = (await rating.ratings_of(db, [member_id])).get(member_id)
+    return {
+        "member": {"id": member.id, "name": member.display_name},
+        "pulkas_total": total,
+        "pulkas": pulkas,
+        "rating": None if now is None else {"mu": now.mu, "sigma": now.sigma,
+                                            "matches": now.matches, "ordinal": now.ordinal},
+        "rating_history": await _history(db, member_id),
+        "costliest_deals": [{"pulka_id": d.pulka_id, "table_id": d.table_id,
+                             "deal_no": d.deal_no, "loss": _text(d.loss),
+                             "outcome": dict(d.outcome), "names": list(d.names)}
+                            for d in costliest(await _deals(db, member_id))],
+        "head_to_head": await _head_to_head(db, member_id),
+    }

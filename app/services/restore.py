@@ -1,0 +1,121 @@
+"""Restoring a backup into the database ``prefclub serve`` would use.
+
+Before anything changes, the file is proven to be a complete ``pg_dump`` custom archive of a
+prefclub database: ``pg_restore --list`` reads its table of contents (a foreign or damaged file
+fails here), the archive must hold the ``alembic_version`` table with a revision this prefclub
+knows, and ``pg_restore`` must read every data block to the end (a truncated file fails here).
+
+The restore itself is one transaction: ``pg_restore`` turns the archive into SQL, and ``psql
+--single-transaction`` runs it after dropping and recreating the ``public`` schema. A failure
+anywhere rolls everything back, so the old data stays as it was. A database that already holds
+tables is replaced only when the caller says so (``--force``).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from app.db.migrate import head_revision, known_revisions
+from app.db.pgtools import libpq_url, run_tool
+from app.services.errors import ConflictError, ServiceError
+
+RESET_SCHEMA = b"DROP SCHEMA IF EXISTS public CASCADE;\nCREATE SCHEMA public;\n"
+_ALEMBIC_TOC = re.compile(rb"^\d+; \d+ \d+ TABLE DATA public alembic_version ", re.MULTILINE)
+_REVISION = re.compile(r"^[0-9A-Za-z_]{1,32}$")
+
+
+class BadBackupError(ServiceError):
+    """The file is not a complete backup of a prefclub database."""
+
+    code = "backup_invalid"
+
+
+class NotEmptyError(ConflictError):
+    """The target database already holds tables and ``force`` was not given."""
+
+    code = "restore_target_not_empty"
+
+
+@dataclass(frozen=True)
+class ArchiveInfo:
+    """What a checked backup holds: its schema revision and whether it is older than head."""
+
+    revision: str
+    outdated: bool
+
+
+async def inspect_archive(file: Path) -> ArchiveInfo:
+    """Check that ``file`` is a complete prefclub backup (see the module docstring)."""
+    if not file.is_file():
+        raise BadBackupError(f"{file} is not a file")
+    listing = await run_tool("pg_restore", "--list", str(file))
+    if not listing.ok:
+        raise BadBackupError(f"{file} is not a pg_dump archive ({listing.stderr})")
+    if not _ALEMBIC_TOC.search(listing.stdout):
+        raise BadBackupError(f"{file} is not a backup of a prefclub database "
+                             "(it has no alembic_version table)")
+    data = await run_tool("pg_restore", "--data-only", "--table=alembic_version", "--file=-",
+                          str(file))
+    revision = _revision(data.stdout.decode(errors="replace")) if data.ok else None
+    if revision is None:
+        raise BadBackupError(f"{file}: the schema revision cannot be read ({data.stderr})")
+    if revision not in known_revisions():
+        raise BadBackupError(f"{file} was made by another prefclub version (schema revision "
+                             f"{revision} is unknown here)")
+    whole = await run_tool("pg_restore", "--file=/dev/null", str(file))
+    if not whole.ok:
+        raise BadBackupError(f"{file} is damaged or truncated ({whole.stderr})")
+    return ArchiveInfo(revision, revision != head_revision())
+
+
+def _revision(copy_sql: str) -> str | None:
+    """The one revision of an ``alembic_version`` COPY block."""
+    lines = copy_sql.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("COPY public.alembic_version"):
+            rows = lines[i + 1:lines.index("\\.", i + 1)] if "\\." in lines[i + 1:] else []
+            if len(rows) == 1 and _REVISION.match(rows[0]):
+                return rows[0]
+    return None
+
+
+async def public_tables(url: str) -> int:
+    """How many tables the ``public`` schema of the database at ``url`` holds."""
+    async with await psycopg.AsyncConnection.connect(libpq_url(url)) as conn:
+        row = await (await conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def restore(url: str, file: Path, *, force: bool) -> ArchiveInfo:
+    """Restore the backup ``file`` into the database at ``url`` in one transaction.
+
+    Refuses (NotEmptyError, nothing changed) when the database holds tables and ``force`` is
+    false; BadBackupError (nothing changed) for a file that is not a complete prefclub backup.
+    The caller migrates the schema to head afterwards when the result says it is outdated.
+    """
+    info = await inspect_archive(file)
+    tables = await public_tables(url)
+    if tables and not force:
+        raise NotEmptyError(f"the database already holds {tables} tables; restore into an "
+                            "empty data folder or database, or pass --force to replace it")
+    with tempfile.TemporaryDirectory(prefix="prefclub-restore-") as tmp:
+        script = Path(tmp) / "restore.sql"
+        reset = Path(tmp) / "reset.sql"
+        reset.write_bytes(RESET_SCHEMA)
+        made = await run_tool("pg_restore", "--no-owner", "--no-acl", f"--file={script}",
+                              str(file))
+        if not made.ok:
+            raise BadBackupError(f"{file} cannot be read ({made.stderr})")
+        applied = await run_tool("psql", "--no-psqlrc", "--quiet", "--single-transaction",
+                                 "--set=ON_ERROR_STOP=1", f"--file={reset}", f"--file={script}",
+                                 f"--dbname={libpq_url(url)}")
+        if not applied.ok:
+            raise ServiceError(f"the restore failed and was rolled back: {applied.stderr}",
+                               code="restore_failed", status=500)
+    return info
