@@ -4,7 +4,7 @@
 // While the server is unavailable (503 database_unavailable, a gateway error, no network) a
 // banner says so: reads wait and retry (honouring Retry-After) until it answers again; other
 // requests fail at once, since repeating them is not always safe, and the banner stays until
-// /healthz answers.
+// /readyz answers (the database is back and at the schema this code needs).
 import { lang, t } from "./i18n.js";
 
 /** A refused request: `status`, the server's `code` and `params`, and the English `detail`. */
@@ -41,6 +41,8 @@ function statusCode(status) {
  */
 export function errorText(status, code, params = null, detail = null) {
   const vars = params && typeof params === "object" ? params : {};
+  const field = code === "invalid_input" ? fieldErrorText(vars) : null;
+  if (field) return field;
   if (code && !GENERIC.has(code)) {
     const key = `err.code.${code}`;
     if (t(key) !== key) return t(key, vars);
@@ -51,12 +53,26 @@ export function errorText(status, code, params = null, detail = null) {
 }
 
 /**
+ * A 422 `invalid_input` in words: its params name the first field at fault, the problem and the
+ * limit (app/api/field_errors.py), e.g. «Имя: не длиннее 100 символов». The field's name comes
+ * from the catalogue's `field.<name>` (else the name as sent); null when the params say nothing.
+ */
+function fieldErrorText(params) {
+  if (typeof params.field !== "string" || typeof params.problem !== "string") return null;
+  const fieldKey = `field.${params.field}`;
+  const name = t(fieldKey) === fieldKey ? params.field : t(fieldKey);
+  const key = `err.input.${params.problem}`;
+  const vars = { field: name, limit: params.limit ?? "" };
+  return t(key) === key ? t("err.input.invalid", vars) : t(key, vars);
+}
+
+/**
  * Refusals the server answers without a precise code (or with a generic one) that mean one thing
  * at one address: a 401 from the login is a wrong password, not an expired session.
  */
 const CONTEXT_CODES = {
   "POST /api/auth/login": { 401: "login_failed", 403: "account_inactive" },
-  "POST /api/auth/password": { 400: "weak_password", 403: "wrong_password", 422: "same_password" },
+  "POST /api/auth/password": { 403: "wrong_password" },
   "POST /api/auth/password-reset": { 400: "reset_invalid", 403: "account_inactive" },
 };
 
@@ -98,7 +114,7 @@ function waitFor(err, attempt) {
   return Math.min(Math.max(asked, 500 * 2 ** attempt), MAX_WAIT_MS);
 }
 
-/** Poll /healthz until the server answers again, then hide the banner. */
+/** Poll /readyz until the server can serve again, then hide the banner. */
 async function pollUntilBack() {
   if (polling) return;
   polling = true;
@@ -106,7 +122,7 @@ async function pollUntilBack() {
     for (let attempt = 0; ; attempt += 1) {
       await sleep(Math.min(1000 * 2 ** attempt, MAX_WAIT_MS));
       try {
-        if ((await fetch("/healthz", { cache: "no-store" })).ok) break;
+        if ((await fetch("/readyz", { cache: "no-store" })).ok) break;
       } catch {
         // still down
       }

@@ -1,4 +1,5 @@
-// The single page: a hash router (#/lobby, #/table/7, #/members, #/history, #/password), the
+// The single page: a hash router (#/lobby, #/table/7, #/members, #/history, #/password,
+// #/night/3, #/room; /room opens the room's screen), the
 // logged-in member, the top bar and the error notice every page uses.
 import { ApiError, errorText, get, post } from "./api.js";
 import { clear, h, setClubZone } from "./dom.js";
@@ -107,7 +108,8 @@ function renderTop() {
   document.getElementById("lang").textContent = lang() === "ru" ? "EN" : "RU";
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   if (!me || me.must_change_password) return;
-  const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"], ["#/stats", "nav.stats"]];
+  const links = [["#/lobby", "nav.lobby"], ["#/history", "nav.history"], ["#/stats", "nav.stats"],
+    ["#/standings", "nav.standings"]];
   links.push(["#/fund", "nav.fund"]);
   if (me.role === "admin") links.push(["#/members", "nav.members"], ["#/admin", "nav.admin"]);
   for (const [href, key] of links) {
@@ -139,7 +141,12 @@ const PAGES = {
   history: () => import("./pages/history.js").then((m) => m.renderHistory),
   replay: () => import("./pages/replay.js").then((m) => m.renderReplay),
   stats: () => import("./pages/stats.js").then((m) => m.renderStats),
+  standings: () => import("./pages/standings.js").then((m) => m.renderStandings),
+  member: () => import("./pages/member.js").then((m) => m.renderMember),
   admin: () => import("./pages/admin.js").then((m) => m.renderAdmin),
+  night: () => import("./pages/night.js").then((m) => m.renderNight),
+  sheet: () => import("./pages/night-sheet.js").then((m) => m.renderSheet),
+  room: () => import("./pages/room.js").then((m) => m.renderRoom),
 };
 
 async function route() {
@@ -152,6 +159,7 @@ async function route() {
   const [name, ...args] = location.hash.replace(/^#\/?/, "").split("/");
   let page = name || "lobby";
   if (location.pathname === "/reset-password" && !name) page = "reset";
+  if (location.pathname === "/room" && !name) page = "room";
   if (page !== "reset") {
     if (me === null) await refreshMe();
     if (!me) page = "login";

@@ -3,12 +3,17 @@
 // tables with their extension past the end (R-S2) which the admin may refuse,
 // closing a pulka, and asking for a fourth player (R-T4) or a replacement (R-T5) — the players'
 // consents are collected in their lobbies; the club's move timer for club tables (off by
-// default). Nothing an officer does needs curl.
+// default); the seasons and the minimum to qualify in the standings (admin-seasons.js); the
+// audit log («Журнал изменений», admin-audit.js). Nothing an officer does needs curl.
 import { get, post, put } from "../api.js";
 import { attempt, fmtDate, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
+import { renderBackups } from "./admin-backups.js";
+import { adminAuditSection } from "./admin-audit.js";
+import { adminSeasonsSection } from "./admin-seasons.js";
+import { entryReason } from "./fund.js";
 
 /** The sessions worth showing: the last two past ones and the next ten. */
 function visibleSessions(all, now) {
@@ -33,8 +38,10 @@ export async function renderAdmin(root, { me }) {
   const extraBox = h("section", { class: "card", "aria-labelledby": "adm-extra" });
   const tablesBox = h("section", { class: "card", "aria-labelledby": "adm-tables" });
   const settingsBox = h("section", { class: "card", "aria-labelledby": "adm-settings" });
+  const backupsBox = h("section", { class: "card", "aria-labelledby": "adm-backups" });
   root.append(h("h1", { text: t("admin.title") }),
-    h("div", { class: "admin-grid" }, h("div", {}, extraBox, settingsBox, sessionsBox), tablesBox));
+    h("div", { class: "admin-grid" }, h("div", {}, extraBox, settingsBox, sessionsBox), tablesBox), backupsBox);
+  renderBackups(backupsBox);
 
   /** The club's move timer for club tables opened from now on (PUT /api/club/settings). */
   async function loadSettings() {
@@ -97,7 +104,8 @@ export async function renderAdmin(root, { me }) {
           h("td", { class: "when" }, `${fmtDate(s.starts_at, { weekday: true })} `,
             h("strong", { text: `${fmtTime(s.starts_at)}–${fmtTime(s.ends_at)}` })),
           h("td", { text: s.extra ? t("lobby.extra") : t("admin.regular") }),
-          h("td", { text: sessionState(s, now) }),
+          h("td", {}, sessionState(s, now), now >= new Date(s.starts_at).getTime()
+            ? h("a", { class: "night-link", href: `#/night/${s.id}`, text: ` · ${t("night.link")}` }) : null),
           h("td", {}, !s.ended_at && now >= new Date(s.ends_at).getTime()
             ? h("button", { type: "button", class: "danger", text: t("admin.endSession"),
               onclick: async () => {
@@ -188,7 +196,7 @@ export async function renderAdmin(root, { me }) {
     let text;
     if (ext.refused) text = t("admin.extRefused");
     else if (ext.extension_agreed) text = t("admin.extYes");
-    else if (ext.may_start_deal && !ext.agreed.length) text = t("admin.extNone", { end: fmtTime(ext.ends_at) });
+    else if ((ext.may_start_deal || !ext.past_end) && !ext.agreed.length) text = t("admin.extNone", { end: fmtTime(ext.ends_at) });
     else text = t("admin.extAgreed", { n: ext.agreed.length, of: ext.required.length });
     const waiting = ext.required.filter((id) => !ext.agreed.includes(id));
     return h("p", { class: "small extension" }, h("strong", { text: `${t("admin.extension")}: ` }), text,
@@ -249,6 +257,8 @@ export async function renderAdmin(root, { me }) {
   }
 
   await Promise.all([loadSessions(), loadTables(), loadSettings()]);
+  root.append(adminSeasonsSection());
+  root.append(adminAuditSection(members, entryReason));
   const timer = setInterval(() => { loadTables(); }, 15000);
   return () => clearInterval(timer);
 }

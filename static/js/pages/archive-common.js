@@ -32,3 +32,9 @@ export function outcomeText(outcome, names) {
   else line += ` — ${t("archive.noPlay")}`;
   return line;
 }
+
+/** A link to a member's page (#/member/<id>); a seat without a member is his name alone. */
+export function memberLink(id, name) {
+  return id === null || id === undefined ? h("span", { text: name })
+    : h("a", { href: `#/member/${id}`, text: name });
+}

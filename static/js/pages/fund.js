@@ -4,10 +4,11 @@
 // end to end. Every state-changing request carries an Idempotency-Key made when its form or
 // button is shown and reused when the same action is retried, so a retry never acts twice;
 // refusals are shown from their `code` in the reader's language.
-import { ApiError, cookie, get } from "../api.js";
+import { ApiError, cookie, errorText, get } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { fundAuditSection } from "./fund-audit.js";
 
 /** An amount as typed: digits with at most two decimals after a point or the local comma. */
 const MONEY = /^-?[0-9]{1,10}([.,][0-9]{1,2})?$/;
@@ -24,10 +25,14 @@ export function newKey() {
 /** The message of a refusal: the translation of its code; the server's English detail only
  * in English mode (a Russian reader gets a general Russian message, never English server text
  * or rule IDs). */
-function refusalText(data, fallback) {
+function refusalText(status, data, fallback) {
   if (data && data.code) {
     const text = t(`err.${data.code}`);
     if (text !== `err.${data.code}`) return text;
+    // a field error (the field and its limit) or another coded refusal of the server
+    const params = data.params && typeof data.params === "object" ? data.params : null;
+    const coded = errorText(status, data.code, params, null);
+    if (coded !== errorText(status, null)) return coded;
   }
   if (lang() === "ru") return t("fund.refused");
   if (data && typeof data.detail === "string") return data.detail;
@@ -55,7 +60,7 @@ async function send(path, body, key) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
   if (!response.ok) {
-    const err = new ApiError(response.status, refusalText(data, response.statusText));
+    const err = new ApiError(response.status, refusalText(response.status, data, response.statusText));
     err.code = data && data.code;
     throw err;
   }
@@ -128,6 +133,7 @@ export async function renderFund(root, { me }) {
 
   root.append(h("h1", { text: t("fund.title") }), h("p", { class: "muted small", text: t("fund.rules") }),
     summary, proposals, debts, ledger);
+  if (canRecord) root.append(fundAuditSection(entryReason));
 
   /** After a "key already used for another request" refusal the form was sent before with
    * other values: take a new key and show the fund as it now is. */

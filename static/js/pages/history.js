@@ -6,7 +6,8 @@ import { attempt } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { drawPulka } from "../table/sheet.js";
-import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
+import { archiveCss, memberLink, outcomeText, settlementTable } from "./archive-common.js";
+import { chainCheckCard } from "./chain-check.js";
 
 export async function renderHistory(root, { args }) {
   archiveCss();
@@ -16,7 +17,8 @@ export async function renderHistory(root, { args }) {
     h("div", { class: "archive-filter" },
       tab("#/history", "history.all", !only), tab("#/history/club", "history.club", only === "club"),
       tab("#/history/practice", "history.practice", only === "practice"),
-      h("a", { href: "#/stats", text: t("nav.stats") })));
+      h("a", { href: "#/stats", text: t("nav.stats") })),
+    chainCheckCard());
   const kinds = only ? [only] : ["club", "practice"];
   const lists = await attempt(() => Promise.all(kinds.map((k) => get(`/api/pulkas?practice=${k === "practice"}`))));
   if (!lists) return;
@@ -57,7 +59,8 @@ function pulkaList(pulkas) {
       } });
     const ended = p.ended ? t(`history.ended.${p.ended}`) : "";
     list.append(h("section", { class: "card", "data-pulka": p.id },
-      h("h2", {}, `${t("archive.pulka")} ${p.id} · ${t("history.table")} ${p.table_id}: ${p.names.join(", ")}`,
+      h("h2", {}, `${t("archive.pulka")} ${p.id} · ${t("history.table")} ${p.table_id}: `,
+        ...p.names.flatMap((n, i) => [i ? ", " : "", memberLink(p.member_ids?.[i], n)]),
         p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
         p.preset && p.preset !== "club" ? h("span", { class: "badge", text: t(`preset.${p.preset}`) }) : null),
       h("p", { class: "small muted" }, `${fmtTime(p.finished_at || p.started_at, true)} · ${ended} · ${t("lobby.target")} ${p.target} · ${t("history.deals")} ${p.deals}`),

@@ -6,16 +6,15 @@ import { ApiError, del, get, post } from "../api.js";
 import { attempt, go } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { defaultPreset, loadPresets, presetList, presetTitle } from "../presets.js";
 import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
-/** The conventions presets a table may be opened with (app/rules/conventions.py), club first. */
-export const PRESETS = ["club", "leningrad", "sochi", "rostov", "arabic", "classic"];
-
-/** A <select name="preset"> of every preset, named in the player's language. */
+/** A <select name="preset"> of every preset the server plays (GET /api/presets), named in the
+ * player's language, the server's first preset first. */
 function presetSelect(id) {
   return h("select", { id, name: "preset", "aria-label": t("preset.label") },
-    ...PRESETS.map((v) => h("option", { value: v, text: t(`preset.${v}`) })));
+    ...presetList().map((p) => h("option", { value: p.name, text: presetTitle(p.name) })));
 }
 /** Check-in opens six hours before the start (13:00 for a 19:00 session; R-S4). */
 const CHECK_IN_OPENS_MS = 6 * 3600 * 1000;
@@ -71,6 +70,7 @@ function seatDrawControls(d) {
 }
 
 export async function renderLobby(root, { me }) {
+  await loadPresets();
   const sessionBox = h("section", { class: "card", "aria-labelledby": "session-title" });
   const tablesBox = h("section", { class: "card", "aria-labelledby": "tables-title" });
   const practiceBox = h("section", { class: "card", "aria-labelledby": "practice-title" });
@@ -194,7 +194,7 @@ export async function renderLobby(root, { me }) {
       let ext = null;
       try { ext = await get(`/api/tables/${tb.id}/extension`); } catch { ext = null; }
       // nothing to ask once the admin refused the extension (R-S2)
-      if (!ext || ext.refused || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
+      if (!ext || !ext.past_end || ext.refused || ext.may_start_deal || ext.extension_agreed || !ext.required.includes(me.id)
         || ext.agreed.includes(me.id) || ext.deals_after_end > 0) continue;
       items.push(h("li", { "data-extension": tb.id }, h("span", { text: t("lobby.extensionAsk", { table: tb.id, end: fmtTime(ext.ends_at) }) }), " ",
         answerButtons(() => `/api/tables/${tb.id}/extension`, (agree) => ({ agree }))));
@@ -253,7 +253,7 @@ export async function renderLobby(root, { me }) {
       return h("li", { class: mine ? "mine" : "" },
         h("a", { href: `#/table/${tb.id}`, text: `${t("table.t")} ${tb.id}` }),
         tb.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
-        tb.preset ? h("span", { class: "badge", "data-testid": "table-preset", text: t(`preset.${tb.preset}`) }) : null,
+        tb.preset ? h("span", { class: "badge", "data-testid": "table-preset", text: presetTitle(tb.preset) }) : null,
         h("span", { class: "muted small", text: ` ${t(`table.status.${tb.status}`)} · ${t("lobby.target")} ${tb.target}` }),
         h("div", { class: "small" }, seated.join(" · ")));
     })));
@@ -281,13 +281,26 @@ export async function renderLobby(root, { me }) {
       { players: Number(data.get("players")), target: Number(data.get("target")),
         bot_level: String(data.get("bot_level") || "beginner"),
         move_timer_seconds: Number(data.get("move_timer_seconds")) || null,
-        preset: String(data.get("preset") || "club") }));
+        preset: String(data.get("preset") || defaultPreset()) }));
     if (out) go(`#/table/${out.table_id}`);
   });
   practiceBox.append(h("h2", { id: "practice-title", text: t("lobby.practice") }),
     h("p", { class: "muted small", text: t("lobby.practiceHint") }), practice);
 
-  await Promise.all([loadSession(), loadTables()]);
+  const nightsBox = h("section", { class: "card", "aria-labelledby": "nights-title", "data-testid": "nights" });
+  root.append(nightsBox);
+
+  /** The last ended sessions, each linking to its night's results (pages/night.js). */
+  async function loadNights() {
+    const all = (await attempt(() => get("/api/sessions"))) || [];
+    const ended = all.filter((s) => s.ended_at).slice(-4).reverse();
+    clear(nightsBox).hidden = !ended.length;
+    nightsBox.append(h("h2", { id: "nights-title", text: t("night.sessions") }),
+      h("ul", {}, ended.map((s) => h("li", {}, h("a", { href: `#/night/${s.id}`, dataset: { night: s.id },
+        text: `${fmtTime(s.starts_at, true)}${s.extra ? ` · ${t("lobby.extra")}` : ""}` })))));
+  }
+
+  await Promise.all([loadSession(), loadTables(), loadNights()]);
   const timer = setInterval(() => { loadTables(); }, 15000);
   return () => clearInterval(timer);
 }

@@ -4,10 +4,32 @@ import { attempt, go, notify, refreshMe, setMe } from "../app.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 
-function field(id, label, attrs = {}) {
+/** The shortest password the server accepts (app/services/accounts.py MIN_PASSWORD). */
+export const MIN_PASSWORD = 8;
+
+function field(id, label, attrs = {}, hint = null) {
+  const hintId = hint ? `${id}-hint` : null;
   return h("div", { class: "field" },
     h("label", { for: id, text: label }),
-    h("input", { id, name: id, required: true, ...attrs }));
+    h("input", { id, name: id, required: true, "aria-describedby": hintId, ...attrs }),
+    hint ? h("p", { id: hintId, class: "hint small", text: hint }) : null);
+}
+
+/** The new password's field, saying its rule before anyone types. */
+function newPasswordField() {
+  return field("new_password", t("pw.new"), { type: "password", autocomplete: "new-password" },
+    t("pw.rule", { min: MIN_PASSWORD }));
+}
+
+/**
+ * What is wrong with a new password before it is sent, in the server's order: too short first
+ * (the rule), then the repeat that differs; null when it may go (the server still checks it).
+ */
+function newPasswordProblem(data) {
+  const password = data.get("new_password") || "";
+  if (password.length < MIN_PASSWORD) return t("err.code.password_too_short", { min: MIN_PASSWORD });
+  if (password !== data.get("repeat_password")) return t("pw.mismatch");
+  return null;
 }
 
 export function renderLogin(root) {
@@ -33,14 +55,15 @@ export function renderPassword(root, { me }) {
     h("h1", { id: "pw-title", text: t("pw.title") }),
     me && me.must_change_password ? h("p", { class: "hint", text: t("pw.forced") }) : null,
     field("current_password", t("pw.current"), { type: "password", autocomplete: "current-password" }),
-    field("new_password", t("pw.new"), { type: "password", autocomplete: "new-password" }),
+    newPasswordField(),
     field("repeat_password", t("pw.repeat"), { type: "password", autocomplete: "new-password" }),
     h("button", { type: "submit", class: "primary", text: t("pw.submit") }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    if (data.get("new_password") !== data.get("repeat_password")) {
-      notify(t("pw.mismatch"));
+    const problem = newPasswordProblem(data);
+    if (problem) {
+      notify(problem);
       return;
     }
     const out = await attempt(() => post("/api/auth/password", {
@@ -62,14 +85,15 @@ export function renderReset(root) {
   }
   const form = h("form", { class: "card narrow", "aria-labelledby": "reset-title" },
     h("h1", { id: "reset-title", text: t("reset.title") }),
-    field("new_password", t("pw.new"), { type: "password", autocomplete: "new-password" }),
+    newPasswordField(),
     field("repeat_password", t("pw.repeat"), { type: "password", autocomplete: "new-password" }),
     h("button", { type: "submit", class: "primary", text: t("pw.submit") }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    if (data.get("new_password") !== data.get("repeat_password")) {
-      notify(t("pw.mismatch"));
+    const problem = newPasswordProblem(data);
+    if (problem) {
+      notify(problem);
       return;
     }
     const out = await attempt(() => post("/api/auth/password-reset",

@@ -39,8 +39,10 @@ export async function renderMembers(root, { me }) {
     h("h2", { id: "cm-title", text: t("members.create") }),
     h("div", { class: "row" },
       h("div", { class: "field" }, h("label", { for: "m-login", text: t("members.login") }),
-        h("input", { id: "m-login", name: "login", required: true, pattern: "[A-Za-z0-9_.\\-]+",
-          autocomplete: "off" })),
+        // no pattern: the server says in words what a login may hold (Cyrillic too)
+        h("input", { id: "m-login", name: "login", required: true, autocomplete: "off",
+          "aria-describedby": "m-login-hint" }),
+        h("p", { id: "m-login-hint", class: "hint small", text: t("members.loginRule") })),
       h("div", { class: "field" }, h("label", { for: "m-name", text: t("members.name") }),
         h("input", { id: "m-name", name: "display_name", required: true })),
       h("div", { class: "field" }, h("label", { for: "m-role", text: t("members.role") }),

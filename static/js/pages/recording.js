@@ -8,11 +8,12 @@ import { api, get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { loadPresets, presetOf } from "../presets.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { entryWords } from "../table/words.js";
 
-const TYPES = ["game", "misere", "pass_out", "conceded", "redeal"];  // redeal: classic only (K-6)
+const TYPES = ["game", "misere", "pass_out", "conceded", "redeal"];
 const STRAINS = ["S", "C", "D", "H", "NT"];
 const SUIT = { S: "♠", C: "♣", D: "♦", H: "♥" };
 const strainText = (s) => SUIT[s] || (lang() === "ru" ? "БК" : "NT");
@@ -23,6 +24,10 @@ export async function renderRecording(root, { args, me }) {
   const tableId = Number(args[0]);
   let view = await attempt(() => get(`/api/tables/${tableId}/recording`));
   if (!view) return undefined;
+  // the deal types this table's preset records (GET /api/presets; K-6: a redeal, classic only)
+  const [, table] = await Promise.all([loadPresets().catch(() => null),
+    get(`/api/tables/${tableId}`).catch(() => null)]);
+  const kinds = presetOf(table?.preset)?.record_kinds ?? TYPES;
   const seat = view.member_ids.indexOf(me.id);
   const mySeat = seat >= 0 ? seat : null;
   const scorer = mySeat !== null || view.scorer_member_id === me.id;
@@ -117,7 +122,7 @@ export async function renderRecording(root, { args, me }) {
     // R-X3: a deal out of turn that stands; the scorer says so (a dealer passed on by R-X2 is not).
     const outOfTurn = h("input", { type: "checkbox", "data-field": "out_of_turn" });
     const type = h("select", { name: "type", "data-field": "type" },
-      ...TYPES.map((k) => h("option", { value: k, text: t(`rec.type.${k}`) })));
+      ...kinds.map((k) => h("option", { value: k, text: t(`rec.type.${k}`) })));
     const declarer = seatSelect("declarer", null, { blank: true });
     const level = h("select", { name: "level", "data-field": "level" },
       ...[6, 7, 8, 9, 10].map((n) => h("option", { value: String(n), text: String(n) })));

@@ -12,6 +12,7 @@ import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { loadPresets, presetList, presetOf, presetTitle } from "../presets.js";
 import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { beep, setSound, soundOn, tick } from "../table/extras.js";
@@ -38,6 +39,9 @@ export async function renderTable(root, { args, me }) {
     return undefined;
   }
   const storeKey = `prefclub.table.${tableId}.${me.id}`;
+  await loadPresets();
+  /** The table's preset as the server describes it (GET /api/presets). */
+  const presetRules = () => presetOf(st.info.preset) ?? presetList()[0];
   let st = loadStored() || { seq: null, seat: null, deal: null, legal: [], info: {} };
   st.seen = st.seen || {};
   let presence = { connected: [], spectators: 0 };
@@ -265,8 +269,9 @@ export async function renderTable(root, { args, me }) {
   function renderHead() {
     const head = felt.querySelector(".table-head .conn");
     if (!head) return;
-    head.className = `conn${conn === "down" ? " down" : ""}`;
-    head.textContent = conn === "open" ? t("table.connectedOk") : t("table.reconnecting");
+    head.className = `conn${conn === "open" || conn === "connecting" ? "" : " down"}`;
+    const words = { open: "table.connectedOk", flooded: "table.flooded", replaced: "table.replaced" };
+    head.textContent = t(words[conn] || "table.reconnecting");
   }
 
   function seatBox(seat) {
@@ -442,31 +447,26 @@ export async function renderTable(root, { args, me }) {
   function bidBox() {
     const legal = new Set(legalOf("bid").map((a) => a.call));
     const box = h("div", { class: "bidbox", role: "group", "aria-label": t("table.bidding"), "data-testid": "bidbox" });
-    // classic preferans (K-3): six tricks in a suit, no misère or "here"; hearts is "преферанс"
-    const classic = st.info.preset === "classic";
-    for (const level of classic ? [6] : LEVELS) {
-      for (const strain of classic ? STRAINS.filter((s) => s !== "NT") : STRAINS) {
-        const call = `${level}${strain}`;
-        const label = classic && call === "6H" ? `${callText(call)} ${t("table.preferans")}` : callText(call);
+    // the preset's own box (GET /api/presets): its ladder, the calls with a name of their own
+    // (K-4: 6♥ "преферанс"), the games without the talon (A-12), the special calls
+    const rules = presetRules();
+    for (const call of rules.ladder) {
+      const named = rules.named_calls[call];
+      const label = named ? `${callText(call)} ${t(named)}` : callText(call);
+      box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
+        id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
+        onclick: () => send({ type: "bid", call }) }));
+    }
+    const noTalon = rules.ladder_no_talon && [...legal].some((c) => c.endsWith("BP"));
+    if (noTalon) {  // A-12: games without the talon
+      for (const call of rules.ladder.map((c) => `${c}BP`)) {
         box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
-          id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
+          id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
           onclick: () => send({ type: "bid", call }) }));
       }
     }
-    if ([...legal].some((c) => c.endsWith("BP"))) {  // A-12: games without the talon
-      for (const level of LEVELS) {
-        for (const strain of STRAINS) {
-          const call = `${level}${strain}BP`;
-          box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
-            id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
-            onclick: () => send({ type: "bid", call }) }));
-        }
-      }
-    }
-    const specials = classic ? ["pass"]
-      : legal.has("misere_bp") || [...legal].some((c) => c.endsWith("BP"))
-        ? ["pass", "here", "misere", "misere_bp"] : ["pass", "here", "misere"];
-    if (st.info.preset === "arabic") specials.push("preferans");  // A-16: all ten, a first call
+    const bpOn = noTalon || legal.has("misere_bp");
+    const specials = rules.special_calls.filter((call) => call !== "misere_bp" || bpOn);
     box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
         id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
@@ -526,7 +526,7 @@ export async function renderTable(root, { args, me }) {
       handled.add("bid");
       panel.append(h("h2", { text: t("table.bidding") }), bidBox());
     }
-    const take = st.info.preset === "classic" ? "table.buyTalon" : "table.takeTalon";  // K-5: bought
+    const take = `table.${presetRules().talon}Talon`;  // take (R-C1) or buy (K-5)
     for (const [type, key] of [["take_talon", take], ["return_talon", "table.returnTalon"]]) {
       if (legalOf(type).length) {
         handled.add(type);
@@ -666,7 +666,7 @@ export async function renderTable(root, { args, me }) {
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),
         st.info.preset ? h("span", { class: "badge", "data-testid": "preset",
-          title: t("preset.label"), text: t(`preset.${st.info.preset}`) }) : null,
+          title: t("preset.label"), text: presetTitle(st.info.preset) }) : null,
         h("span", { class: "conn" }),
         h("span", { class: "head-tools" }, helpPopover()),
         h("a", { href: "#/lobby", text: t("table.back") })),
@@ -709,9 +709,10 @@ export async function renderTable(root, { args, me }) {
     const n = info.players || st.deal?.players || 3;
     const sheetCard = h("section", { class: "card sheet-card side-sheet", "aria-labelledby": "sheet-title", "data-testid": "sheet" },
       h("h2", { id: "sheet-title", text: t("table.sheet") }),
-      info.preset ? h("p", { class: "small muted", "data-testid": "sheet-preset", text: `${t("lobby.preset")}: ${t(`preset.${info.preset}`)}` }) : null,
+      info.preset ? h("p", { class: "small muted", "data-testid": "sheet-preset", text: `${t("lobby.preset")}: ${presetTitle(info.preset)}` }) : null,
       h("div", { class: "sheet-scroll" },
         drawPulka({ players: n, names: names(), seat: st.seat, target: info.target ?? "", sheet: info.sheet, lines })),
+      bombsView(n),
       balanceView(n));
     if (info.settlement) sheetCard.append(settlementView(info.settlement));
     const side2 = [sheetCard];
@@ -724,6 +725,18 @@ export async function renderTable(root, { args, me }) {
   }
 
   /** The running whist balance of every player if the pulka were closed now (R-P4). */
+  // R-A1, R-A2 (arabic): each player's bombs, as the paper marks them by his name, and what
+  // his next game as declarer is multiplied by; nothing under a rule set without bombs.
+  function bombsView(n) {
+    const marks = st.info.seat_marks;
+    if (!Array.isArray(marks) || !marks.some((m) => m && m.bombs)) return null;
+    return h("div", { class: "bombs-box", "data-testid": "bombs" },
+      h("h3", { text: t("tp.bombs") }),
+      h("ul", { class: "balance-list" }, marks.slice(0, n).map((m, i) => h("li", {},
+        h("span", { text: nameOf(i) }),
+        h("strong", { text: m.bombs ? t("tp.bombsOf", { n: m.bombs, f: m.next_game }) : "—" })))));
+  }
+
   function balanceView(n) {
     const sheet = st.info.sheet;
     if (!sheet?.pool?.length || st.info.settlement) return null;

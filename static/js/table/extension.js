@@ -39,7 +39,7 @@ export function extensionAsk(tableId, me, onChange) {
 
   function view(nameOf) {
     // asked only past the end, before the round's first deal, of a player who must agree
-    if (!ext || ext.refused || ext.may_start_deal || ext.extension_agreed || ext.deals_after_end > 0
+    if (!ext || !ext.past_end || ext.refused || ext.may_start_deal || ext.extension_agreed || ext.deals_after_end > 0
       || !ext.required.includes(me.id)) return null;
     const mine = ext.agreed.includes(me.id);
     const waiting = ext.required.filter((id) => !ext.agreed.includes(id)).map(nameOf);

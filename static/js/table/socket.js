@@ -11,7 +11,8 @@ export function commandId(prefix = "c") {
 export class TableSocket {
   /**
    * `handlers`: message(msg) for every server message, status(state) with "connecting",
-   * "open" or "down"; `lastSeq()` returns the last seq the page has processed (or null).
+   * "open", "down", "flooded" (closed with 4429, over the frame budget: retried after 2 s) or
+   * "replaced" (closed with 4409 for a newer socket of the member: not retried); `lastSeq()` returns the last seq the page has processed (or null).
    */
   constructor(tableId, handlers, lastSeq) {
     this.tableId = tableId;
@@ -57,9 +58,17 @@ export class TableSocket {
         location.hash = "#/login";
         return;
       }
-      this.handlers.status("down", event.code);
+      if (event.code === 4409) {
+        // A newer socket of the same member took this one's place (another tab): never retry,
+        // or the two tabs would close each other for ever.
+        this.closed = true;
+        this.handlers.status("replaced", event.code);
+        return;
+      }
+      this.handlers.status(event.code === 4429 ? "flooded" : "down", event.code);
       this.failures += 1;
-      const delay = event.code === 4008 ? 100 : Math.min(500 * 2 ** (this.failures - 1), 8000);
+      const delay = event.code === 4008 ? 100
+        : Math.max(event.code === 4429 ? 2000 : 0, Math.min(500 * 2 ** (this.failures - 1), 8000));
       this.timer = setTimeout(() => this.connect(), delay);
     });
   }
