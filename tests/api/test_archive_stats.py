@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 from sqlalchemy import func, select
@@ -21,28 +20,13 @@ from app.db.models import Pulka as PulkaRow
 from app.rules import Pulka
 from app.services import pulka_stats
 from app.services.archive import MemberStats, club_stats, list_pulkas
-from app.services.pulkas import close_pulka
-from app.services.tables import create_table
 from tests.api.conftest import LoggedIn
-from tests.support.archive_play import choose, play_deal
+from tests.support.archive_play import finished_pulka
 from tests.support.archive_reference import club_stats_from_logs
 
 
 def _json(rows: list[MemberStats], series: bool = False) -> list[dict[str, Any]]:
     return [r.to_json(with_series=series) for r in rows]
-
-
-async def _pulka(db: AsyncSession, seated: list[Member], clock: FrozenClock,
-                 contracts: list[str], practice: bool = False) -> int:
-    """A finished pulka: one deal per contract (forehand bids it, ``misere``, or nobody bids
-    anything, a pass-out), then closed by agreement."""
-    table = await create_table(db, seat_member_ids=[m.id for m in seated], practice=practice,
-                               target=20, first_dealer=0, now=clock.now())
-    for contract in contracts:
-        await play_deal(db, table.id, [m.id for m in seated], clock.now(),
-                        chooser=partial(choose, contract=contract))
-    await close_pulka(db, table.id, "agreement", clock.now())
-    return table.id
 
 
 async def test_stats_from_rows_equal_stats_from_logs_over_real_pulkas(
@@ -52,10 +36,11 @@ async def test_stats_from_rows_equal_stats_from_logs_over_real_pulkas(
     rows tallied at the pulka's end equal the logs' replay, for everyone and for each one."""
     anna, boris, vera, gleb = [await make_member(name=n)
                                for n in ("Анна", "Борис", "Вера", "Глеб")]
-    await _pulka(db_session, [anna, boris, vera], clock, ["6S", "misere", "none"])
-    await _pulka(db_session, [anna, boris, vera, gleb], clock, ["6S", "7NT", "misere", "6S"])
-    await _pulka(db_session, [gleb, vera, boris], clock, ["misere", "6S"])
-    await _pulka(db_session, [boris, gleb, anna], clock, ["7S"], practice=True)
+    await finished_pulka(db_session, [anna, boris, vera], clock, ["6S", "misere", "none"])
+    await finished_pulka(db_session, [anna, boris, vera, gleb], clock,
+                         ["6S", "7NT", "misere", "6S"])
+    await finished_pulka(db_session, [gleb, vera, boris], clock, ["misere", "6S"])
+    await finished_pulka(db_session, [boris, gleb, anna], clock, ["7S"], practice=True)
 
     tallied = await db_session.scalar(select(func.count()).select_from(PulkaMemberStats)
                                       .where(PulkaMemberStats.practice.is_(False)))
@@ -80,7 +65,7 @@ async def test_the_list_pages_by_keyset(db_session: AsyncSession, clock: FrozenC
     seated = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
     for _ in range(5):
         clock.advance(timedelta(minutes=1))
-        await _pulka(db_session, seated, clock, ["6S"])
+        await finished_pulka(db_session, seated, clock, ["6S"])
     everything = [p["id"] for p in await list_pulkas(db_session, limit=500)]
     pages: list[int] = []
     before = None
@@ -111,7 +96,7 @@ async def test_writing_a_pulka_s_rows_again_does_not_count_it_twice(
         make_member: Callable[..., Awaitable[Member]]) -> None:
     """``member_stats`` takes a pulka's earlier rows off before adding its new ones."""
     seated = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
-    table_id = await _pulka(db_session, seated, clock, ["6S", "misere"])
+    table_id = await finished_pulka(db_session, seated, clock, ["6S", "misere"])
     before = _json(await club_stats(db_session))
     row = await db_session.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
     table = await db_session.get(Table, table_id)

@@ -82,7 +82,7 @@ async def test_a_full_hashing_pool_answers_busy(client: httpx.AsyncClient, make_
     busy = await log_in(client, member.login)
     assert busy.status_code == 503
     assert busy.json()["code"] == "busy" and busy.headers["Retry-After"] == "1"
-    # An unknown login costs a hash in the same pool too (no timing shortcut).
+    # An unknown login is refused alike: the answer never tells whether a name exists.
     unknown = await log_in(client, "nobody-at-all", "whatever")
     assert unknown.status_code == 503
     # The refused attempts did not count as failures: the next one is not delayed.

@@ -41,7 +41,7 @@ async def production(test_settings: Settings, engine: AsyncEngine,
         yield c
 
 
-PAGES = ["/", "/reset-password", "/static/js/app.js", "/api/auth/me", "/healthz",
+PAGES = ["/", "/reset-password", "/static/js/app.js", "/api/auth/me", "/healthz", "/readyz",
          "/api/no-such-thing"]
 
 

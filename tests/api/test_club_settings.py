@@ -16,16 +16,18 @@ from tests.api.conftest import AT_1900, LoggedIn
 async def test_the_club_timer_is_off_until_an_admin_sets_it(logged_in: LoggedIn) -> None:
     member, _ = await logged_in()
     admin, _ = await logged_in(Role.admin)
-    assert (await member.get("/api/club/settings")).json() == {"move_timer_seconds": None}
+    assert (await member.get("/api/club/settings")).json() == {"move_timer_seconds": None,
+                                                               "min_pulkas": 5}
     refused = await member.put("/api/club/settings", json={"move_timer_seconds": 60})
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
     bad = await admin.put("/api/club/settings", json={"move_timer_seconds": 0})
     assert bad.status_code == 422
     ok = await admin.put("/api/club/settings", json={"move_timer_seconds": 60})
-    assert ok.status_code == 200 and ok.json() == {"move_timer_seconds": 60}
-    assert (await member.get("/api/club/settings")).json() == {"move_timer_seconds": 60}
+    assert ok.status_code == 200 and ok.json() == {"move_timer_seconds": 60, "min_pulkas": 5}
+    assert (await member.get("/api/club/settings")).json() == {"move_timer_seconds": 60,
+                                                               "min_pulkas": 5}
     off = await admin.put("/api/club/settings", json={"move_timer_seconds": None})
-    assert off.json() == {"move_timer_seconds": None}
+    assert off.json() == {"move_timer_seconds": None, "min_pulkas": 5}
 
 
 async def test_a_club_table_takes_the_club_timer_and_deals_with_a_deadline(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from app.clock import FrozenClock
-from app.rules.seats import idle_seats, playing_seats
+from app.rules.core.seats import idle_seats, playing_seats
 from tests.api.conftest import AT_1900
 
 

@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import Attendance, DrawRecord, Member, Role
-from app.rules.cards import ACE_RANK, parse_card, rank_of
-from app.rules.draw import seat_draw_key
+from app.rules.core.cards import ACE_RANK, parse_card, rank_of
+from app.rules.core.draw import seat_draw_key
 from app.services import schedule
 from tests.api.conftest import AT_2215, LoggedIn
 
@@ -136,7 +136,7 @@ async def test_draws_follow_the_rng(app, evening) -> None:
     app.state.rng = random.Random(7)
     first = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
                                  json={})).json()["draw"]["record"]
-    from app.rules.draw import draw_tables
+    from app.rules.core.draw import draw_tables
     again = draw_tables([d["member"] for d in first["draws"]], [4, 3], random.Random(7))
     assert again.to_json()["draws"] == first["draws"]
 

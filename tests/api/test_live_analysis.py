@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.clock import FrozenClock
 from app.db.models import DealAnalysis
 from app.realtime.store import rebuild
-from app.rules.analysis import makeable_table
-from app.rules.cards import parse_card
+from app.rules.core.cards import parse_card
+from app.rules.search.analysis import makeable_table
 from app.services.tables import create_table
 from tests.api.conftest import LoggedIn
 from tests.support.archive_play import play_deal

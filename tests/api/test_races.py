@@ -26,12 +26,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from app.clock import FrozenClock
 from app.config import Settings
 from app.db.migrate import upgrade
-from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member
+from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.main import create_app
 from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
-from tests.db_support import drop_database, scratch_database
+from tests.db_support import drop_database, migrated_database, scratch_database
 
 CONCURRENT = 24
 
@@ -39,12 +39,8 @@ CONCURRENT = 24
 @pytest.fixture(scope="module")
 def race_db(database_url: str) -> Iterator[str]:
     """A migrated scratch database of this module's own (it holds committed rows)."""
-    url, name = scratch_database(database_url)
-    upgrade(url)
-    try:
+    with migrated_database(database_url) as url:
         yield url
-    finally:
-        drop_database(database_url, name)
 
 
 @dataclass
@@ -265,3 +261,24 @@ async def test_a_latecomer_takes_one_seat_when_two_tables_agree_at_once(club: Cl
         his = (await db.scalars(select(TableSeat.club_session_id).where(
             TableSeat.member_id == late))).all()
     assert his == [session_id]
+
+
+async def test_one_login_created_at_once_is_taken_once(club: Club) -> None:
+    # Issue 28: a login is unique case-insensitively at the database (stored normalised): of
+    # many concurrent creations of «Ольга», «ОЛЬГА», « ольга », one wins and the others are
+    # 409 login_taken (the unique index decides the ones that passed the look-up together).
+    admin, admin_id = await club.member("admin")
+    async with session_scope(club.sessions) as db:
+        (await db.get(Member, admin_id)).role = Role.admin  # type: ignore[union-attr]
+    suffix = str(uuid.uuid4().int)[:8]  # digits: a Latin hex letter would mix scripts
+    typed = [f"Ольга{suffix}", f"ОЛЬГА{suffix}", f" ольга{suffix} "] * 3
+    answers = await asyncio.gather(*(
+        admin.post("/api/members", json={"login": login, "display_name": "Ольга"})
+        for login in typed))
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [201] + [409] * (len(typed) - 1), [a.text for a in answers]
+    assert {a.json()["code"] for a in answers if a.status_code == 409} == {"login_taken"}
+    async with club.sessions() as db:
+        logins = (await db.scalars(select(Member.login).where(
+            Member.login.like(f"%{suffix}")))).all()
+    assert logins == [f"ольга{suffix}"]

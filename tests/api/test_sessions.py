@@ -170,3 +170,45 @@ async def test_anonymous_is_401(client) -> None:
     for method, path in (("GET", "/api/sessions"), ("POST", "/api/sessions/generate"),
                          ("POST", "/api/practice-tables"), ("GET", "/api/members")):
         assert (await client.request(method, path, json={})).status_code == 401
+
+
+async def test_a_late_check_in_at_an_extra_session_names_its_own_start(
+        logged_in: LoggedIn, clock: FrozenClock) -> None:
+    # R-S4 at an extra session that started at 10:02 club time (07:02 UTC): the refusal names
+    # 10:02, in its message and in its code's params (the page's text is filled from them).
+    admin, _ = await logged_in(Role.admin)
+    member, _ = await logged_in()
+    clock.set(datetime(2026, 11, 30, 6, 0, tzinfo=UTC))
+    made = await admin.post("/api/sessions/extra",
+                            json={"date": "2026-11-30", "start": "10:02", "end": "12:00"})
+    assert made.status_code == 201, made.text
+    extra = made.json()
+    clock.set(datetime(2026, 11, 30, 7, 30, tzinfo=UTC))
+    refused = await member.post(f"/api/sessions/{extra['id']}/check-in")
+    assert refused.status_code == 409
+    body = refused.json()
+    assert body["code"] == "late_without_notice"
+    assert body["params"] == {"start": "10:02", "starts_at": "2026-11-30T07:02:00+00:00"}
+    assert "10:02" in body["detail"] and "19:00" not in body["detail"]
+    notice = await member.post(f"/api/sessions/{extra['id']}/late-notice", json={})
+    assert notice.status_code == 409
+    assert notice.json()["code"] == "late_notice_closed"
+    assert notice.json()["params"]["start"] == "10:02"
+    assert "19:00" not in notice.json()["detail"]
+    lobby = (await member.get(f"/api/sessions/{extra['id']}")).json()
+    assert lobby["attendance"] == [] and lobby["late_notices"] == []
+
+
+async def test_check_in_before_it_opens_names_the_session_own_opening(
+        logged_in: LoggedIn, clock: FrozenClock) -> None:
+    admin, _ = await logged_in(Role.admin)
+    member, _ = await logged_in()
+    clock.set(datetime(2026, 11, 30, 6, 0, tzinfo=UTC))  # 09:00 club time
+    made = await admin.post("/api/sessions/extra",
+                            json={"date": "2026-11-30", "start": "18:30", "end": "18:50"})
+    assert made.status_code == 201, made.text
+    refused = await member.post(f"/api/sessions/{made.json()['id']}/check-in")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "check_in_not_open"
+    assert refused.json()["params"]["opens"] == "12:30"
+    assert "12:30" in refused.json()["detail"]

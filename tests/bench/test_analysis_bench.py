@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from app.rules.play import legal_cards
+from app.rules.core.play import legal_cards
 from bench.analysis import bench_deal, main
 
 

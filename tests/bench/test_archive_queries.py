@@ -6,32 +6,18 @@ events, bulk-inserted) in a scratch database; statements are counted on the engi
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.db.migrate import downgrade, upgrade
-from app.db.session import make_engine
 from app.services import archive
 from bench.archive_data import generate
-from tests.db_support import _libpq, drop_database, scratch_database
+from tests.db_support import _libpq
 from tests.support.archive_reference import club_stats_from_logs
-
-
-@pytest.fixture
-async def scratch(database_url: str) -> AsyncIterator[AsyncEngine]:
-    url, name = scratch_database(database_url)
-    upgrade(url)
-    eng = make_engine(url)
-    try:
-        yield eng
-    finally:
-        await eng.dispose()
-        drop_database(database_url, name)
 
 
 async def _count(eng: AsyncEngine,

@@ -19,7 +19,7 @@ from app.rules import (
     new_deal,
     shuffled_deck,
 )
-from app.rules.auction import PASS_ONLY_LEVEL, parse_contract
+from app.rules.core.auction import PASS_ONLY_LEVEL, parse_contract
 from bench.bots import message_for
 
 ARABIC = Conventions.preset_named("arabic")

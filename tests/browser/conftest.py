@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +24,30 @@ CHROMIUM_ARGS = [
 RESULTS = PROJECT_ROOT / "test-results"
 
 
-@pytest.fixture(scope="module")
-def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """``prefclub serve`` on a free port with a fresh database of its own."""
+@contextmanager
+def scratch_server(database_url: str, tmp_path_factory: pytest.TempPathFactory,
+                   **env: str) -> Iterator[ServerProcess]:
+    """``prefclub serve`` on a free port with a fresh database of its own and ``env`` added
+    to its environment; skipped without Debian's chromium."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
     url, name = scratch_database(database_url)
     data_dir = tmp_path_factory.mktemp("serve")
     proc = ServerProcess({"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir),
-                          "LOG_LEVEL": "WARNING"})
+                          "LOG_LEVEL": "WARNING", **env})
     proc.start()
     try:
         yield proc
     finally:
         proc.stop()
         drop_database(database_url, name)
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """``prefclub serve`` on a free port with a fresh database of its own."""
+    with scratch_server(database_url, tmp_path_factory) as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")

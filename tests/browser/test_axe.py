@@ -1,6 +1,7 @@
 """Accessibility: axe-core (``axe-playwright-python`` ships ``axe.min.js``; nothing is fetched at
 run time) on every page of the club — login, password, lobby, table, members, history, replay,
-statistics, fund and the officer's sessions page — finds no serious or critical violation.
+statistics, standings, the member's page, fund and the officer's sessions page — finds no
+serious or critical violation.
 
 Violations on pages another engineer owns are listed in ``KNOWN`` with the reason, so this test
 keeps the pages we own clean while those are fixed (issue 11).
@@ -38,7 +39,8 @@ report of issue 11); empty means every page is clean."""
 
 
 async def _seed(url: str) -> dict[str, int]:
-    """An admin and two members with a finished club pulka of two deals."""
+    """An admin and two members with a finished club pulka of two deals (its id, and the
+    member id of the second player, Борис)."""
     now = datetime.now(UTC)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
@@ -60,7 +62,7 @@ async def _seed(url: str) -> dict[str, int]:
         async with session_scope(sessions) as db:
             row = await close_pulka(db, table.id, "agreement", now)
             assert row is not None
-            return {"pulka": row.id}
+            return {"pulka": row.id, "member": ids[1]}
     finally:
         await engine.dispose()
 
@@ -89,13 +91,15 @@ PAGES: list[tuple[str, str, str]] = [
     ("history", "#/history", "button[data-pulka]"),
     ("replay", "#/replay/{pulka}/1", "[data-testid=verify]"),
     ("stats", "#/stats", "[data-testid=chart]"),
+    ("standings", "#/standings", "[data-testid=standings]"),
+    ("member", "#/member/{member}", "[data-testid=member-h2h]"),
     ("fund", "#/fund", "#fund-payment"),
     ("password", "#/password", "#pw-title"),
     ("admin", "#/admin", "#extra-session"),
 ]
 
 
-OWN_PAGES = {"lobby", "members", "history", "replay", "stats", "admin"}
+OWN_PAGES = {"lobby", "members", "history", "replay", "stats", "standings", "member", "admin"}
 """Pages whose layout this file's author answers for (table and fund have their own owners)."""
 
 

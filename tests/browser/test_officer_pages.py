@@ -161,13 +161,14 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
     page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)
     page.goto(server.base_url + "/#/admin")
     page.wait_for_selector("#extra-session")
-    # a session in the past: 422, code bad_request
+    # a session in the past: 422 session_in_past, said with its date (issue 28)
     page.fill("#x-date", "2020-01-06")
     page.click("#extra-session button[type=submit]")
     text = notice(page)
-    assert text == "Запрос отклонён: проверьте введённые данные.", text
+    assert text.startswith("Дополнительную сессию можно назначить только на будущее: "
+                           "2020-01-06"), text
     assert not re.search(r"[A-Za-z]{3,}", text)
-    # the same extra session twice: 409, code conflict
+    # the same extra session twice: 409 session_overlaps, naming the other session
     day = a_free_weekday(10)
     statuses = []
     for _ in range(2):
@@ -177,20 +178,20 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
         statuses.append(answer.value.status)
     assert statuses == [201, 409]
     page.wait_for_function(
-        "() => !document.querySelector('#notice span')?.textContent.startsWith('Запрос')")
+        "() => document.querySelector('#notice span')?.textContent.startsWith('Это время')")
     text = notice(page)
-    assert "Сейчас это сделать нельзя" in text, text
+    assert "пересекается с сессией " + day.isoformat() in text, text
     assert "overlaps" not in text
     # the success message's timer does not hide the error that came after it
     page.wait_for_timeout(4500)
     assert page.locator("#notice").is_visible()
-    # in English the same page may show the server's own words
+    # in English the same refusal in the page's English words for its code
     page.click("#lang")
     page.wait_for_selector("h1:has-text('Running the sessions')")
     page.fill("#x-date", "2020-01-06")
     page.click("#extra-session button[type=submit]")
     page.wait_for_function(
-        "() => document.querySelector('#notice span')?.textContent.includes('past')")
+        "() => document.querySelector('#notice span')?.textContent.includes('in the future')")
     page.click("#lang")
     assert page.js_errors == []
     page.context.close()

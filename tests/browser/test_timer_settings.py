@@ -52,19 +52,22 @@ def test_club_timer_on_the_admin_page_and_a_practice_timer_in_the_lobby(
     admin = browser.new_context(locale="ru-RU").new_page()
     login(admin, base, "mt-admin", PASSWORD)
     admin.wait_for_selector("#session-title")
-    assert _json(admin, "/api/club/settings") == {"move_timer_seconds": None}
+    assert _json(admin, "/api/club/settings") == {"move_timer_seconds": None,
+                                                     "min_pulkas": 5}
     admin.goto(f"{base}/#/admin")
     admin.wait_for_selector("#club-timer")
     assert admin.locator("#club-timer").input_value() == "0"  # off by default
     assert "без таймера" in admin.locator("#club-timer option:checked").inner_text()
     admin.select_option("#club-timer", "60")
     admin.click("#club-timer-form button[type=submit]")
-    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": 60},
+    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": 60,
+                                                            "min_pulkas": 5},
              what="the club timer saved")
     admin.wait_for_selector("#notice:has-text('60 с на ход')")
     admin.select_option("#club-timer", "0")
     admin.click("#club-timer-form button[type=submit]")
-    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": None},
+    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": None,
+                                                     "min_pulkas": 5},
              what="the club timer off again")
     admin.context.close()
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.db.migrate import upgrade
-from tests.db_support import drop_database, scratch_database
+from tests.db_support import migrated_database
 from tests.e2e.support import server
 from tests.support.server import ServerProcess
 
@@ -17,12 +16,8 @@ from tests.support.server import ServerProcess
 @pytest.fixture(scope="module")
 def live_db(database_url: str) -> Iterator[str]:
     """A migrated database only this test module's servers use."""
-    url, name = scratch_database(database_url)
-    upgrade(url)
-    try:
+    with migrated_database(database_url) as url:
         yield url
-    finally:
-        drop_database(database_url, name)
 
 
 @pytest.fixture(scope="module")

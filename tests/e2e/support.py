@@ -26,17 +26,20 @@ SECRET = "e2e-secret-key-that-is-long-enough-for-signing"
 
 
 def server(url: str, data_dir: Path, port: int | None = None,
-           log_name: str | None = None) -> ServerProcess:
+           log_name: str | None = None, module: str = "app.cli") -> ServerProcess:
+    """A ``python -m MODULE serve`` process (not started) over ``url`` for the e2e tests."""
     env = {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir), "SECRET_KEY": SECRET,
            "LOG_LEVEL": "WARNING", "PREFCLUB_ENV": "test"}
     log_path = data_dir / (log_name or f"serve-{uuid.uuid4().hex[:6]}.log")
-    return ServerProcess(env, port=port, log_path=log_path)
+    return ServerProcess(env, port=port, log_path=log_path, module=module)
 
 
 async def setup_table(url: str, players: int = 3, *, target: int = 200, first_dealer: int = 0,
                       move_timer_seconds: int | None = None, spectators: int = 0,
-                      preset: str = "club") -> tuple[int, list[Seat], list[Seat]]:
-    """A bot table with fresh members; returns its id, its seats and spectator accounts."""
+                      preset: str = "club", practice: bool = True
+                      ) -> tuple[int, list[Seat], list[Seat]]:
+    """A bot table with fresh members (a practice table unless ``practice=False``); returns
+    its id, its seats and spectator accounts."""
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
@@ -45,7 +48,7 @@ async def setup_table(url: str, players: int = 3, *, target: int = 200, first_de
             prefix = f"e2e-{uuid.uuid4().hex[:8]}"
             table_id, seats = await make_bot_table(
                 db, prefix, players, now, target=target, first_dealer=first_dealer,
-                move_timer_seconds=move_timer_seconds, preset=preset)
+                move_timer_seconds=move_timer_seconds, preset=preset, practice=practice)
             watchers = [await make_member(db, f"{prefix}-w{i}", f"Watcher {i}", now, bot=False)
                         for i in range(spectators)]
         return table_id, seats, watchers

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,14 +26,27 @@ from app.bots.strategy import Strategy
 from app.db.models.table import TableEvent
 from app.db.session import make_engine, make_sessionmaker
 from app.realtime.game import TableState, fold
-from app.rules.cards import ALL_CARDS, card_text, mask_cards, parse_card
-from tests.e2e.support import card_tokens, setup_table
+from app.rules.core.cards import ALL_CARDS, card_text, mask_cards, parse_card
+from tests.e2e.support import card_tokens, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 TABLES = ((3, 26), (3, 26), (3, 26), (3, 26), (4, 24), (4, 24), (4, 24), (4, 24))
 """(players, deals) per table: 200 deals in all."""
+
+
+@pytest.fixture(scope="module")
+def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
+    """The module's server: its 36 bot sockets all come from 127.0.0.1, over the default cap
+    of 32 sockets per address (tests/e2e/test_socket_budget.py)."""
+    process = server(live_db, data_dir)
+    process.env["WS_PER_ADDRESS"] = "64"
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
 
 
 def forbidden(state: TableState, seat: int | None) -> int:

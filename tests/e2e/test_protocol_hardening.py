@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,10 +19,24 @@ from app.db.models.member import Member
 from app.db.models.table import Table
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
-from tests.e2e.support import Client, clients, setup_table
+from tests.e2e.support import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
+    """The module's server with a limit raised: twenty sockets of one member race one
+    command id here (the cap of 8 sockets per member, closing the oldest, is
+    tests/e2e/test_socket_budget.py)."""
+    process = server(live_db, data_dir)
+    process.env.update({"WS_PER_MEMBER": "24"})
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
 
 
 async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate(

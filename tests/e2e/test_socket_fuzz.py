@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +16,24 @@ from sqlalchemy import func, select
 
 from app.db.models.table import Pulka, Table, TableEvent
 from app.db.session import make_engine, make_sessionmaker
-from tests.e2e.support import Client, clients, setup_table
+from tests.e2e.support import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
+    """The module's server with a limit raised: the fuzz sends its batches as fast as it
+    can and every frame must be answered; the frame budget that closes such a client (4429)
+    is tests/e2e/test_socket_budget.py."""
+    process = server(live_db, data_dir)
+    process.env.update({"WS_FRAME_RATE": "100000", "WS_FRAME_BURST": "100000"})
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
 
 ANSWERS = ("error", "pong", "last_trick", "ack")
 

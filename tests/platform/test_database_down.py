@@ -103,7 +103,9 @@ def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
                 assert int(response.headers["Retry-After"]) > 0
             denied = client.post("/api/auth/login", json={"login": "admin", "password": "x"})
             assert denied.status_code == 503
-            assert client.get("/healthz").status_code == 503
+            assert client.get("/readyz").status_code == 503
+            assert client.get("/readyz").json()["code"] == "database_unavailable"
+            assert client.get("/healthz").status_code == 200  # the process itself is fine
             cookie = f"prefclub_session={client.cookies['prefclub_session']}"
             assert asyncio.run(_websocket_refusal(server.base_url, cookie)) == 503
             bot_reconnects = asyncio.run(_bot_keeps_trying(server.base_url, cookie))
@@ -113,7 +115,7 @@ def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
                     "-o", f'-h "" -k {socket_dir}')
 
         assert _poll("/api/auth/me", client, 200).status_code == 200
-        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").status_code == 200
     output = server.output()
     assert "database unavailable" in output
     assert "Exception in ASGI application" not in output  # no request ended in a raw 500

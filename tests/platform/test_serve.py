@@ -18,7 +18,7 @@ def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Pa
                                                                    data_dir: Path) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     with ServerProcess(env) as server:
-        assert httpx.get(f"{server.base_url}/healthz").json()["database"] == "ok"
+        assert httpx.get(f"{server.base_url}/readyz").json()["database"] == "ok"
         first_output = server.output()
     hint = re.search(r"as 'admin' with the one-time password (\S+)", first_output)
     assert hint, first_output

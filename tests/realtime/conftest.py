@@ -10,20 +10,15 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
-from tests.db_support import drop_database, scratch_database
+from tests.db_support import migrated_database
 from tests.support.wire import Wire
 
 
 @pytest.fixture(scope="module")
 def live_db(database_url: str) -> Iterator[str]:
-    url, name = scratch_database(database_url)
-    upgrade(url)
-    try:
+    with migrated_database(database_url) as url:
         yield url
-    finally:
-        drop_database(database_url, name)
 
 
 @pytest.fixture(scope="module")

@@ -104,21 +104,23 @@ class PlayedTable:
         self.state = result.state
         return result
 
-    def last_card_next(self) -> bool:
-        """Does the next move end the deal?"""
+    def ends_the_deal(self, seat: int, choice: dict[str, Any]) -> bool:
+        """Does this move end the deal?"""
         assert self.state is not None
-        seat, choice = self.next_move()
         try:
             _, _, after = game.action_played(self.state, self.state.seq + 1, seat, choice)
         except CommandRejected:
             return False
         return game.deal_ended(after) is not None
 
-    async def play_until_last_card(self) -> None:
+    async def play_until_last_card(self) -> tuple[int, dict[str, Any]]:
+        """Play until the next move ends the deal; that move (not played). The strategy draws
+        from a random stream, so the move checked is the one returned, never a second draw."""
         for _ in range(200):
-            if self.last_card_next():
-                return
-            await self.play(*self.next_move())
+            seat, choice = self.next_move()
+            if self.ends_the_deal(seat, choice):
+                return seat, choice
+            await self.play(seat, choice)
         raise AssertionError("the deal did not reach its last card")
 
 
@@ -236,9 +238,9 @@ async def test_a_deal_end_in_one_statement_writes_what_the_ordinary_path_writes(
     committer = _hub_committer(committers, sessions)
     table = await _practice(sessions, cache, committer)
     await _warm(table)
-    await table.play_until_last_card()
+    last = await table.play_until_last_card()
     writes, batches = committer.direct_writes, committer.batches
-    result = await table.play(*table.next_move())
+    result = await table.play(*last)
     assert committer.direct_writes == writes + 1 and committer.batches == batches
     assert [e.kind for e in result.events] == ["action", "deal_ended", "deal_started"]
     assert (await _events(sessions, table.id))[-3:] == ["action", "deal_ended", "deal_started"]
@@ -280,12 +282,11 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
     await table.load()
     assert table.state is not None and table.state.deal is not None
     await _warm(table)
-    await table.play_until_last_card()
+    seat, choice = await table.play_until_last_card()
 
     fooled = StateCache(owner="hub")
     fooled.put(table.state)
     fooled.put_settings(table.id, None, gated=False)
-    seat, choice = table.next_move()
     decided = decide_in_advance(
         fooled, table_id=table.id, member_id=table.members[seat], seat=seat,
         command={**choice, "id": "fooled"}, cid="fooled", kind=choice["type"],
@@ -325,9 +326,9 @@ async def test_a_seat_change_waiting_for_the_deal_end_is_applied_by_the_ordinary
         db.add(SeatChange(table_id=table.id, kind="join", member_id=newcomer.member_id,
                           seat=None, requested_by_id=table.members[0], required=[],
                           consents=[], status="agreed"))
-    await table.play_until_last_card()
+    last = await table.play_until_last_card()
     writes, statements = committer.direct_writes, committer.direct_statements
-    result = await table.play(*table.next_move())
+    result = await table.play(*last)
     assert committer.direct_statements == statements + 1  # tried, and refused: a change waits
     assert committer.direct_writes == writes
     kinds = await _events(sessions, table.id)

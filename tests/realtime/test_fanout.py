@@ -11,7 +11,7 @@ from app.realtime import engine, game
 from app.realtime.connection import CLOSE_TOO_SLOW, Connection, dumps
 from app.realtime.game import TableState
 from app.realtime.hub import Recent, event_message, replay_safe
-from app.rules.pulka import Pulka
+from app.rules.scoring.pulka import Pulka
 from tests.support.sockets import Recorder
 
 

@@ -15,7 +15,7 @@ import pytest
 from app.bots.strategy import Strategy
 from app.realtime import engine, game
 from app.realtime.game import TableState
-from app.rules.pulka import Pulka
+from app.rules.scoring.pulka import Pulka
 
 Folded = list[tuple[str, dict, TableState]]
 

@@ -20,8 +20,8 @@ from app.db.models import Member, Role
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
 from app.db.session import session_scope
-from app.rules.outcome_json import deal_from_json
-from app.rules.pulka import Pulka
+from app.rules.core.outcome_json import deal_from_json
+from app.rules.scoring.pulka import Pulka
 from app.services import recording
 from app.services.recording import RecordingError
 from app.services.tables import create_table

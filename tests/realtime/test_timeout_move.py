@@ -1,5 +1,5 @@
 """The server's move for a seat whose move timer ran out is the rules' default move
-(``app.rules.timeout.default_move``; docs/protocol.md §6): a whole deal played by expired
+(``app.rules.deal.timeout.default_move``; docs/protocol.md §6): a whole deal played by expired
 timers passes out (every call a pass, R-B1) and its tricks are played with the default cards.
 """
 
@@ -16,7 +16,7 @@ from app.db.models.table import TableEvent
 from app.db.session import session_scope
 from app.realtime.store import rebuild
 from app.rules import action_to_json
-from app.rules.timeout import default_move
+from app.rules.deal.timeout import default_move
 from app.services.table_commands import TableCommands
 
 NOW = datetime(2026, 11, 30, 16, 0, tzinfo=UTC)

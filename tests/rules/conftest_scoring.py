@@ -11,10 +11,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from app.rules.conventions import Conventions
-from app.rules.outcome import Contract, DealOutcome, Penalty
-from app.rules.pulka import Pulka
-from app.rules.sheet import Entry
+from app.rules.core.conventions import Conventions
+from app.rules.core.outcome import Contract, DealOutcome, Penalty
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.sheet import Entry
 
 CLUB = Conventions.preset_named("club")
 LENINGRAD = Conventions.preset_named("leningrad")

@@ -27,7 +27,7 @@ from app.rules import (
     parse_card,
     parse_contract,
 )
-from app.rules.deck import playing_seats
+from app.rules.core.deck import playing_seats
 
 CUT = 16
 SALT = b"test-salt"

@@ -1,13 +1,14 @@
 """The former exhaustive claim search, kept as an independent reference for the tests only.
 
-The engine's claims and analysis use ``app.rules.solver`` (through ``app.rules.claims``); this
+The engine's claims and analysis use ``app.rules.search.solver`` (through
+``app.rules.search.claims``); this
 slower boolean search with bounds memoised at trick boundaries checks it.
 """
 
 from __future__ import annotations
 
-from app.rules.cards import CardMask
-from app.rules.play import legal_cards, trick_winner
+from app.rules.core.cards import CardMask
+from app.rules.core.play import legal_cards, trick_winner
 
 
 def _representatives(candidates: CardMask, alive: CardMask) -> list[int]:

@@ -31,12 +31,12 @@ from app.rules import (
     view,
     visible_cards,
 )
-from app.rules.auction import IllegalBidError, parse_call, parse_contract
-from app.rules.cards import mask_cards
-from app.rules.deal import apply
-from app.rules.errors import IllegalActionError, InvalidRecordError
-from app.rules.outcome_json import deal_from_json, deal_to_json
-from app.rules.state import OutOfTurnError
+from app.rules.core.auction import IllegalBidError, parse_call, parse_contract
+from app.rules.core.cards import mask_cards
+from app.rules.core.errors import IllegalActionError, InvalidRecordError
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.deal.dispatch import apply
+from app.rules.deal.state import OutOfTurnError
 from tests.rules.conftest_scoring import arabic_record, game, new, pass_out, writes
 
 from .engine_support import LAYOUT, LAYOUT_TALON, play_out, start
@@ -99,12 +99,14 @@ def test_a10_a_dark_pass_is_overbid_by_a_dark_six_or_an_open_seven() -> None:
 
 
 def test_a10_everyone_passing_after_a_dark_pass_is_a_dark_pass_out() -> None:
-    """A-10: "Если другие игроки пасанули… то играются распасы": the pass-out is marked dark."""
+    """A-10: "Если другие игроки пасанули… то играются распасы": the pass-out is marked dark;
+    R-A1: seats 2 and 0 passed openly (``open_passes``), so only seat 1 earns a bomb."""
     state = _call(_call(_call(_arabic(), "dark_pass"), "pass"), "pass")
     assert state.kind == "pass_out"
     result = outcome(play_out(state))
-    assert result is not None and result.dark
+    assert result is not None and "dark" in result.marks
     assert deal_to_json(result)["dark"] is True
+    assert deal_to_json(result)["open_passes"] == [0, 2]
     assert deal_from_json(deal_to_json(result), 3) == result
 
 
@@ -144,7 +146,7 @@ def test_a11_the_dark_declarer_may_switch_to_misere_before_taking_the_talon() ->
     low = tuple(sorted(mask_cards(switched.hands[1]))[:2])
     switched, _ = apply(switched, Discard(1, low))
     result = outcome(play_out(switched))
-    assert result is not None and result.kind == "misere" and not result.dark
+    assert result is not None and result.kind == "misere" and "dark" not in result.marks
     taken, _ = apply(state, TakeTalon(1))
     assert taken.phase == "discard" and view(taken, 0)["talon"] == ["8H", "7H"]
 
@@ -161,7 +163,7 @@ def test_a11_a_dark_game_at_its_level_is_whisted_by_force_and_marked_dark() -> N
     assert [a for a in legal_actions(state, 0) if isinstance(a, Defend)] == [Defend(0, "whist")]
     state, _ = apply(state, Defend(0, "whist"))
     result = outcome(play_out(state))
-    assert result is not None and result.dark and result.play == "closed"
+    assert result is not None and "dark" in result.marks and result.play == "closed"
     assert deal_to_json(result)["dark"] is True
 
 
@@ -173,7 +175,7 @@ def test_a11_a_dark_game_named_at_another_level_is_played_as_usual() -> None:
     state, _ = apply(state, Defend(2, "pass"))
     state, _ = apply(state, Defend(0, "pass"))
     result = outcome(state)
-    assert result is not None and not result.dark
+    assert result is not None and "dark" not in result.marks
 
 
 def test_a11_a_dark_game_at_its_level_is_written_twice() -> None:
@@ -181,30 +183,32 @@ def test_a11_a_dark_game_at_its_level_is_written_twice() -> None:
     tricks = {1: 6, 2: 2, 0: 2}
     defence = {2: "whist", 0: "whist"}
     _, plain = new(NO_OPENING).record(game(0, 1, "6H", defence, tricks))
-    _, dark = new(NO_OPENING).record(game(0, 1, "6H", defence, tricks, dark=True))
+    _, dark = new(NO_OPENING).record(game(0, 1, "6H", defence, tricks, marks=frozenset({"dark"})))
     assert writes(dark) == [(s, c, 2 * a, on) for s, c, a, on in writes(plain)]
     assert (1, "pool", 4, None) in writes(dark)
 
 
-def test_a10_dark_pass_bombs_double_in_a_row_and_start_again() -> None:
-    """A-10: "За «пас в тёмную» записывается первая бомба, за второй подряд — вторая… третья…
-    коэффициент распасов — умножение на 2, 4, 8"; a deal without one ends the run."""
-    split = {1: 4, 2: 3, 0: 3}
+def test_a10_r_a3_dark_pass_outs_in_a_row_are_written_2_4_8_per_trick() -> None:
+    """A-10, R-A3: "За «пас в тёмную» записывается первая бомба, за второй подряд — вторая…
+    третья… коэффициент распасов — умножение на 2, 4, 8"; a deal without one ends the run.
+
+    The split 4/3/3 has the amnesty 3, so seat 1 writes one trick at the deal's rate. The rate
+    of a dark pass-out is its own price, 2, 4, 8 (8 for the fourth in a row too), replacing the
+    plain 1, 2, 3 (the third deal's plain rate is 3: 3 × 8 = 24 was the old, wrong reading).
+    The third pass-out in a row passes the deal on (A-7), so the fourth is plain streak 0; the
+    fifth, not dark, is plain 2 (streak 1); the sixth, dark again, starts the run at 2.
+    """
     pulka = new(NO_OPENING)
-    factors = []
+    rates = []
     for dark in (True, True, True, True, False, True):
-        before = pulka
-        deal = dataclasses.replace(pass_out(pulka.next_dealer, split), dark=dark)
-        pulka, entries = pulka.record(deal)
-        _, undarked = before.record(dataclasses.replace(deal, dark=False))
-        factors.append(
-            {
-                e.amount / u.amount
-                for e, u in zip(entries, undarked, strict=True)
-                if u.amount and e.rule != "A-7"  # the third pass-out's penalty has no bomb
-            }
+        dealer = pulka.next_dealer
+        tricks = {(dealer + 1) % 3: 4, (dealer + 2) % 3: 3, dealer: 3}
+        deal = dataclasses.replace(
+            pass_out(dealer, tricks), marks=frozenset({"dark"} if dark else ())
         )
-    assert factors == [{2}, {4}, {8}, {8}, {1}, {2}]
+        pulka, entries = pulka.record(deal)
+        rates.append([e.amount for e in entries if e.rule == "R-R4"])
+    assert rates == [[2], [4], [8], [8], [2], [2]]
 
 
 def test_a10_a11_dark_calls_and_picking_up_round_trip_as_json() -> None:
@@ -220,7 +224,7 @@ def test_a10_a11_dark_records_are_refused_where_dark_calls_are_not_played() -> N
     """A-10, A-11: ``"dark": true`` only under ``dark_calls`` (the arabic preset)."""
     with pytest.raises(InvalidRecordError, match="dark"):
         new(SOCHI).record(game(0, 1, "6H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2},
-                               dark=True))
+                               marks=frozenset({"dark"})))
 
 
 DARK_RECORD: dict[str, Any] = arabic_record([
@@ -232,11 +236,21 @@ DARK_RECORD: dict[str, Any] = arabic_record([
 
 
 def test_a10_a11_prefclub_score_rescores_dark_deals() -> None:
-    """A-10, A-11: a dark pass-out (rate 1 × bomb 2, after the amnesty) and, at the 7 exit, a dark
-    7♥ made (pool 4 × 2 = 8, whists 4 per trick × 2) are rescored from the record alone."""
+    """A-10, A-11, R-A1..R-A3 (004 "за «пас в тёмную» записывается первая бомба", "пишется с
+    умножением на 2 (с учетом бомб)"; K96 note 31 "коэффициенты перемножаются"): a dark
+    pass-out is written at its price 2 (after the amnesty of 3, seat 1 writes 1 × 2) and writes
+    every seat, all dark, his first bomb ×2. At the 7 exit seat 1's dark 7♥ made is on that bomb:
+    × 2 (dark) × 2 (bomb) = × 4: pool 4 × 4 = 16, whists 4 per trick × 4 (seat 2: 2 × 16 = 32,
+    seat 0: 16), and it uses the bomb up (seats 0 and 2 keep theirs)."""
     out = io.StringIO()
     assert run_score("-", out, io.StringIO(json.dumps(DARK_RECORD))) == 0
-    sheet = json.loads(out.getvalue())["sheet"]
-    assert sheet["pool"] == [0, 8, 0]
+    doc = json.loads(out.getvalue())
+    sheet = doc["sheet"]
+    assert sheet["pool"] == [0, 16, 0]
     assert sheet["hill"] == [0, (4 - 3) * 2, 0]  # R-R4 amnesty of 3
-    assert sheet["whists"][2][1] == 2 * 4 * 2 and sheet["whists"][0][1] == 1 * 4 * 2
+    assert sheet["whists"][2][1] == 2 * 4 * 4 and sheet["whists"][0][1] == 1 * 4 * 4
+    assert doc["seats"] == [
+        {"bombs": 1, "next_game": 2},
+        {"bombs": 0, "next_game": 1},
+        {"bombs": 1, "next_game": 2},
+    ]

@@ -23,12 +23,12 @@ from app.rules import (
     outcome,
     view,
 )
-from app.rules.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
-from app.rules.cards import mask_cards
-from app.rules.deal import apply
-from app.rules.deck import deal_cards
-from app.rules.outcome_json import deal_from_json, deal_to_json
-from app.rules.seats import playing_seats
+from app.rules.core.auction import PASS_ONLY_LEVEL, IllegalBidError, parse_contract
+from app.rules.core.cards import mask_cards
+from app.rules.core.deck import deal_cards
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.core.seats import playing_seats
+from app.rules.deal.dispatch import apply
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, play_out, start, start4
 
@@ -109,7 +109,7 @@ def test_a13_misere_without_the_talon_is_caught_open_with_the_talon_closed() -> 
     assert state.talon_shown == 0 and state.hands[1].bit_count() == 10
     state = play_out(state)
     result = outcome(state)
-    assert result is not None and result.misere_no_talon
+    assert result is not None and result.marks == {"no_talon"}
     assert deal_to_json(result)["no_talon"] is True
     assert deal_from_json(deal_to_json(result), 0) == result
 

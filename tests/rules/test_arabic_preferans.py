@@ -15,13 +15,13 @@ import pytest
 
 from app.commands.score import run_score
 from app.rules import Bid, Conventions, DealState, Discard, legal_actions, outcome, view
-from app.rules.auction import IllegalBidError, parse_call
-from app.rules.cards import cards_mask, parse_cards
-from app.rules.deal import apply
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import Contract
-from app.rules.outcome_json import deal_from_json, deal_to_json
-from app.rules.preferans import sure_tricks
+from app.rules.core.auction import IllegalBidError, parse_call
+from app.rules.core.cards import cards_mask, parse_cards
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import Contract
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.deal.dispatch import apply
+from app.rules.variants.arabic.arabic_preferans import sure_tricks
 from tests.rules.conftest_scoring import arabic_record, game, new, pass_out
 
 from .engine_support import LAYOUT, LAYOUT_TALON, play_out, start
@@ -95,7 +95,7 @@ def test_a16_the_opponents_discard_and_play_for_the_declarer() -> None:
     assert len(view(state, 0)["open_hands"]["1"]) == 10  # his hand lies open
     done = play_out(state)
     result = outcome(done)
-    assert result is not None and result.preferans and not result.preferans_short
+    assert result is not None and "preferans" in result.marks and "short" not in result.marks
     assert result.tricks is not None and result.tricks[1] == 10
     assert deal_from_json(deal_to_json(result), 3) == result
     assert deal_to_json(result)["preferans"] is True
@@ -107,13 +107,14 @@ def test_a16_declared_short_of_nine_sure_tricks_is_marked_short() -> None:
     assert state.to_move == 0  # the first defender after seat 2
     state, _ = apply(state, Discard(0, tuple(parse_cards(["AD", "KD"]))))  # type: ignore[arg-type]
     result = outcome(play_out(state))
-    assert result is not None and result.preferans and result.preferans_short
+    assert result is not None and result.marks == {"preferans", "short"}
     assert deal_to_json(result)["short"] is True
 
 
 def _preferans(tricks: dict[int, int], short: bool = False) -> object:
     base = game(0, 1, "10NT", {2: "pass", 0: "pass"}, tricks, play="closed")
-    return dataclasses.replace(base, preferans=True, preferans_short=short)
+    marks = {"preferans", "short"} if short else {"preferans"}
+    return dataclasses.replace(base, marks=frozenset(marks))
 
 
 def test_a16_made_it_closes_the_pool_and_clears_the_hill_and_the_whists_on_him() -> None:

@@ -11,10 +11,10 @@ from fractions import Fraction
 import pytest
 
 from app.rules import Conventions
-from app.rules.auction import PASS_ONLY_LEVEL
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import Contract, DealOutcome
-from app.rules.settlement import effective_pools
+from app.rules.core.auction import PASS_ONLY_LEVEL
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import Contract, DealOutcome
+from app.rules.scoring.settlement import effective_pools
 from tests.rules.conftest_scoring import game, ints, misere, new, pass_out, whists, writes
 
 ARABIC = Conventions.preset_named("arabic")
@@ -36,7 +36,7 @@ def test_a1_preset_is_known_and_round_trips_through_pulka_json() -> None:
 def test_a2_a3_three_bombs_open_with_rounds_of_pass_outs_at_2_4_8() -> None:
     """A-2, A-3: three bombs at the start: a round of forced pass-outs each, ×2, ×4, ×8."""
     pulka = new(ARABIC, first_dealer=0)
-    assert pulka.opening_left == 9
+    assert pulka.carried.opening_left == 9  # type: ignore[attr-defined]
     factors = []
     for d in range(9):
         assert pulka.next_min_level() == PASS_ONLY_LEVEL

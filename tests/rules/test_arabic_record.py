@@ -11,8 +11,8 @@ import pytest
 
 from app.commands.score import run_score
 from app.rules import Conventions
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import Penalty
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import Penalty
 from tests.rules.conftest_scoring import arabic_record, game, ints, new
 
 ARABIC = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
@@ -29,12 +29,14 @@ RECORD: dict[str, Any] = arabic_record([
 
 
 def test_a1_a3_a5_prefclub_score_rescores_an_arabic_record() -> None:
-    """A-1, A-3, A-5: one opening bomb (three pass-outs ×2), an all-pass that keeps the deal
-    with dealer 0, his 7♥ exit, then the deal passes to seat 1 at rate 1."""
+    """A-1, A-3, A-5, R-A1, R-A2: one opening bomb (three pass-outs ×2, and a ×2 bomb written
+    to every player), an all-pass that keeps the deal with dealer 0, seat 1's 7♥ exit made on
+    his bomb (price 4 × 2 = 8 into the pool, which uses it up), then the deal passes to seat 1
+    at rate 1."""
     out = io.StringIO()
     assert run_score("-", out, io.StringIO(json.dumps(RECORD))) == 0
     scored = json.loads(out.getvalue())
-    assert scored["sheet"]["pool"] == [0, 1 + 4, 0]
+    assert scored["sheet"]["pool"] == [0, 1 + 4 * 2, 0]
     assert scored["sheet"]["hill"] == [2 + 5, 2, 2 + 5 + 1]
 
 

@@ -13,7 +13,7 @@ from app.rules import (
     legal_actions,
     view,
 )
-from app.rules.auction import ALL_CONTRACTS, MISERE_RANK, call_rank, contract_rank
+from app.rules.core.auction import ALL_CONTRACTS, MISERE_RANK, call_rank, contract_rank
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, start
 

@@ -1,4 +1,4 @@
-"""Cards as ints and masks; text forms (app.rules.cards)."""
+"""Cards as ints and masks; text forms (app.rules.core.cards)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from app.rules import (
     mask_text,
     parse_card,
 )
-from app.rules.cards import SUIT_MASKS, highest, make_card, rank_of, suit_of
+from app.rules.core.cards import SUIT_MASKS, highest, make_card, rank_of, suit_of
 
 
 def test_every_card_round_trips_through_text() -> None:

@@ -24,7 +24,7 @@ from app.rules import (
     outcome,
     view,
 )
-from app.rules.cards import cards_mask
+from app.rules.core.cards import cards_mask
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, brute_value, cards, plays, run, start
 

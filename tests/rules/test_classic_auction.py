@@ -28,7 +28,7 @@ from app.rules import (
     parse_card,
     view,
 )
-from app.rules.timeout import default_move
+from app.rules.deal.timeout import default_move
 from tests.rules.engine_support import (
     LAYOUT,
     LAYOUT_TALON,

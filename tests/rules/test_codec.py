@@ -29,7 +29,7 @@ from app.rules import (
     event_to_json,
     parse_card,
 )
-from app.rules.actions import Event
+from app.rules.core.actions import Event
 
 ACTIONS = [
     Cut(2, 16),

@@ -14,7 +14,7 @@ from app.rules import (
     draw_tables,
     parse_card,
 )
-from app.rules.draw import seat_draw_key
+from app.rules.core.draw import seat_draw_key
 
 
 def test_r_t1_tables_by_suit_sizes_and_full_record() -> None:

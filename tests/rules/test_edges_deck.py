@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from app.rules import Conventions, DealConfig, apply, new_deal, verify_deal, view
-from app.rules.actions import Cut
-from app.rules.deck import DealReveal, reveal
+from app.rules.core.actions import Cut
+from app.rules.core.deck import DealReveal, reveal
 
 from .engine_support import play_out
 

@@ -29,8 +29,8 @@ from app.rules import (
     view,
     visible_cards,
 )
-from app.rules.outcome_json import deal_from_json, deal_to_json
-from app.rules.sheet import score_deal
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.scoring.sheet import score_deal
 
 from .engine_support import LAYOUT4, bids, cards, play_out, run, start4
 

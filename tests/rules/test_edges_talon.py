@@ -13,7 +13,7 @@ from app.rules import (
     outcome,
     view,
 )
-from app.rules.sheet import score_deal
+from app.rules.scoring.sheet import score_deal
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, hand, run, start
 

@@ -21,10 +21,11 @@ import random
 import re
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from app.rules import (
+    PRESET_NAMES,
     AcceptResult,
     Action,
     AnswerInvitation,
@@ -63,18 +64,19 @@ from app.rules import (
     view,
     views,
 )
-from app.rules.auction import PASS_ONLY_LEVEL
-from app.rules.cards import SUIT_MASKS
-from app.rules.classic import is_classic
-from app.rules.classic_auction import classic_calls
-from app.rules.pulka import Pulka
+from app.rules.core.auction import PASS_ONLY_LEVEL
+from app.rules.core.cards import SUIT_MASKS
+from app.rules.deal.deal_rules import deal_rules
+from app.rules.scoring.pulka import Pulka
+from app.rules.variants.arabic.arabic_auction import ArabicAuction
 
 from .engine_support import brute_value
 
-PRESETS = ("club", "sochi", "leningrad", "rostov", "classic", "arabic")
-CLUB_FAMILY = PRESETS[:4]
-"""The presets a table of five plays (R-T6); seeds 003 and 004 know three and four players."""
+PRESETS = tuple(PRESET_NAMES)
+"""Every preset of every registered rule set: a new rule set is covered without editing a list."""
 CONVENTIONS = {p: Conventions.preset_named(p) for p in PRESETS}
+FIVE_PLAYER = tuple(p for p in PRESETS if 5 in CONVENTIONS[p].table_sizes())
+"""The presets a table of five plays (R-T6); seeds 003 and 004 know three and four players."""
 RETURN_ON = Conventions().with_overrides({"talon_return_penalty": True})
 DEALS_PER_EXAMPLE = 400
 EXAMPLES = 50  # 50 × 400 = 20,000 deals
@@ -96,7 +98,9 @@ def own_hand_face_down(state: DealState, seat: int) -> bool:
     auction = state.auction
     if state.phase != "auction" or auction is None or seat not in state.active:
         return False
-    return bool(auction.blind >> state.active.index(seat) & 1)
+    extra = auction.extra
+    blind = extra.blind if isinstance(extra, ArabicAuction) else 0
+    return bool(blind >> state.active.index(seat) & 1)
 
 
 def forbidden_cards(state: DealState, seat: int | None) -> int:
@@ -222,9 +226,8 @@ class Policy:
                 return InviteMisere(seat)
             bids = [a for a in options if isinstance(a, Bid)]
             assert state.auction is not None
-            classic = is_classic(state.config.conventions)  # K-3..K-5
-            expected = classic_calls(state.auction) if classic else state.auction.legal_calls()
-            assert [b.call for b in bids] == expected
+            if deal_rules(state.config.conventions).bid_options(state, seat) is None:
+                assert [b.call for b in bids] == state.auction.legal_calls()  # the shared ladder
             if TakeTalon(seat) in options and rng.random() < 0.5:
                 return TakeTalon(seat)  # K-5: the talon bought
             dark = [b for b in bids if b.call == "dark_pass" or isinstance(b.call, DarkBid)]
@@ -362,9 +365,11 @@ def play_one(rng: random.Random, players: int, conventions: Conventions, deep: b
 def test_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
     rng = random.Random(seed)
     for index in range(DEALS_PER_EXAMPLE):
-        preset = PRESETS[index % 5]  # arabic has its own test below
+        preset = PRESETS[index % len(PRESETS)]
         conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
-        play_one(rng, 3 + (index // 4) % 2, conventions, deep=index % 8 == 0)
+        sizes = [n for n in conventions.table_sizes() if n < 5]  # five: the test below
+        play_one(rng, sizes[(index // len(PRESETS)) % len(sizes)], conventions,
+                 deep=index % 8 == 0)
 
 
 @settings(max_examples=10, deadline=None, derandomize=False)
@@ -385,6 +390,7 @@ def test_outcomes_score_on_the_sheet(seed: int, preset: str, players: int) -> No
     """Each engine outcome is a valid next deal of a pulka (one contract with the scorer)."""
     rng = random.Random(seed)
     conventions = CONVENTIONS[preset]
+    assume(players in conventions.table_sizes())
     pulka = Pulka.new(players, conventions=conventions, target=10_000,
                       first_dealer=rng.randrange(players))
     policy = Policy(rng)
@@ -407,13 +413,13 @@ def test_random_five_player_deals_are_legal_hidden_and_replayable(seed: int) -> 
     equals state."""
     rng = random.Random(seed)
     for index in range(200):
-        preset = CLUB_FAMILY[index % 4]
+        preset = FIVE_PLAYER[index % len(FIVE_PLAYER)]
         conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
         play_one(rng, 5, conventions, deep=index % 4 == 0)
 
 
 @settings(max_examples=6, deadline=None)
-@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(CLUB_FAMILY))
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(FIVE_PLAYER))
 def test_five_player_outcomes_score_on_the_sheet(seed: int, preset: str) -> None:
     """R-T6: each five-player engine outcome is a valid next deal of a five-player pulka."""
     test_outcomes_score_on_the_sheet.hypothesis.inner_test(seed, preset, 5)  # type: ignore[attr-defined]

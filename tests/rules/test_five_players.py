@@ -33,12 +33,12 @@ from app.rules import (
     view,
     visible_cards,
 )
-from app.rules.conventions import Conventions
-from app.rules.errors import InvalidRecordError, RulesError
-from app.rules.pulka import Pulka
-from app.rules.record import export_document, parse_document, replay
-from app.rules.seats import defenders, idle_seats, pass_out_seats, playing_seats
-from app.rules.state import DealConfig
+from app.rules.core.conventions import Conventions
+from app.rules.core.errors import InvalidRecordError, RulesError
+from app.rules.core.seats import defenders, idle_seats, pass_out_seats, playing_seats
+from app.rules.deal.state import DealConfig
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document, parse_document, replay
 from tests.rules.conftest_scoring import CLUB, ROSTOV, SOCHI, game, one, pass_out, whists
 
 from .engine_support import bids, cards, plays, run, start

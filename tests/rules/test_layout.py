@@ -68,8 +68,8 @@ def test_no_import_cycles_inside_app_rules() -> None:
 
 def test_the_engine_never_imports_the_record_codec() -> None:
     graph = _graph()
-    engine = [m for m in graph if m not in ("app.rules", "app.rules.record")]
-    offenders = [m for m in engine if "app.rules.record" in graph[m]]
+    engine = [m for m in graph if m not in ("app.rules", "app.rules.scoring.record")]
+    offenders = [m for m in engine if "app.rules.scoring.record" in graph[m]]
     assert offenders == []
     assert "app.rules" not in set().union(*graph.values())  # nothing imports the facade
 
@@ -80,7 +80,7 @@ def test_only_state_py_touches_a_dunder_dict() -> None:
         for name, tree in _modules().items()
         if any(isinstance(n, ast.Attribute) and n.attr == "__dict__" for n in ast.walk(tree))
     )
-    assert users == ["app.rules.state"]
+    assert users == ["app.rules.deal.state"]
 
 
 def test_every_evolve_call_names_real_fields() -> None:
@@ -97,3 +97,12 @@ def test_every_evolve_call_names_real_fields() -> None:
                 named = {k.arg for k in node.keywords if k.arg is not None}
                 assert named <= fields, f"{name}: evolve() with unknown fields {named - fields}"
     assert calls > 20  # the phases build every new state through it
+
+
+def test_no_two_modules_of_the_engine_share_a_name() -> None:
+    """Issue 25: one module per name in the whole engine (no ``auction.py`` beside
+    ``phases/auction.py``), packages included."""
+    names = [p.stem for p in RULES.rglob("*.py") if p.name != "__init__.py"]
+    packages = [p.name for p in RULES.rglob("*") if p.is_dir() and p.name != "__pycache__"]
+    duplicates = sorted({n for n in names + packages if (names + packages).count(n) > 1})
+    assert duplicates == []

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.commands.score import run_score
-from app.rules.conventions import Conventions
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import DealOutcome, Penalty
-from app.rules.penalties import CATALOGUE, RULE_WORDS
-from app.rules.pulka import Pulka
-from app.rules.record import export_document, score_document, score_pulka
+from app.rules.core.conventions import Conventions
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import DealOutcome, Penalty
+from app.rules.scoring.penalties import CATALOGUE, RULE_WORDS
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document, score_document, score_pulka
 from tests.rules.conftest_scoring import conceded, game, ints, one, pass_out, play
 from tests.rules.test_record import deal_outcome
 

@@ -18,8 +18,8 @@ from app.rules import (
     parse_card,
     view,
 )
-from app.rules.cards import cards_mask
-from app.rules.play import trick_winner
+from app.rules.core.cards import cards_mask
+from app.rules.core.play import trick_winner
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, plays, run, start
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules.conventions import Conventions
-from app.rules.errors import InvalidRecordError
-from app.rules.outcome import STRAINS, Contract, DealOutcome
-from app.rules.pulka import Pulka
-from app.rules.record import export_document, score_document, score_pulka
-from app.rules.sheet import HALF_WHIST_TRICKS, defenders, playing_seats
+from app.rules.core.conventions import Conventions
+from app.rules.core.errors import InvalidRecordError
+from app.rules.core.outcome import STRAINS, Contract, DealOutcome
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document, score_document, score_pulka
+from app.rules.scoring.sheet import HALF_WHIST_TRICKS, defenders, playing_seats
 
 EXAMPLE: dict[str, Any] = {
     "format": "pulka/1",

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from app.commands.score import EXIT_INVALID, EXIT_OK, run_score
-from app.rules.outcome import DealOutcome
-from app.rules.pulka import Pulka
-from app.rules.record import export_document, parse_document, replay, score_pulka
+from app.rules.core.outcome import DealOutcome
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.record import export_document, parse_document, replay, score_pulka
 
 
 def _pass_out(dealer: int, players: int) -> DealOutcome:

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from app.rules.settlement import largest_remainder, money, round_hundredths, settle
-from app.rules.sheet import Sheet
+from app.rules.scoring.settlement import largest_remainder, money, round_hundredths, settle
+from app.rules.scoring.sheet import Sheet
 from tests.rules.conftest_scoring import CLUB, LENINGRAD, ROSTOV, SOCHI, game, ints, new, play
 
 

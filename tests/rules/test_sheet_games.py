@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules.errors import InvalidRecordError
+from app.rules.core.errors import InvalidRecordError
 from tests.rules.conftest_scoring import (
     CLUB,
     LENINGRAD,
@@ -227,7 +227,7 @@ def test_entries_name_deal_and_rule() -> None:
 
 def test_running_totals_as_the_club_writes_them() -> None:
     # R-P6: after each deal the new running total of every changed column is written.
-    from app.rules.sheet import running_totals
+    from app.rules.scoring.sheet import running_totals
     from tests.rules.conftest_scoring import play
 
     p = play(

@@ -1,4 +1,5 @@
-"""The fast claim solver (app.rules.solver) against the simple reference search (R-W11, R-W9).
+"""The fast claim solver (app.rules.search.solver) against the simple reference search (R-W11,
+R-W9).
 
 The claim check must be exact: a claim is accepted exactly when no defence can deny it
 (R-W11), on misère too (R-W10: no trumps, the declarer avoids tricks). The reference is the
@@ -14,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from app.rules import solver
-from app.rules.claims import best_tricks, claim_holds
-from app.rules.play import legal_cards
-from app.rules.solver import max_good_tricks, reaches
+from app.rules.core.play import legal_cards
+from app.rules.search import solver
+from app.rules.search.claims import best_tricks, claim_holds
+from app.rules.search.solver import max_good_tricks, reaches
 from bench.engine import solver_deals
 from tests.rules.reference_solver import _reference_best_tricks, _reference_claim_holds
 

@@ -1,10 +1,10 @@
-"""A pulka's tally per member (app.rules.statistics), over hand-written logs."""
+"""A pulka's tally per member (app.rules.scoring.statistics), over hand-written logs."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from app.rules.statistics import LogFact, made, tally
+from app.rules.scoring.statistics import LogFact, made, tally
 
 
 def _game(dealer: int, declarer: int, contract: str, tricks: dict[str, int]) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""The default move of a seat whose move timer ran out (``app.rules.timeout``).
+"""The default move of a seat whose move timer ran out (``app.rules.deal.timeout``).
 
 RULES.md has no move timer; the default is the server's (docs/protocol.md §6): pass when
 passing is legal (R-B1 in the auction, R-W1 for a defender), else take the talon (R-C1), else
@@ -36,7 +36,7 @@ from app.rules import (
     new_deal,
     shuffled_deck,
 )
-from app.rules.timeout import NEVER_BY_DEFAULT, default_choice, default_move
+from app.rules.deal.timeout import NEVER_BY_DEFAULT, default_choice, default_move
 
 OWN_DECISIONS = (Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon,
                  InviteMisere, LookAtHand)

@@ -15,7 +15,7 @@ from app.rules import (
     verify_deal,
     view,
 )
-from app.rules.deck import DealReveal
+from app.rules.core.deck import DealReveal
 
 from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, run, start, start4
 

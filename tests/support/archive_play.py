@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.clock import FrozenClock
+from app.db.models import Member
 from app.realtime.engine import legal_json
 from app.realtime.store import rebuild
+from app.services.pulkas import close_pulka
 from app.services.table_commands import execute
+from app.services.tables import create_table
 
 
 class SameSession:
@@ -71,3 +76,16 @@ async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now:
         await execute(factory, None, table_id=table_id, member_id=member_ids[seat], seat=seat,
                       name=f"seat {seat}", command=command, now=now)
     raise AssertionError("the deal did not end")
+
+
+async def finished_pulka(db: AsyncSession, seated: list[Member], clock: FrozenClock,
+                         contracts: list[str], practice: bool = False) -> int:
+    """A finished pulka (its table's id): one deal per contract (forehand bids it,
+    ``misere``, or nobody bids anything, a pass-out), then closed by agreement."""
+    table = await create_table(db, seat_member_ids=[m.id for m in seated], practice=practice,
+                               target=20, first_dealer=0, now=clock.now())
+    for contract in contracts:
+        await play_deal(db, table.id, [m.id for m in seated], clock.now(),
+                        chooser=partial(choose, contract=contract))
+    await close_pulka(db, table.id, "agreement", clock.now())
+    return table.id

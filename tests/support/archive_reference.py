@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.member import Member
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
-from app.rules.seats import playing_seats
-from app.rules.statistics import SEAT_CHANGE_KINDS, SEATING_KINDS
-from app.rules.statistics import made as made_game
+from app.rules.core.seats import playing_seats
+from app.rules.scoring.statistics import SEAT_CHANGE_KINDS, SEATING_KINDS
+from app.rules.scoring.statistics import made as made_game
 from app.services.archive import MemberStats, _num, _when
 
 

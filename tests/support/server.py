@@ -27,23 +27,25 @@ class ServerProcess:
     """``prefclub serve`` in a child process, with its output captured to a file."""
 
     def __init__(self, env: Mapping[str, str], port: int | None = None,
-                 log_path: Path | None = None) -> None:
+                 log_path: Path | None = None, module: str = "app.cli") -> None:
         self.port = port or free_port()
         self.env = {**os.environ, **env, "HOST": "127.0.0.1", "PORT": str(self.port)}
         data_dir = Path(env.get("PREFCLUB_DATA_DIR", "/tmp"))
         self.log_path = log_path or data_dir / f"serve-{self.port}.log"
         self.process: subprocess.Popen[bytes] | None = None
+        self.module = module
+        """The module run as ``python -m MODULE serve`` (a test's wrapper may register more)."""
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
-        """Start the server and wait until ``/healthz`` answers 200."""
+        """Start the server and wait until ``/readyz`` answers 200 (database at the head)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve"],
+            [sys.executable, "-m", self.module, "serve"],
             cwd=PROJECT_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )
@@ -52,7 +54,7 @@ class ServerProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited early:\n{self.output()}")
             try:
-                if httpx.get(f"{self.base_url}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{self.base_url}/readyz", timeout=1).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass

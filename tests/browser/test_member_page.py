@@ -1,0 +1,51 @@
+"""The member's page (issue 27) in real Chromium against a real server: a name in the
+standings opens his page with his pulka (linked to its sheet), his rating plotted from its
+history, his figures against the members he played (linked to their pages), in Russian and
+in English. Axe checks the page in tests/browser/test_axe.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.test_axe import PASSWORD, _seed
+from tests.browser.test_timer_settings import _json, _run
+from tests.browser.test_ui import login
+from tests.support.server import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_name_in_the_standings_opens_the_members_page(server: ServerProcess,
+                                                        browser: Any) -> None:
+    seeded = _run(_seed(server.env["DATABASE_URL"]))
+    base = server.base_url
+    page = browser.new_context(locale="ru-RU").new_page()
+    login(page, base, "axe0", PASSWORD)
+    page.wait_for_selector("#session-title")
+    page.goto(f"{base}/#/standings")
+    page.click(f"[data-testid=standings] a[href='#/member/{seeded['member']}']")
+    page.wait_for_url(f"**/#/member/{seeded['member']}")
+    page.wait_for_selector("h1:has-text('Борис')")
+    profile = _json(page, f"/api/members/{seeded['member']}/profile")
+    mine = profile["pulkas"][0]
+    row = page.locator("[data-testid=member-pulkas] tbody tr")
+    assert row.count() == 1
+    assert row.locator(f"a[href='#/sheet/{seeded['pulka']}']").count() == 1
+    assert mine["whists"] in row.inner_text() and mine["money"] in row.inner_text()
+    chart = page.locator("[data-testid=rating-chart]")
+    assert chart.locator("circle").count() == len(profile["rating_history"]) == 1
+    assert "Рейтинг после каждой из 1 пулек" in (chart.get_attribute("aria-label") or "")
+    page.wait_for_selector("h2:has-text('Против соперников')")
+    h2h = page.locator("[data-testid=member-h2h] tbody tr")
+    assert sorted(h2h.locator("a").all_inner_texts()) == ["Анна", "Вера"]
+    assert page.locator("h2:has-text('Самые дорогие сдачи')").count() == 1
+    replays = page.locator("[data-testid=member-costliest] a")
+    assert replays.count() == len(profile["costliest_deals"])
+    page.click("[data-testid=member-h2h] a:has-text('Анна')")
+    page.wait_for_selector("h1:has-text('Анна')")
+    page.click("#lang")
+    page.wait_for_selector("h2:has-text('Head to head')")
+    page.wait_for_selector("th:has-text('Pulkas together')")
+    page.context.close()

@@ -1,0 +1,22 @@
+"""Members made straight in a served process's database, for the browser tests to log in as."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.db.models import Member, Role
+from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.security.passwords import hash_password
+
+
+async def add_members(url: str, members: Sequence[tuple[str, str, Role]], password: str) -> None:
+    """Add ``(login, display name, role)`` members with ``password`` (no change required)."""
+    engine = make_engine(url)
+    try:
+        async with session_scope(make_sessionmaker(engine)) as db:
+            db.add_all([Member(login=login, display_name=name, role=role,
+                               password_hash=hash_password(password),
+                               must_change_password=False, active=True, is_bot=False)
+                        for login, name, role in members])
+    finally:
+        await engine.dispose()
