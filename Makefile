@@ -6,35 +6,51 @@ RUN_STAMP := $(VENV)/.run-installed
 TEST_STAMP := $(VENV)/.test-installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test lint typecheck bench selfplay clean-data chromium
+.PHONY: run test lint typecheck bench selfplay clean-data chromium lock compose-cli pdf-font
 
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
 INSTALL_LOG := $(VENV)/install.log
 # pip and setuptools talk a lot while installing: keep it in a log, show it only on failure.
 QUIET = > $(INSTALL_LOG) 2>&1 || { cat $(INSTALL_LOG); echo "install failed (log: $(INSTALL_LOG))"; exit 1; }
 
+# Installs are reproducible: exact versions with hashes from the lock files (`make lock` writes
+# them), then the project itself without touching its dependencies.
+RUN_LOCK := requirements.lock
+TEST_LOCK := requirements-test.lock
+INSTALL_PROJECT = $(PIP) install --no-deps --no-build-isolation -e .
+
 $(BIN)/python:
 	@echo "creating $(VENV) ..."
 	@$(PYTHON) -m venv $(VENV)
-	@$(PIP) install --upgrade pip $(QUIET)
 
-$(RUN_STAMP): pyproject.toml | $(BIN)/python
-	@echo "installing prefclub into $(VENV) (details in $(INSTALL_LOG)) ..."
-	@$(PIP) install -e . $(QUIET)
+$(RUN_STAMP): pyproject.toml $(RUN_LOCK) | $(BIN)/python
+	@echo "installing prefclub into $(VENV) from $(RUN_LOCK) (details in $(INSTALL_LOG)) ..."
+	@{ $(PIP) install --require-hashes -r $(RUN_LOCK) && $(INSTALL_PROJECT); } $(QUIET)
 	@touch $@
 
-$(TEST_STAMP): pyproject.toml | $(BIN)/python
-	@echo "installing prefclub and its test tools into $(VENV) (details in $(INSTALL_LOG)) ..."
-	@$(PIP) install -e '.[test]' $(QUIET)
+$(TEST_STAMP): pyproject.toml $(TEST_LOCK) | $(BIN)/python
+	@echo "installing prefclub and its test tools into $(VENV) from $(TEST_LOCK) (details in $(INSTALL_LOG)) ..."
+	@{ $(PIP) install --require-hashes -r $(TEST_LOCK) && $(INSTALL_PROJECT); } $(QUIET)
 	@touch $@ $(RUN_STAMP)
+
+## Refresh the lock files from pyproject.toml (and requirements-build.in) with uv: exact versions
+## and hashes for CPython 3.11+ on every platform. Pins already in a lock file are kept unless
+## LOCK_ARGS says otherwise: `make lock LOCK_ARGS=--upgrade` or `LOCK_ARGS='--upgrade-package X'`.
+LOCK_ARGS ?=
+UV_COMPILE = $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" $(LOCK_ARGS) pyproject.toml requirements-build.in
+
+lock: $(TEST_STAMP)
+	$(UV_COMPILE) -o $(RUN_LOCK)
+	$(UV_COMPILE) --extra test -o $(TEST_LOCK)
 
 ## Serve the club on http://127.0.0.1:8000 (embedded PostgreSQL in var/ unless DATABASE_URL is set).
 ## The address and, on the first start, the admin's one-time login are the last lines printed.
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) pdf-font
 	@$(BIN)/prefclub serve
 
 ## Lint, type-check and run the whole test suite against a real PostgreSQL.
-test: $(TEST_STAMP) chromium lint typecheck
+test: $(TEST_STAMP) chromium compose-cli pdf-font lint typecheck
 	$(BIN)/pytest
 
 ## ruff, then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
@@ -43,7 +59,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
 typecheck: $(TEST_STAMP)
-	$(BIN)/mypy app
+	$(BIN)/mypy --strict app
 
 ## Debian's chromium for the browser tests, installed when missing (needs root or sudo).
 chromium:
@@ -51,6 +67,23 @@ chromium:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+
+## DejaVu Sans for the PDF print-outs (PREFCLUB_PDF_FONT): Debian's fonts-dejavu-core, installed
+## when the font is missing and PREFCLUB_PDF_FONT names no other.
+PDF_FONT ?= $(or $(PREFCLUB_PDF_FONT),/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf)
+pdf-font:
+	@test -f $(PDF_FONT) || { \
+	  echo "installing Debian's fonts-dejavu-core for the PDF print-outs"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-dejavu-core; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends fonts-dejavu-core; fi; }
+
+## A compose client for the deployment tests (`docker compose config` needs no Docker engine):
+## Debian's docker-compose, installed when neither `docker compose` nor `docker-compose` exists.
+compose-cli:
+	@docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || { \
+	  echo "installing Debian's docker-compose for the deployment tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends docker-compose; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends docker-compose; fi; }
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench.engine --json

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -27,8 +28,8 @@ import psycopg
 from app.bots.strategy import Strategy
 from app.realtime import engine, game
 from app.rules import Conventions
-from app.rules.pulka import Pulka
-from app.rules.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.rules.scoring.pulka import Pulka
+from app.rules.scoring.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
 from app.services.pulka_stats import FACT_FIELDS, TOTALS_FROM_ROWS, rows_of
 
 NAMES_MARK = '"@@NAMES@@"'
@@ -65,13 +66,11 @@ def _seated(kind: str, payload: dict[str, Any]) -> str:
     return _copy_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
 
 
-def play_template(rng: random.Random, players: int, deals: int) -> Template:
-    """Play ``deals`` deals of a fresh pulka with the bots' strategy, then end it by agreement."""
-    names = [f"Player {i + 1}" for i in range(players)]
-    member_ids: list[int | None] = list(range(1, players + 1))
-    pulka = Pulka.new(players, names=names, conventions=Conventions.preset_named("club"),
-                      target=500, stake=Decimal("0.50"), first_dealer=rng.randrange(players))
-    strategy = Strategy(rng)
+def play_events(rng: random.Random, pulka: Pulka, names: list[str],
+                member_ids: list[int | None], strategies: Sequence[Strategy], deals: int
+                ) -> tuple[list[tuple[str, dict[str, Any]]], game.TableState]:
+    """``deals`` deals of ``pulka`` (seat ``i`` played by ``strategies[i]``), then its end by
+    agreement: the events a live table would store, and the final state."""
     raw: list[tuple[str, dict[str, Any]]] = []
 
     def add(state: game.TableState | None, event: tuple[str, dict[str, Any]]) -> game.TableState:
@@ -88,19 +87,29 @@ def play_template(rng: random.Random, players: int, deals: int) -> Template:
                 break
             deal = state.deal
             seats = [engine.to_move(deal)] if engine.to_move(deal) is not None else range(
-                players)
+                pulka.players)
             for seat in seats:
                 assert seat is not None
                 legal = engine.legal_json(deal, seat)
                 if not legal:
                     continue
                 view = {"deal": engine.view(deal, seat), "legal": legal}
-                choice = strategy.choose(view, legal, seat) or dict(legal[0])
+                choice = strategies[seat].choose(view, legal, seat) or dict(legal[0])
                 state = add(state, game.action_event(state, seat, choice))
                 break
             else:
                 raise RuntimeError("a deal stalled with nobody to move")
-    state = add(state, game.pulka_ended(state, "agreement"))
+    return raw, add(state, game.pulka_ended(state, "agreement"))
+
+
+def play_template(rng: random.Random, players: int, deals: int) -> Template:
+    """Play ``deals`` deals of a fresh pulka with the bots' strategy, then end it by agreement."""
+    names = [f"Player {i + 1}" for i in range(players)]
+    member_ids: list[int | None] = list(range(1, players + 1))
+    pulka = Pulka.new(players, names=names, conventions=Conventions.preset_named("club"),
+                      target=500, stake=Decimal("0.50"), first_dealer=rng.randrange(players))
+    strategy = Strategy(rng)
+    raw, state = play_events(rng, pulka, names, member_ids, [strategy] * players, deals)
     final = state.pulka
     end = raw[-1][1]
     facts = [(seq, kind, {k: payload[k] for k in FACT_FIELDS if k in payload})

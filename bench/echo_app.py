@@ -49,9 +49,12 @@ def main() -> None:
     import uvicorn
 
     from app.cli import UVICORN_OPTIONS
+    from app.commands.http_protocol import HEADER_TIMEOUT, ClubHttpProtocol
 
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning",
-                **UVICORN_OPTIONS)
+    # Every load socket comes from 127.0.0.1: no cap on incomplete connections per address
+    # (the bot harness's club servers run the same way, INCOMPLETE_PER_ADDRESS=0).
+    options = {**UVICORN_OPTIONS, "http": ClubHttpProtocol.configured(HEADER_TIMEOUT, 0)}
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", **options)
 
 
 if __name__ == "__main__":

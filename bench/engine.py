@@ -5,10 +5,12 @@
 Each deal is dealt from a seeded shuffle, cut, bid, played to the end by a random policy that
 picks among :func:`app.rules.legal_actions` (cuts and discards are drawn directly: listing all
 66 discards just to pick one would measure the policy, not the engine). Three- and four-player
-deals and all four presets alternate. Prints ``{"deals_per_second": N, ...}`` and writes
-``bench/results/engine.json``.
+deals and every preset of every registered rule set alternate (``--presets club,sochi,…`` to
+time a few; ``club,sochi,leningrad,rostov`` is the mix of the baselines before issue 25).
+Prints ``{"deals_per_second": N, ...}`` and writes ``bench/results/engine.json``.
 
-The claim solver (:func:`app.rules.solver.solve_counted`, behind :func:`app.rules.best_tricks`)
+The claim solver (:func:`app.rules.search.solver.solve_counted`, behind
+:func:`app.rules.best_tricks`)
 is timed over :func:`solver_deals`, 50 fixed
 whole deals (games and misère) from the first lead: the median and worst CPU time per deal and
 the boundary positions searched per second, under ``"solver"``.
@@ -26,6 +28,7 @@ import sys
 import time
 
 from app.rules import (
+    PRESET_NAMES,
     Bid,
     Claim,
     Conventions,
@@ -43,7 +46,6 @@ from app.rules import (
     shuffled_deck,
 )
 
-PRESETS = ("club", "sochi", "leningrad", "rostov")
 _SKIPPED = (Claim, InviteMisere, LookAtHand)
 """Actions the random deals never take: claims (timed apart) and, to keep the deal mix of the
 earlier baselines, the dealer's invitations and look (R-B9, R-W4)."""
@@ -107,7 +109,7 @@ def play_deal(rng: random.Random, players: int, conventions: Conventions) -> int
             action: object = PlayCard(seat, legal[int(rand() * len(legal))])
         elif phase == "cut":
             action = Cut(seat, rng.randint(cut_min, 32 - cut_min))
-        elif phase == "discard":
+        elif phase == "discard" and state.hands[seat].bit_count() == 12:
             cards = rng.sample(mask_cards(state.hands[seat]), 2)
             action = Discard(seat, (cards[0], cards[1]))
         elif phase == "auction" and rand() < 0.6:
@@ -124,17 +126,22 @@ def play_deal(rng: random.Random, players: int, conventions: Conventions) -> int
     return actions
 
 
-def run(seconds: float, seed: int = 1) -> dict[str, object]:
-    """Play deals for about ``seconds`` and measure the rate."""
+def run(seconds: float, seed: int = 1, presets_named: list[str] | None = None) -> dict[str, object]:
+    """Play deals for about ``seconds`` and measure the rate (every registered preset in turn,
+    or those of ``presets_named``)."""
     rng = random.Random(seed)
-    presets = [Conventions.preset_named(p) for p in PRESETS]
+    presets = [Conventions.preset_named(p) for p in presets_named or PRESET_NAMES]
     deals = actions = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     deadline = start + seconds
     while time.perf_counter() < deadline:
         for _ in range(50):
-            actions += play_deal(rng, 3 + deals % 2, presets[deals % 4])
+            conventions = presets[deals % len(presets)]
+            players = 3 + deals % 2
+            if players not in conventions.table_sizes():
+                players = conventions.table_sizes()[0]
+            actions += play_deal(rng, players, conventions)
             deals += 1
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
@@ -142,6 +149,7 @@ def run(seconds: float, seed: int = 1) -> dict[str, object]:
     # processes competing for the core) does not lower them; wall-clock rates are given too.
     return {
         "benchmark": "engine",
+        "presets": [c.preset for c in presets],
         "deals": deals,
         "actions": actions,
         "seconds": round(elapsed, 3),
@@ -156,7 +164,7 @@ def run(seconds: float, seed: int = 1) -> dict[str, object]:
 
 def run_solver(deals: list[SolverDeal] | None = None) -> dict[str, object]:
     """Time the exact solver on every bench deal (CPU time: a busy machine does not count)."""
-    from app.rules.solver import solve_counted
+    from app.rules.search.solver import solve_counted
 
     deals = solver_deals() if deals is None else deals
     times: list[float] = []
@@ -191,11 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--presets", default="",
+                        help="comma-separated presets to time (default: every registered one)")
     parser.add_argument("--no-solver", action="store_true", help="skip the claim solver timing")
     parser.add_argument("--out", type=pathlib.Path,
                         default=pathlib.Path(__file__).resolve().parent / "results" / "engine.json")
     args = parser.parse_args(argv)
-    result = run(args.seconds, args.seed)
+    named = [p for p in args.presets.split(",") if p] or None
+    result = run(args.seconds, args.seed, named)
     if not args.no_solver:
         result["solver"] = run_solver()
     out = args.out
