@@ -58,7 +58,7 @@ async def test_admin_lists_filters_and_pages_newest_first(
     assert [e["action"] for e in target["entries"]] == ["member.role"]
     today = await db_session.scalar(select(func.max(AuditEntry.at)))
     assert today is not None
-    day = today.astimezone(test_settings.zone).date().isoformat()  # a club date, as the API reads it
+    day = today.astimezone(test_settings.zone).date().isoformat()  # a club date, as the API
     dated = (await admin.get("/api/admin/audit", params={"since": day, "until": day,
                                                          "actor_id": admin_m.id})).json()
     assert len(dated["entries"]) == 4

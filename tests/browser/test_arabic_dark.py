@@ -42,7 +42,9 @@ def test_a10_a11_a16_the_table_page_offers_dark_calls_and_preferans(
     dark = forehand.locator("[data-testid=dark-calls]")
     assert dark.locator("#bid-dark_pass").inner_text() == "Пас в тёмную"
     assert dark.locator("#bid-dark_6S").inner_text() == "6♠ в тёмную"
-    assert forehand.locator("#bid-preferans").inner_text() == "Преферанс (все десять)"
+    preferans = forehand.locator("#bid-preferans")
+    assert preferans.inner_text() == "Преферанс (все десять)"
+    assert preferans.is_disabled()  # "не объявляется в тёмную"
     assert second.locator("#pick-up").count() == 1  # face down too, not yet his call
     forehand.click("#bid-dark_6S")
     second.wait_for_selector("#bid-dark_6C")
@@ -51,3 +53,4 @@ def test_a10_a11_a16_the_table_page_offers_dark_calls_and_preferans(
     second.click("#pick-up")
     second.wait_for_selector("[data-testid=dark-calls]", state="detached")
     assert second.locator("#bid-7S").is_enabled() and second.locator("#pick-up").count() == 0
+    assert second.locator("#bid-preferans").is_enabled()  # his first call, having looked

@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 
 from app.commands.score import run_score
-from app.rules import Bid, Conventions, DealState, Discard, legal_actions, outcome, view
+from app.rules import Bid, Conventions, DealState, Discard, PickUp, legal_actions, outcome, view
 from app.rules.core.auction import IllegalBidError, parse_call
 from app.rules.core.cards import cards_mask, parse_cards
 from app.rules.core.errors import InvalidRecordError
@@ -58,26 +58,40 @@ def _call(state: DealState, *texts: str) -> DealState:
     return state
 
 
+def _bids(state: DealState, seat: int) -> list[str]:
+    return [str(a.call) for a in legal_actions(state, seat) if isinstance(a, Bid)]
+
+
+def _picked(state: DealState, *seats: int) -> DealState:
+    for seat in seats:
+        state, _ = apply(state, PickUp(seat))
+    return state
+
+
 def test_a16_preferans_is_a_first_call_above_everything_and_never_dark() -> None:
-    """A-16: "Мизер, преферанс — объявляются сразу… Преферанс не объявляется в тёмную"."""
-    state = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
-    calls = [str(a.call) for a in legal_actions(state, 1) if isinstance(a, Bid)]
-    assert "preferans" in calls and "dark_preferans" not in calls
+    """A-16: "Мизер, преферанс — объявляются сразу… Преферанс не объявляется в тёмную": a
+    face-down seat is not offered it and is refused it; once it has looked, it may call it."""
+    dealt = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
+    assert "preferans" not in _bids(dealt, 1) and "dark_pass" in _bids(dealt, 1)
+    with pytest.raises(IllegalBidError, match="A-16"):
+        _call(dealt, "preferans")
+    state = _picked(dealt, 1)
+    assert "preferans" in _bids(state, 1) and "dark_preferans" not in _bids(state, 1)
     after_misere = _call(state, "misere")
-    over_misere = [str(a.call) for a in legal_actions(after_misere, 2) if isinstance(a, Bid)]
-    assert "preferans" in over_misere
+    assert "preferans" not in _bids(after_misere, 2)  # seat 2 has not looked yet
+    assert "preferans" in _bids(_picked(after_misere, 2), 2)
     after = _call(state, "preferans")
-    over = [str(a.call) for a in legal_actions(after, 2) if isinstance(a, Bid)]
-    assert over == ["pass", "dark_pass"]  # nothing overbids it; a face-down seat may pass dark
+    assert _bids(after, 2) == ["pass", "dark_pass"]  # nothing overbids it; seat 2 may pass dark
     with pytest.raises(IllegalBidError, match="A-16"):
         _call(_call(state, "6S", "pass", "7S"), "preferans")
     club = start(LAYOUT, LAYOUT_TALON)
-    assert "preferans" not in [str(a.call) for a in legal_actions(club, 1) if isinstance(a, Bid)]
+    assert "preferans" not in _bids(club, 1)
 
 
 def _declared() -> DealState:
-    """Seat 1 calls "преферанс"; seats 2 and 0 pass."""
-    return _call(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "preferans", "pass", "pass")
+    """Seat 1 looks at his cards and calls "преферанс"; seats 2 and 0 pass."""
+    dealt = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
+    return _call(_picked(dealt, 1), "preferans", "pass", "pass")
 
 
 def test_a16_the_opponents_discard_and_play_for_the_declarer() -> None:
@@ -103,7 +117,8 @@ def test_a16_the_opponents_discard_and_play_for_the_declarer() -> None:
 
 def test_a16_declared_short_of_nine_sure_tricks_is_marked_short() -> None:
     """A-16: seat 2 (♦AKQJ: four sure tricks) declares "преферанс": short."""
-    state = _call(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "pass", "preferans", "pass")
+    dealt = start(LAYOUT, LAYOUT_TALON, conventions=ARABIC)
+    state = _call(_picked(dealt, 2), "pass", "preferans", "pass")
     assert state.to_move == 0  # the first defender after seat 2
     state, _ = apply(state, Discard(0, tuple(parse_cards(["AD", "KD"]))))  # type: ignore[arg-type]
     result = outcome(play_out(state))

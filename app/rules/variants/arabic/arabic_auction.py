@@ -92,8 +92,13 @@ def may_misere_bp(auction: Auction, position: int) -> bool:
 
 
 def may_preferans(auction: Auction, position: int) -> bool:
-    """A-16: "преферанс" is a first call ("объявляются сразу"), never in the dark."""
-    return own(auction).preferans and _first_call_below(auction, position, PREFERANS_RANK)
+    """A-16: "преферанс" is a first call ("объявляются сразу") and "не объявляется в тёмную":
+    a seat whose cards still lie face down picks them up before it may call it."""
+    return (
+        own(auction).preferans
+        and not face_down(auction, position)
+        and _first_call_below(auction, position, PREFERANS_RANK)
+    )
 
 
 def _first_call_below(auction: Auction, position: int, rank: int) -> bool:
