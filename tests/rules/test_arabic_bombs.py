@@ -239,3 +239,18 @@ def test_r_a1_pulka_1_carries_open_passes_and_prefclub_score_rescores_the_bombs(
     again = Pulka.from_json(pulka.to_json())
     assert again == pulka
     assert pulka.to_json()["events"][0]["deal"]["open_passes"] == [0]
+
+
+def test_a21_the_spit_on_a_dark_game_on_a_bomb_is_written_without_either() -> None:
+    """A-21 (004 "За «плевок» играющий пишет на сдающего игру вистами без учета бомб"), R-A4:
+    after the opening seat 1 holds ×2; he wins in the dark, spits the talon and makes his 7♥
+    unwhisted. The game is × 2 (dark) × 2 (his bomb): pool 4 × 4 = 16. The spit is the game's
+    plain price, 4 whists on the dealer (seat 0): neither the dark ×2 nor the bomb."""
+    pulka = _after_opening()
+    spat = game(0, 1, "7H", {2: "pass", 0: "pass"}, marks=DARK, talon_returned=True)
+    pulka, entries = pulka.record(spat)
+    assert [(e.seat, e.column, e.amount, e.on, e.rule) for e in entries][-1] == (
+        1, "whists", 4, 0, "A-21")
+    assert [(e.seat, e.column, e.amount) for e in entries if e.column == "pool"] == [
+        (1, "pool", 16)]
+    assert pulka.seat_marks()[1] == {"bombs": 2, "next_game": 4}
