@@ -21,6 +21,10 @@ A rule change that is meant to re-score one preset's records (issue 26: Arabic b
 belong to a player) keeps every record and rewrites only that preset's expected scores::
 
     .venv/bin/python -m tests.data.make_pulka_corpus --rescore arabic
+
+A change that must not re-score what was stored (issue 26: a failed checked ten under arabic)
+instead adds the convention that keeps the older reading to that preset's records
+(``"ten_consolation": true``), as migration 0019 does to the database's.
 """
 
 from __future__ import annotations

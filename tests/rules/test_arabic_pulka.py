@@ -6,16 +6,28 @@ Rule IDs are docs/rules-arabic.md's; every deal is hand-built and every amount h
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
 from fractions import Fraction
 
 import pytest
 
+from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.core.auction import PASS_ONLY_LEVEL
 from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import Contract, DealOutcome
 from app.rules.scoring.settlement import effective_pools
-from tests.rules.conftest_scoring import game, ints, misere, new, pass_out, whists, writes
+from tests.rules.conftest_scoring import (
+    arabic_record,
+    game,
+    ints,
+    misere,
+    new,
+    pass_out,
+    whists,
+    writes,
+)
 
 ARABIC = Conventions.preset_named("arabic")
 NO_OPENING = ARABIC.with_overrides({"opening_bombs": 0})
@@ -225,3 +237,26 @@ def test_a19_halves_round_trip_through_pulka_json_as_halves_with() -> None:
     assert pulka.to_json()["events"][0]["deal"]["halves_with"] == 0
     assert type(pulka).from_json(pulka.to_json()) == pulka
     assert ints(pulka.sheet.pool) == [1, 1, 0, 0]
+
+
+def test_a15_a_failed_checked_ten_writes_only_his_hill() -> None:
+    """A-15 (004 "Десятерная — не вистуется, проверяется. Если не сыграна — игравший пишет в
+    гору"): seat 1's checked 10NT takes 9 tricks; one short at price 10, remiz × 1: hill 10,
+    and nothing else. A pulka stored before revision 0019 says ``"ten_consolation": true``
+    and keeps its reading: 10 consolation whists from each opponent as well."""
+    failed = game(0, 1, "10NT", {2: "pass", 0: "pass"}, {1: 9, 2: 1, 0: 0})
+    pulka, entries = new(NO_OPENING).record(failed)
+    assert writes(entries) == [(1, "hill", Fraction(10), None)]
+    assert ints(pulka.sheet.hill) == [0, 10, 0] and whists(pulka) == [[0] * 3] * 3
+    older = new(NO_OPENING.with_overrides({"ten_consolation": True}))
+    _, entries = older.record(failed)
+    assert writes(entries) == [(1, "hill", Fraction(10), None), (2, "whists", Fraction(10), 1),
+                               (0, "whists", Fraction(10), 1)]
+    record = arabic_record([{
+        "dealer": 0, "type": "game", "declarer": 1, "contract": "10NT",
+        "defence": {"2": "pass", "0": "pass"}, "play": "open", "tricks": {"1": 9, "2": 1, "0": 0},
+    }])
+    out = io.StringIO()
+    assert run_score("-", out, io.StringIO(json.dumps(record))) == 0
+    sheet = json.loads(out.getvalue())["sheet"]
+    assert sheet["hill"] == [0, 10, 0] and sheet["whists"] == [[0, 0, 0]] * 3

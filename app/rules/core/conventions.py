@@ -111,6 +111,10 @@ class Conventions:
     """A-22: with ``closing = help`` the four-player dealer is never closed (helped)."""
     talon_bonus_flat: bool = False
     """A-20: the talon bonus is 3/2/1 whists flat (004), not that many trick whists (R-C5)."""
+    ten_consolation: bool = True
+    """A-15: a checked ten that failed also writes the consolation whists (R-W9 "remiz as
+    usual"); 004's "игравший пишет в гору" writes only the hill. Pulkas stored before
+    revision 0019 carry it as ``true`` (docs/formats.md)."""
 
     @classmethod
     def preset_named(cls, name: str) -> Conventions:
@@ -278,6 +282,7 @@ _PARSERS: dict[str, Any] = {
     "dark_calls": _bool,
     "preferans_contract": _bool,
     "preferans_short_hill": _positive_int,
+    "ten_consolation": _bool,
     "preset": _preset_override,
 }
 

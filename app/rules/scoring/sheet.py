@@ -312,7 +312,7 @@ def score_deal(
     elif outcome.kind == "conceded":
         _score_conceded(w, outcome, conventions, players)
     else:
-        _score_game(w, outcome, conventions, players)
+        _score_game(w, outcome, conventions, players, rules.consoles_failed_ten(conventions))
     if outcome.misere_partner is not None and outcome.kind != "misere":
         w.entries = _halves(w.entries, outcome.declarer, outcome.misere_partner)
     if outcome.talon_returned and outcome.declarer is not None:
@@ -397,7 +397,9 @@ def _score_misere(w: _Writer, outcome: DealOutcome, c: Conventions) -> None:
             w.hill(seat, taken * MISERE_PRICE * c.misere_multiplier * share, "R-W10")
 
 
-def _score_game(w: _Writer, outcome: DealOutcome, c: Conventions, players: int) -> None:
+def _score_game(
+    w: _Writer, outcome: DealOutcome, c: Conventions, players: int, consoled_ten: bool
+) -> None:
     assert outcome.declarer is not None and outcome.contract is not None
     declarer = outcome.declarer
     level = outcome.contract.level
@@ -435,7 +437,7 @@ def _score_game(w: _Writer, outcome: DealOutcome, c: Conventions, players: int) 
         elif len(whisters) == 1:
             _one_whister(w, outcome, c, whisters[0], (first, second), defence_tricks, under)
 
-    if under:
+    if under and (consoled_ten or not checked_ten):
         # R-P1: consolation, by every opponent for himself, the seats sitting out included.
         for seat in _opponents(players, declarer):
             w.whists(seat, declarer, under * c.consolation_whists(p), "R-P1")

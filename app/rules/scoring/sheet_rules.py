@@ -32,6 +32,11 @@ class SheetRules:
         """R-C6: a returned talon; the dealer writes the bid game's cost into his hill."""
         return (outcome.dealer, "hill", cost, "R-C6", None)
 
+    def consoles_failed_ten(self, conventions: Conventions) -> bool:
+        """R-W9: a checked ten that failed is "remiz as usual": each opponent also writes the
+        consolation whists (R-P1)."""
+        return True
+
 
 _SHARED = SheetRules()
 

@@ -55,6 +55,9 @@ COMMITS = (
                                  "extension refusal (0013); four presets"),
     OldCommit("0014", "d64e7ec", "club settings (0014), the classic preset, before the archive "
                                  "rows of 0015 and before arabic"),
+    OldCommit("0018", "787c2eb", "the deal chain (0016), the audit log (0017), seasons (0018); "
+                                 "every preset with arabic, whose recorded pulka opens with a "
+                                 "failed checked ten scored before issue 26's reading (0019)"),
 )
 
 

@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from app.rules.conventions import PRESET_NAMES
-from app.rules.record import score_document
 from sqlalchemy import select
 
 from app.bots.strategy import Strategy
@@ -39,7 +37,16 @@ from app.db.models.table import Table
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import game
 from app.realtime.store import load_state
-from app.rules import record as old_record
+
+try:  # before the rule sets became folders (issue 25)
+    from app.rules.conventions import PRESET_NAMES
+    from app.rules.record import score_document
+
+    from app.rules import record as old_record
+except ImportError:
+    from app.rules.core.conventions import PRESET_NAMES
+    from app.rules.scoring import record as old_record
+    from app.rules.scoring.record import score_document
 from app.security.passwords import hash_password
 from app.services import fund, pulkas, seat_changes, table_commands
 from app.services.tables import create_table
@@ -202,6 +209,40 @@ class Club:
             dealer = (dealer + 1) % 3
         return table_id
 
+    async def recorded_arabic(self) -> int | None:
+        """A recorded arabic pulka whose first deal is a checked ten that failed (9 tricks),
+        then made games to its end: issue 26 changed how a failed ten is written (A-15)."""
+        if "arabic" not in PRESET_NAMES:
+            return None
+        try:
+            from app.services import recording
+        except ImportError:
+            return None
+        table_id = await self.table(["m4", "m5", "m6"], "arabic", mode="recorded",
+                                    overrides={"opening_bombs": 0})
+        for deal_no in range(40):
+            state = await self.state(table_id)
+            if state.status != "playing":
+                break
+            dealer = state.pulka.next_dealer
+            declarer = (dealer + 1 + deal_no) % 3
+            first, second = [(declarer + k) % 3 for k in (1, 2)]
+            if deal_no == 0:
+                deal: dict[str, Any] = {
+                    "type": "game", "declarer": declarer, "contract": "10NT",
+                    "defence": {str(first): "pass", str(second): "pass"}, "play": "open",
+                    "tricks": {str(declarer): 9, str(first): 1, str(second): 0}}
+            else:
+                level = state.pulka.next_min_level()
+                deal = {"type": "game", "declarer": declarer, "contract": f"{level}C",
+                        "defence": {str(first): "whist", str(second): "pass"},
+                        "tricks": {str(declarer): level, str(first): 10 - level,
+                                   str(second): 0}}
+            async with session_scope(self.sessions) as db:
+                await recording.enter_deal(db, table_id, state.member_ids[0], deal_no, deal,
+                                           self.now())
+        return table_id
+
     async def fund_story(self) -> None:
         """R-F1 debts are written by the pulkas; here payments, a proposal, votes, a payout."""
         async with session_scope(self.sessions) as db:
@@ -292,6 +333,7 @@ async def main(url: str, manifest: Path) -> None:
     four = await club.table(["m1", "m2", "m3", "m4"], "club")
     await club.play(four)
     recorded = await club.recorded()
+    await club.recorded_arabic()
     live = await club.table(["m5", "m6", "m8"], "club", target=30)
     if not joins_export:
         await club.play(live, until_deal=1, moves=3)

@@ -60,6 +60,7 @@ ARABIC = Conventions(
     spit=True,
     closing_spares_dealer=True,
     talon_bonus_flat=True,
+    ten_consolation=False,
 )
 """Seed 004: Sochi scoring with 004's bombs, exits and dealing."""
 
@@ -172,6 +173,9 @@ class ArabicRules(RuleSet, DealRules, SheetRules, PulkaRules):
         if conventions.spit and outcome.declarer is not None:
             return (outcome.declarer, "whists", cost, "A-21", outcome.dealer)  # "на сдающего"
         return super().returned_talon(outcome, conventions, cost)
+
+    def consoles_failed_ten(self, conventions: Conventions) -> bool:
+        return conventions.ten_consolation  # A-15: "Если не сыграна — игравший пишет в гору"
 
     # -- the pulka ----------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ ROSTOV = dataclasses.replace(
 )
 OTHER_RULE_SETS_SWITCHES = frozenset({
     "opening_bombs", "deal_stays", "dark_calls", "no_talon_games", "preferans_contract",
-    "preferans_short_hill", "spit",
+    "preferans_short_hill", "spit", "ten_consolation",
 })  # fmt: skip
 """Conventions only Arabic preferans's hooks read (A-2..A-16, A-21): not played here."""
 
