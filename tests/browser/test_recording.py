@@ -129,9 +129,11 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     fifth = _game(2, 0, "7D")
     _enter(page, {**fifth, "contract": "8D"}, 5)
     _enter(page, fifth, 5, correct=True)
-    # Deal 6: Anna's deal passes to Boris (her second dealing fault, R-X2: 5 into her hill):
-    # 7♣ by Vera, both pass: pool 4. Every pool has reached 8: the pulka ends (R-P8).
-    _enter(page, _game(1, 2, "7C", penalties=[("dealing_procedure", 0)]), 6)
+    # Deal 6 (dealer Anna): her second dealing fault costs nothing and she deals it herself
+    # (R-X2 as 000 reads it: «Наказания за неправильную сдачу не применяется»), and she saw the
+    # talon (R-X4: 5 into her hill). 7♣ by Vera, both pass: pool 4. Every pool has reached 8:
+    # the pulka ends (R-P8).
+    _enter(page, _game(0, 2, "7C", penalties=[("dealing_procedure", 0), ("talon_seen", 0)]), 6)
     page.wait_for_selector("text=Пуля окончена.")
 
     # A correction after the window (deal 5, now that deal 6 is entered) is refused.
@@ -147,17 +149,20 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     assert refused == 409
 
     view = _sheet(page)
-    # Worked out by hand: pools 4+4 each; hills Anna 24 + 2 + 5 = 31, Boris 0, Vera 5.
+    # Worked out by hand: pools 4+4 each; hills Anna 24 (R-X6) + 2 (R-X11) + 5 (R-X4, deal 6) =
+    # 31, Boris 0, Vera 5 (R-X4, deal 1).
     assert view["sheet"] == {"pool": [8, 8, 8], "hill": [31, 0, 5],
                              "whists": [[0, 0, 0], [24, 0, 0], [0, 0, 0]]}
     # Settlement (R-P4): mean hill 12; Anna 10·(12−31) − 24 = −214, Boris 10·12 + 24 = 144,
     # Vera 10·(12−5) = 70; at 0.50 a whist: −107.00, 72.00, 35.00.
     assert view["settlement"]["rounded"] == [-214, 144, 70]
     assert view["settlement"]["money"] == ["-107.00", "72.00", "35.00"]
-    assert {e["rule"] for e in view["entries"]} >= {"R-X2", "R-X4", "R-X6", "R-X11"}
+    assert {e["rule"] for e in view["entries"]} >= {"R-X4", "R-X6", "R-X11"}
+    assert "R-X2" not in {e["rule"] for e in view["entries"]}  # 000: no penalty, nothing written
     shown = page.locator("[data-testid=rec-deals]").inner_text()
     for words in ("Подсмотрел прикуп", "Неверное число карт", "Фальшренонс",
                   "Ошибка записи", "Сдача не в очередь", "Ошибка при сдаче",
+                  "Нарушение порядка сдачи",
                   "штраф: неверное число карт — Анна Записная: 24",
                   "штраф за ошибку записи — Анна Записная: 2"):
         assert words in shown

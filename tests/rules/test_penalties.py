@@ -24,10 +24,12 @@ from app.rules.core.outcome import DealOutcome, Penalty
 from app.rules.scoring.penalties import CATALOGUE, RULE_WORDS
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, score_document, score_pulka
-from tests.rules.conftest_scoring import conceded, game, ints, one, pass_out, play
+from tests.rules.conftest_scoring import CLUB, conceded, game, ints, one, pass_out, play
 from tests.rules.test_record import deal_outcome
 
 SEVEN_HEARTS = {2: "whist", 0: "pass"}
+FINED = CLUB.with_overrides({"dealing_fine": True})
+"""The club preset as pulkas stored before revision 0019 with an R-X2 fault read it."""
 """Dealer 0, declarer 1 on 7♥: seat 2 whists, seat 0 passes."""
 
 
@@ -39,9 +41,10 @@ def _seven(*penalties: Penalty, tricks: dict[int, int] | None = None) -> DealOut
     return game(0, 1, "7H", SEVEN_HEARTS, tricks or {1: 7, 2: 2, 0: 1}, penalties=penalties)
 
 
-def _refused(deals: list[DealOutcome], players: int = 3) -> InvalidRecordError:
+def _refused(deals: list[DealOutcome], players: int = 3,
+             conventions: Conventions = CLUB) -> InvalidRecordError:
     with pytest.raises(InvalidRecordError) as info:
-        play(deals, players=players)
+        play(deals, conventions, players=players)
     return info.value
 
 
@@ -57,8 +60,29 @@ def test_r_x1_misdeal_is_free_and_charged_to_the_dealer() -> None:
     assert _refused([_seven(_pen(1, "misdeal"))]).field == "penalties"
 
 
-def test_r_x2_dealing_procedure_warning_then_five_and_the_deal_passes_on() -> None:
-    # R-X2: a warning the first time (0), then 5 into the dealer's hill and the deal passes on.
+def test_r_x2_000_no_penalty_for_a_wrong_deal_the_same_dealer_deals_again() -> None:
+    """R-X2 as the club's own text reads it (000: «Наказания за неправильную сдачу не
+    применяется»; issue 26): seat 0 breaks the procedure twice in the pulka; nothing is written
+    either time and he deals both of his deals himself."""
+    p = play([
+        game(0, 1, "7H", SEVEN_HEARTS, {1: 7, 2: 2, 0: 1},
+             penalties=(_pen(0, "dealing_procedure"),)),
+        game(1, 2, "6C", {0: "pass", 1: "pass"}),
+        game(2, 0, "6C", {1: "pass", 2: "pass"}),
+        game(0, 1, "6C", {2: "pass", 0: "pass"}, penalties=(_pen(0, "dealing_procedure"),)),
+    ])  # fmt: skip
+    assert ints(p.sheet.hill) == [0, 0, 0]
+    assert not [e for e in p.entries if e.rule == "R-X2" and e.amount]
+    assert p.next_dealer == 1
+    passed_on = game(1, 2, "6C", {0: "pass", 1: "pass"}, penalties=(_pen(0, "dealing_procedure"),))
+    assert _refused([passed_on]).field == "penalties"  # the fault is the dealer's own
+    with_five = _pen(0, "dealing_procedure", hill=5)
+    assert _refused([_seven(with_five)]).field == "penalties"
+
+
+def test_r_x2_dealing_fine_warning_then_five_and_the_deal_passes_on() -> None:
+    """R-X2 under ``dealing_fine`` (001 3.2.17; pulkas stored before revision 0019): a warning
+    the first time (0), then 5 into the dealer's hill and the deal passes on."""
     warned = game(0, 1, "7H", SEVEN_HEARTS, {1: 7, 2: 2, 0: 1},
                   penalties=(_pen(0, "dealing_procedure", hill=0),))  # fmt: skip
     p = play([
@@ -67,14 +91,15 @@ def test_r_x2_dealing_procedure_warning_then_five_and_the_deal_passes_on() -> No
         game(2, 0, "6C", {1: "pass", 2: "pass"}),
         # Seat 0's deal passes to seat 1, who deals; seat 0 writes 5.
         game(1, 2, "6C", {0: "pass", 1: "pass"}, penalties=(_pen(0, "dealing_procedure"),)),
-    ])  # fmt: skip
+    ], FINED)  # fmt: skip
     assert ints(p.sheet.hill) == [5, 0, 0]
     assert p.entries[-1].rule == "R-X2" and p.entries[-1].amount == 5
     assert p.next_dealer == 2
     # A first fault cannot pass the deal on: the warned seat is the one who deals.
     first = game(1, 2, "6C", {0: "pass", 1: "pass"}, penalties=(_pen(0, "dealing_procedure"),))
-    assert _refused([first]).field == "penalties"
-    assert _refused([_seven(_pen(2, "dealing_procedure"))]).field == "penalties"
+    assert _refused([first], conventions=FINED).field == "penalties"
+    refused = _refused([_seven(_pen(2, "dealing_procedure"))], conventions=FINED)
+    assert refused.field == "penalties"
 
 
 def test_r_x3_out_of_turn_deal_stands_and_the_rotation_follows_the_actual_dealer() -> None:

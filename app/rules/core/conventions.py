@@ -111,6 +111,11 @@ class Conventions:
     """A-22: with ``closing = help`` the four-player dealer is never closed (helped)."""
     talon_bonus_flat: bool = False
     """A-20: the talon bonus is 3/2/1 whists flat (004), not that many trick whists (R-C5)."""
+    dealing_fine: bool = False
+    """R-X2: a dealer's second procedure fault in a pulka writes 5 into his hill and passes the
+    deal to his left (001 3.2.17). Off by the club's own text (000 «Наказания за неправильную
+    сдачу не применяется»): the same dealer deals again and nothing is written. Pulkas stored
+    before revision 0019 with such a fault carry it as ``true`` (docs/formats.md)."""
     ten_consolation: bool = True
     """A-15: a checked ten that failed also writes the consolation whists (R-W9 "remiz as
     usual"); 004's "игравший пишет в гору" writes only the hill. Pulkas stored before
@@ -283,6 +288,7 @@ _PARSERS: dict[str, Any] = {
     "preferans_contract": _bool,
     "preferans_short_hill": _positive_int,
     "ten_consolation": _bool,
+    "dealing_fine": _bool,
     "preset": _preset_override,
 }
 

@@ -14,8 +14,8 @@ it out (it is filled in), but never choose it::
 amount and its rule ID (the sheet entry cites ``R-X4``, which the page names in words), and a late
 revoke (R-X9) changes the result — a whister's trick goes to the declarer, a declarer's game is
 written "без трёх" (R-C4). :func:`expected_dealer` says who deals a recorded deal: the rotation's
-dealer, his left neighbour when his deal passed on (R-X2), or anyone for a deal marked
-``out_of_turn`` (R-X3, the rotation then continues from the actual dealer).
+dealer, his left neighbour when his deal passed on (R-X2 under ``dealing_fine``), or anyone for
+a deal marked ``out_of_turn`` (R-X3, the rotation then continues from the actual dealer).
 
 The module is pure: it reads only its arguments.
 """
@@ -40,7 +40,8 @@ Fail: TypeAlias = Callable[[str | None, str], InvalidRecordError]
 TALON_SEEN_HILL = 5
 """R-X4: what a player who saw the talon writes into his hill."""
 DEALING_PROCEDURE_HILL = 5
-"""R-X2: what a dealer who broke the procedure again writes into his hill."""
+"""R-X2 under ``dealing_fine`` (001 3.2.17): what a dealer who broke the procedure again writes
+into his hill."""
 TALON_SEEN_TRICKS = 2
 """R-X4: on a pass-out the offender takes the first two tricks (led from the talon)."""
 
@@ -68,8 +69,9 @@ CATALOGUE: Mapping[str, CatalogueEntry] = {
         ),
         CatalogueEntry(
             "dealing_procedure", "R-X2", "dealer",
-            "first time in the pulka a warning (0); after that 5 into the dealer's hill and the "
-            "deal passes to his left",
+            "none (000: no penalty for a wrong deal): the same dealer deals again; with the "
+            "convention dealing_fine (001 3.2.17) a warning the first time in the pulka, after "
+            "that 5 into the dealer's hill and the deal passes to his left",
             {"ru": "Нарушение порядка сдачи", "en": "Dealing procedure broken"},
         ),
         CatalogueEntry(
@@ -161,7 +163,7 @@ def amount_of(
         return TALON_SEEN_HILL
     if entry_id == "dealing_procedure":
         again = any(p.rule == entry_id and p.seat == seat for p in prior)
-        return DEALING_PROCEDURE_HILL if again else 0
+        return DEALING_PROCEDURE_HILL if again and conventions.dealing_fine else 0
     if entry_id == "wrong_card_count":
         if outcome.kind == "misere":
             return 3 * MISERE_PRICE * conventions.misere_multiplier
@@ -176,13 +178,19 @@ def amount_of(
 
 
 def expected_dealer(
-    outcome: DealOutcome, rotation_dealer: int, players: int, prior: Sequence[Penalty]
+    outcome: DealOutcome,
+    rotation_dealer: int,
+    players: int,
+    prior: Sequence[Penalty],
+    conventions: Conventions,
 ) -> int:
     """Who must have dealt ``outcome``: the rotation's dealer, or his left if his deal passed on.
 
-    A repeated R-X2 fault charged to the rotation's dealer passes the deal to his left; an
-    ``out_of_turn`` deal (R-X3) is checked by the caller.
+    Under ``dealing_fine`` a repeated R-X2 fault charged to the rotation's dealer passes the
+    deal to his left; an ``out_of_turn`` deal (R-X3) is checked by the caller.
     """
+    if not conventions.dealing_fine:
+        return rotation_dealer
     for p in outcome.penalties:
         if p.rule == "dealing_procedure" and p.seat == rotation_dealer and _again(p, prior):
             return (rotation_dealer + 1) % players
@@ -240,8 +248,8 @@ def resolve(
             if p.seat != owner:
                 raise fail(
                     "penalties",
-                    "dealing_procedure (R-X2) is charged to the dealer; after his first warning "
-                    "the deal passes to his left, who deals this deal",
+                    "dealing_procedure (R-X2) is charged to the dealer (under dealing_fine, after "
+                    "his first warning, the deal passes to his left, who deals this deal)",
                 )
         if entry.id == "dealt_out_of_turn" and not outcome.out_of_turn:
             raise fail("penalties", "dealt_out_of_turn is recorded as out_of_turn: true (R-X3)")

@@ -431,7 +431,7 @@ class Pulka:
         if not _is_seat(o.dealer, n):
             raise fail("dealer", f"dealer {o.dealer!r} is not a seat")
         prior = self._prior_penalties()
-        due = expected_dealer(o, self.next_dealer, n, prior)
+        due = expected_dealer(o, self.next_dealer, n, prior, self.conventions)
         if not isinstance(o.out_of_turn, bool):
             raise fail("out_of_turn", "out_of_turn must be true or false")
         if o.out_of_turn and o.dealer == due:

@@ -210,21 +210,34 @@ class Club:
         return table_id
 
     async def recorded_arabic(self) -> int | None:
-        """A recorded arabic pulka whose first deal is a checked ten that failed (9 tricks),
-        then made games to its end: issue 26 changed how a failed ten is written (A-15)."""
+        """A recorded arabic pulka scored by readings issue 26 changed: its first deal is a
+        checked ten that failed (9 tricks, A-15), its second dealer is warned for a dealing
+        fault and, at his next deal, faults again, so the deal passes to his left (R-X2 under
+        001 3.2.17); then made games to its end."""
         if "arabic" not in PRESET_NAMES:
             return None
         try:
             from app.services import recording
         except ImportError:
             return None
-        table_id = await self.table(["m4", "m5", "m6"], "arabic", mode="recorded",
+        table_id = await self.table(["m4", "m5", "m6"], "arabic", target=6, mode="recorded",
                                     overrides={"opening_bombs": 0})
-        for deal_no in range(40):
+        warned: int | None = None
+        fined = False
+        for deal_no in range(60):
             state = await self.state(table_id)
             if state.status != "playing":
                 break
             dealer = state.pulka.next_dealer
+            extra: dict[str, Any] = {}
+            if deal_no == 1:
+                warned = dealer
+                extra["penalties"] = [{"seat": dealer, "rule": "dealing_procedure"}]
+            elif dealer == warned and not fined:
+                fined = True
+                dealer = (dealer + 1) % 3
+                extra = {"dealer": dealer,
+                         "penalties": [{"seat": warned, "rule": "dealing_procedure"}]}
             declarer = (dealer + 1 + deal_no) % 3
             first, second = [(declarer + k) % 3 for k in (1, 2)]
             if deal_no == 0:
@@ -237,10 +250,11 @@ class Club:
                 deal = {"type": "game", "declarer": declarer, "contract": f"{level}C",
                         "defence": {str(first): "whist", str(second): "pass"},
                         "tricks": {str(declarer): level, str(first): 10 - level,
-                                   str(second): 0}}
+                                   str(second): 0}, **extra}
             async with session_scope(self.sessions) as db:
                 await recording.enter_deal(db, table_id, state.member_ids[0], deal_no, deal,
                                            self.now())
+        assert fined, "the second dealing fault was entered"
         return table_id
 
     async def fund_story(self) -> None:
