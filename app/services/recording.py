@@ -39,7 +39,7 @@ from app.realtime.store import append, load_state, lock_table, notify, rebuild
 from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import DealOutcome, Penalty
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
-from app.rules.scoring.penalties import CATALOGUE
+from app.rules.scoring.penalties import catalogue_for
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.sheet import Sheet
 from app.services import audit
@@ -267,5 +267,6 @@ async def recording_view(db: AsyncSession, table_id: int) -> dict[str, Any]:
         "deals": [deal_to_json(e.outcome) for e in pulka.events if e.outcome is not None],
         "settlement": pulka.settle().to_json(),
         "catalogue": [{"id": e.id, "rule": e.rule, "charged": e.charged, "cost": e.cost,
-                       "words": dict(e.words)} for e in CATALOGUE.values()],
+                       "words": dict(e.words)}
+                      for e in catalogue_for(pulka.conventions).values()],
     }

@@ -53,3 +53,32 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     not_recorded = await outsider.get(f"/api/tables/{live.json()['id']}/recording")
     assert not_recorded.status_code == 409 and not_recorded.json()["code"] == "not_recorded"
     assert (await outsider.get("/api/tables/999999/recording")).status_code == 404
+
+
+async def test_an_arabic_recorded_table_offers_and_scores_004s_penalties(
+        logged_in: LoggedIn) -> None:  # noqa: F811
+    """A-23..A-25 at a real-cards arabic table: the view's catalogue adds 004's four entries
+    to the club's eleven, and an off-suit discard on 7♥ (no bombs: opening_bombs 0) writes
+    the game, 4, into the offender's hill under A-23."""
+    scorer_client, anna = await logged_in()
+    _, boris = await logged_in()
+    _, vera = await logged_in()
+    admin, _ = await logged_in(Role.admin)
+    made = await admin.post("/api/tables", json={
+        "seats": [anna.id, boris.id, vera.id], "mode": "recorded", "preset": "arabic",
+        "conventions": {"opening_bombs": 0}})
+    assert made.status_code == 201, made.text
+    base = f"/api/tables/{made.json()['id']}/recording"
+    view = (await scorer_client.get(base)).json()
+    ids = [c["id"] for c in view["catalogue"]]
+    assert len(ids) == 15 and ids[-4:] == [
+        "off_suit_discard", "pledge_proven", "pledge_unproven", "card_exposed_kept"]
+    assert view["catalogue"][-4]["words"]["ru"] == "Снос не по масти"
+    deal = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "whist", "0": "pass"},
+            "play": "closed", "tricks": {"1": 7, "2": 2, "0": 1},
+            "penalties": [{"seat": 2, "rule": "off_suit_discard"}]}
+    entered = await scorer_client.post(f"{base}/deals", json={"deal_no": 0, "deal": deal})
+    assert entered.status_code == 201, entered.text
+    entries = (await scorer_client.get(base)).json()["entries"]
+    assert [(e["seat"], e["column"], e["amount"]) for e in entries if e["rule"] == "A-23"] == [
+        (2, "hill", 4)]

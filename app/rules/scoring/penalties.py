@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
 from app.rules.core.conventions import Conventions
 from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import DealOutcome, Penalty
 from app.rules.core.prices import MISERE_PRICE, price
+from app.rules.core.ruleset import rule_set_of
 from app.rules.core.seats import playing_seats
 
 Charged: TypeAlias = Literal["dealer", "any", "playing", "declarer_or_whister"]
@@ -57,6 +58,9 @@ class CatalogueEntry:
     """How the amount is computed, in English (the docs and the API show it)."""
     words: Mapping[str, str]
     """The entry's name in each language of the site (``ru``, ``en``)."""
+    price: Callable[[DealOutcome, Conventions, int], int] | None = None
+    """A rule set's entry: the hill points it charges on a deal (the deal, its conventions, its
+    lowest game); ``None`` for the shared entries, whose amounts :func:`amount_of` knows."""
 
 
 CATALOGUE: Mapping[str, CatalogueEntry] = {
@@ -133,6 +137,24 @@ RULE_WORDS: Mapping[str, Mapping[str, str]] = {e.rule: e.words for e in CATALOGU
 """The words of each rule ID a penalty entry on the sheet cites."""
 
 
+class PenaltyRules:
+    """The hook a rule set may give the catalogue: penalties of its own seed text, recorded
+    like the club's (A-23..A-25: seed 004's)."""
+
+    penalty_entries: ClassVar[tuple[CatalogueEntry, ...]] = ()
+    """Entries this rule set adds to the club's catalogue, ids distinct from it."""
+
+
+def catalogue_for(conventions: Conventions) -> Mapping[str, CatalogueEntry]:
+    """The entries a record of ``conventions``' preset may name: the club's catalogue and its
+    rule set's own."""
+    rule_set = rule_set_of(conventions.preset)
+    own = rule_set.penalty_entries if isinstance(rule_set, PenaltyRules) else ()
+    if not own:
+        return CATALOGUE
+    return {**CATALOGUE, **{e.id: e for e in own}}
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Resolution:
     """A recorded deal made ready for the sheet."""
@@ -174,6 +196,9 @@ def amount_of(
             return 0
         first = not any(p.rule == entry_id for p in prior)
         return 0 if first else size
+    own = catalogue_for(conventions).get(entry_id)
+    if own is not None and own.price is not None:
+        return own.price(outcome, conventions, min_level)
     return 0
 
 
@@ -222,8 +247,9 @@ def resolve(
     resolved: list[Penalty] = []
     scored = outcome
     relabel: str | None = None
+    catalogue = catalogue_for(conventions)
     for index, p in enumerate(outcome.penalties):
-        entry = _entry(p, fail)
+        entry = _entry(p, fail, catalogue)
         earlier = (*prior, *outcome.penalties[:index])
         _check_seat(entry, p, outcome, players, fail)
         if p.whists_on is not None or p.amount:
@@ -261,13 +287,13 @@ def resolve(
     return Resolution(dataclasses.replace(scored, penalties=tuple(resolved)), relabel)
 
 
-def _entry(p: Penalty, fail: Fail) -> CatalogueEntry:
-    entry = CATALOGUE.get(p.rule) if isinstance(p.rule, str) else None
+def _entry(p: Penalty, fail: Fail, catalogue: Mapping[str, CatalogueEntry]) -> CatalogueEntry:
+    entry = catalogue.get(p.rule) if isinstance(p.rule, str) else None
     if entry is None:
         raise fail(
             "penalties",
             f"unknown penalty {p.rule!r}; a penalty names a catalogue id: "
-            + ", ".join(CATALOGUE),
+            + ", ".join(catalogue),
         )
     return entry
 

@@ -97,7 +97,8 @@ export async function renderRecording(root, { args, me }) {
     const list = h("ol", { class: "rec-deals", "data-testid": "rec-deals", start: "1" });
     view.deals.forEach((d, i) => {
       const item = h("li", { "data-deal": String(i), text: dealText(d) });
-      const penaltyEntries = view.entries.filter((e) => e.deal === i && /^R-X/.test(e.rule));
+      const penaltyRules = new Set(view.catalogue.map((c) => c.rule));
+      const penaltyEntries = view.entries.filter((e) => e.deal === i && penaltyRules.has(e.rule));
       for (const e of penaltyEntries) {
         item.append(h("div", { class: "rec-penalty", text: `${entryWords(e)} — ${view.names[e.seat]}: ${e.amount}` }));
       }

@@ -29,8 +29,9 @@ export function entryWords(entry, entries = []) {
     "R-W4": "half", "R-R4": "raspasy", "R-R5": "raspasy", "R-T4": "join", "R-T5": "replace",
     "K-9": "game", "K-10": "remiz", "K-11": "whisterRemiz",
   };
-  // A penalty of the catalogue (RULES.md §10, app/rules/penalties.py) cites its rule R-X1 … R-X11.
-  if (/^R-X\d+$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
+  // A penalty of the catalogue (RULES.md §10, app/rules/scoring/penalties.py) cites its rule
+  // R-X1 … R-X11; seed 004's own (app/rules/variants/arabic/arabic_penalties.py) A-23, A-24.
+  if (/^(R-X\d+|A-2[34])$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
   return t(`tp.rule.${byRule[rule] || "other"}`);
 }
 

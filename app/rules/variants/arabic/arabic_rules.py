@@ -24,10 +24,17 @@ from app.rules.core.outcome import DealOutcome, Mark
 from app.rules.core.ruleset import RuleSet
 from app.rules.deal.deal_rules import DealRules
 from app.rules.deal.state import DealConfig, DealState, IllegalContractError, Transition
+from app.rules.scoring.penalties import CatalogueEntry, PenaltyRules
 from app.rules.scoring.pulka_rules import NextDeal, PulkaRules, PulkaTurn, VariantState
 from app.rules.scoring.sheet import Entry, Sheet
 from app.rules.scoring.sheet_rules import SheetRules, Write
-from app.rules.variants.arabic import arabic_bombs, arabic_deal, arabic_marks, arabic_pulka
+from app.rules.variants.arabic import (
+    arabic_bombs,
+    arabic_deal,
+    arabic_marks,
+    arabic_penalties,
+    arabic_pulka,
+)
 from app.rules.variants.arabic.arabic_auction import ArabicAuction, arabic_call
 from app.rules.variants.arabic.arabic_marks import DARK, PREFERANS
 from app.rules.variants.arabic.arabic_preferans import preferans_entries, start_preferans
@@ -89,7 +96,7 @@ class ArabicState(VariantState):
         return arabic_bombs.current(self.bombs, seat)
 
 
-class ArabicRules(RuleSet, DealRules, SheetRules, PulkaRules):
+class ArabicRules(RuleSet, DealRules, SheetRules, PulkaRules, PenaltyRules):
     """Seed 004 on the shared engine."""
 
     name: ClassVar[str] = "arabic"
@@ -101,6 +108,7 @@ class ArabicRules(RuleSet, DealRules, SheetRules, PulkaRules):
     special_calls: ClassVar[tuple[str, ...]] = ("pass", "here", "misere", "misere_bp", "preferans")
     dark_calls: ClassVar[bool] = True
     marks: ClassVar[tuple[Mark, ...]] = arabic_marks.MARKS
+    penalty_entries: ClassVar[tuple[CatalogueEntry, ...]] = arabic_penalties.ENTRIES  # A-23..25
 
     # -- the deal -----------------------------------------------------------------------------
 
