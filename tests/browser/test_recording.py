@@ -100,11 +100,16 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     page.goto(f"{base}/#/table/{table_id}")  # the table's link leads to its recording page
     page.wait_for_selector("[data-testid=rec-form]")
     assert page.url.endswith(f"#/recording/{table_id}")
+    page.click("[data-testid=rec-add-penalty]")  # the catalogue in words, no rule IDs shown
+    options = page.locator(".rec-penalty-row option").all_inner_texts()
+    assert "Подсмотрел прикуп" in options and not [o for o in options if "R-X" in o]
+    page.reload()
+    page.wait_for_selector("[data-testid=rec-form]")
 
     # Deal 1 (dealer Anna): 7♥ by Boris, both pass: pool 4 (R-P1). Misdeal before it (R-X1,
-    # free), Anna's first dealing fault (R-X2: a warning), Vera saw the talon (R-X4: 5 into her
-    # hill), Boris showed a card (R-X8). Entered first as 8♥ (pool 6), then corrected within the
-    # window: the first correction of the pulka, free (R-X11).
+    # free), Anna's first dealing fault (R-X2: no penalty, 000), Vera saw the talon (R-X4: 5
+    # into her hill), Boris showed a card (R-X8). Entered first as 8♥ (pool 6), then corrected
+    # within the window: the first correction of the pulka, free (R-X11).
     first = _game(0, 1, "7H", penalties=[("misdeal", 0), ("dealing_procedure", 0),
                                          ("talon_seen", 2), ("card_shown", 1)])
     _enter(page, {**first, "contract": "8H"}, 1)

@@ -140,7 +140,7 @@ export async function renderRecording(root, { args, me }) {
     const penalties = h("div", { class: "rec-penalties" });
     const addPenalty = () => {
       const id = h("select", { "data-pen": "rule" },
-        ...view.catalogue.map((c) => h("option", { value: c.id, text: `${c.words[lang()] || c.words.en} (${c.rule})` })));
+        ...view.catalogue.map((c) => h("option", { value: c.id, text: c.words[lang()] || c.words.en })));
       const who = seatSelect("pen-seat", 0);
       who.dataset.pen = "seat";
       const size = h("input", { type: "number", min: "0", "data-pen": "size", placeholder: t("rec.size") });
