@@ -21,7 +21,8 @@ from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Membe
 from app.db.models.table import Table, TableSeat
 from app.rules.core.cards import SUIT_LETTERS
 from app.rules.core.conventions import PRESET_NAMES
-from app.rules.core.draw import draw_first_dealer, draw_seats, draw_tables
+from app.rules.core.draw import InvalidDrawError, draw_first_dealer, draw_seats, draw_tables
+from app.rules.core.ruleset import rule_set_of
 from app.services.club_settings import club_settings
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members
@@ -155,21 +156,26 @@ class Seated:
 async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bool,
                       session_id: int | None, target: int, by: Member, rng: random.Random,
                       now: datetime, seat_record: DrawRecord | None, preset: str = "club",
-                      move_timer_seconds: int | None = None) -> Seated:
-    """R-T3 lot, then the live table."""
-    lot = draw_first_dealer(len(seats), rng)
+                      move_timer_seconds: int | None = None,
+                      drawn_dealer: tuple[int, dict[str, Any]] | None = None) -> Seated:
+    """The first dealer — R-T3's lot, or ``drawn_dealer`` (the seat and its record) when the
+    rule set's own seating named him (A-26) — then the live table."""
+    if drawn_dealer is None:
+        lot = draw_first_dealer(len(seats), rng)
+        first, lot_record = lot.dealer, {"rule": "R-T3", **lot.to_json()}
+    else:
+        first, lot_record = drawn_dealer
     names = await _names(db, [m for m in seats if m is not None])
     dealer = DrawRecord(kind="first_dealer", club_session_id=session_id, made_by_id=by.id,
-                        record={"rule": "R-T3",
-                                "seats": [{"seat": i, "member_id": m,
+                        record={"seats": [{"seat": i, "member_id": m,
                                            "name": names.get(m) if m else None}
                                           for i, m in enumerate(seats)],
-                                **lot.to_json()})
+                                **lot_record})
     db.add(dealer)
     try:
         table = await create_table(db, seat_member_ids=seats, preset=preset, practice=practice,
                                    club_session_id=session_id, target=target,
-                                   first_dealer=lot.dealer, now=now,
+                                   first_dealer=first, now=now,
                                    move_timer_seconds=move_timer_seconds)
     except TableSetupError as exc:
         if practice:  # the member's own settings (preset, timer): unprocessable
@@ -207,13 +213,24 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
         raise ConflictError("this session is over")
     if by.id not in drawn.member_ids and by.role != Role.admin:
         raise ForbiddenError("only the table's players or an admin may seat it")
+    drawn_dealer: tuple[int, dict[str, Any]] | None = None
     if order is None:
         names = await _names(db, drawn.member_ids)
-        sd = draw_seats([str(m) for m in drawn.member_ids], rng)
-        seats: list[int | None] = [int(p) for p in sd.seats]
-        record: dict[str, Any] = {"rule": "R-T2", "suit": SUIT_LETTERS[drawn.suit],
-                                  "names": {str(k): v for k, v in names.items()},
-                                  **sd.to_json()}
+        players = [str(m) for m in drawn.member_ids]
+        try:
+            own = rule_set_of(preset).draw_seating(players, rng)  # A-26: 004's seating by aces
+        except InvalidDrawError as exc:  # a table this preset does not seat: nothing changed
+            raise ServiceError(str(exc), status=422, code="bad_table_setup") from None
+        if own is None:
+            sd = draw_seats(players, rng)
+            seats: list[int | None] = [int(p) for p in sd.seats]
+            drew: dict[str, Any] = {"rule": "R-T2", **sd.to_json()}
+        else:
+            seats = [int(p) for p in own.seats]
+            drew = dict(own.seat_record)
+            drawn_dealer = (own.dealer, dict(own.dealer_record))
+        record: dict[str, Any] = {"suit": SUIT_LETTERS[drawn.suit],
+                                  "names": {str(k): v for k, v in names.items()}, **drew}
         kind = "seats"
     else:
         if sorted(order) != sorted(drawn.member_ids):
@@ -230,7 +247,8 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
     timer = (await club_settings(db)).move_timer_seconds  # the club's setting (issue 11)
     result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
                                target=target, by=by, rng=rng, now=now, seat_record=seat_row,
-                               move_timer_seconds=timer, preset=preset)
+                               move_timer_seconds=timer, preset=preset,
+                               drawn_dealer=drawn_dealer)
     drawn.table_id = result.table_id
     await db.flush()
     return result

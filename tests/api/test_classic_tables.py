@@ -3,6 +3,9 @@ table and at a drawn club table; the table, its live state and its deal say so."
 
 from __future__ import annotations
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models.table import Table
 from tests.api.conftest import LoggedIn
 
 
@@ -55,3 +58,27 @@ async def test_the_default_preset_is_still_club(app, logged_in: LoggedIn) -> Non
     made = await member.post("/api/practice-tables", json={"players": 3})
     detail = (await member.get(f"/api/tables/{made.json()['table_id']}")).json()
     assert detail["preset"] == "club"
+
+
+async def test_a26_a_drawn_arabic_table_is_seated_by_the_aces(
+        evening, db_session: AsyncSession) -> None:
+    """A-26 (004: «Кому выпал первый туз — первым выбирает место и первый сдаёт»): seated by
+    the draw under arabic, the seat record is the aces' and the first ace's player sits at
+    seat 0 and deals first; the dealing record has no R-T3 lot of its own."""
+    ev = await evening(3)
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
+                                 json={})).json()["tables"][0]
+    player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
+    seated = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
+                               json={"mode": "draw", "preset": "arabic"})
+    assert seated.status_code == 201, seated.text
+    body = seated.json()
+    seat_record, dealer_record = body["seat_draw"]["record"], body["first_dealer"]["record"]
+    assert seat_record["rule"] == dealer_record["rule"] == "A-26"
+    assert [str(m) for m in body["seats"]] == seat_record["seats"]
+    aces = [d["player"] for d in seat_record["draws"] if d["card"].startswith("A")]
+    assert aces == seat_record["seats"][:2] and dealer_record["dealer"] == 0
+    detail = (await player.get(f"/api/tables/{body['table_id']}")).json()
+    assert detail["preset"] == "arabic"
+    table = await db_session.get(Table, body["table_id"])
+    assert table is not None and table.first_dealer == 0

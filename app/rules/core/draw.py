@@ -117,6 +117,22 @@ class DealerLot:
         }
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Seating:
+    """A rule set's own draw that seats a table and names its first dealer at once (A-26), in
+    place of the club's seat draw (R-T2) and first-dealer lot (R-T3)."""
+
+    seats: tuple[str, ...]
+    """The players clockwise from seat 0."""
+    dealer: int
+    """The seat that deals first."""
+    seat_record: dict[str, object]
+    """The seat draw's record, JSON-ready (its ``rule``, every card dealt, the seats)."""
+    dealer_record: dict[str, object]
+    """The first dealer's record, shaped like :class:`DealerLot`'s (``steps`` by seat,
+    ``dealer``), with its ``rule``."""
+
+
 def draw_first_dealer(players: int, rng: random.Random, start: int = 0) -> DealerLot:
     """R-T3: deal a shuffled deck face up one card at a time clockwise from ``start``; the
     player who receives the first ace deals first. Every step is in the record."""
@@ -138,6 +154,7 @@ __all__ = [
     "DealerLot",
     "InvalidDrawError",
     "SeatDraw",
+    "Seating",
     "TableDraw",
     "draw_first_dealer",
     "draw_seats",

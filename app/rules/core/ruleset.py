@@ -23,10 +23,12 @@ which the pages draw the lobby, the bidding box and the recording form.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from app.rules.core.conventions import Conventions, declare_preset, withdraw_preset
+from app.rules.core.draw import Seating
 from app.rules.core.errors import InvalidConventionError
 from app.rules.core.outcome import Mark, declare_marks, declared_marks, withdraw_marks
 
@@ -70,6 +72,11 @@ class RuleSet:
     """The deal types a real-card record (the recording form) may write."""
     marks: ClassVar[tuple[Mark, ...]] = ()
     """The flags its deals carry in :attr:`~app.rules.core.outcome.DealOutcome.marks`."""
+
+    def draw_seating(self, players: Sequence[str], rng: random.Random) -> Seating | None:
+        """Seats and the first dealer drawn at once by this rule set's own custom (A-26), or
+        ``None`` for the club's seat draw (R-T2) followed by the first-dealer lot (R-T3)."""
+        return None
 
     @property
     def preset_names(self) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ R-A3) and the "преферанс" written off the sheet (A-16).
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import ClassVar, Self
@@ -19,6 +20,7 @@ from typing import ClassVar, Self
 from app.rules.core.actions import Action, Event, NameContract, TakeTalon
 from app.rules.core.auction import PASS_ONLY_LEVEL, Auction, Call
 from app.rules.core.conventions import CONVENTION_NAMES, Conventions
+from app.rules.core.draw import Seating
 from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import DealOutcome, Mark
 from app.rules.core.ruleset import RuleSet
@@ -31,6 +33,7 @@ from app.rules.scoring.sheet_rules import SheetRules, Write
 from app.rules.variants.arabic import (
     arabic_bombs,
     arabic_deal,
+    arabic_draw,
     arabic_marks,
     arabic_penalties,
     arabic_pulka,
@@ -109,6 +112,9 @@ class ArabicRules(RuleSet, DealRules, SheetRules, PulkaRules, PenaltyRules):
     dark_calls: ClassVar[bool] = True
     marks: ClassVar[tuple[Mark, ...]] = arabic_marks.MARKS
     penalty_entries: ClassVar[tuple[CatalogueEntry, ...]] = arabic_penalties.ENTRIES  # A-23..25
+
+    def draw_seating(self, players: Sequence[str], rng: random.Random) -> Seating:
+        return arabic_draw.draw_by_aces(players, rng)  # the first ace deals
 
     # -- the deal -----------------------------------------------------------------------------
 
