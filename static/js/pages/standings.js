@@ -46,8 +46,11 @@ export async function renderStandings(root, { args }) {
   }
   const head = ["standings.rank", "members.name", "standings.wpp", "standings.mpp", "stats.pulkas",
     "standings.nights", "stats.whists", "stats.money", "standings.ordinal", "standings.mu"];
-  root.append(h("section", { class: "card scroll-x" }, h("table", { class: "stats-table", "data-testid": "standings" },
-    h("caption", { class: "small muted", text: t("standings.ratingHint") }),
+  // the hint stays outside the scrolling box: on a phone the table is wider than the screen
+  root.append(h("section", { class: "card" },
+    h("p", { class: "small muted", id: "standings-hint", text: t("standings.ratingHint") }),
+    h("div", { class: "scroll-x" }, h("table", { class: "stats-table", "data-testid": "standings",
+      "aria-describedby": "standings-hint" },
     h("thead", {}, h("tr", {}, head.map((key) => h("th", { scope: "col", text: t(key) })))),
     h("tbody", {}, data.lines.map((line) => h("tr", { class: line.qualified ? null : "muted" },
       h("td", { text: line.rank === null ? "—" : String(line.rank) }),
@@ -59,5 +62,5 @@ export async function renderStandings(root, { args }) {
       h("td", { text: line.whists }),
       h("td", { text: line.money }),
       h("td", { text: fixed(line.rating?.ordinal, 1) }),
-      h("td", { text: line.rating ? `${fixed(line.rating.mu, 1)} ± ${fixed(line.rating.sigma, 1)}` : "—" })))))));
+      h("td", { text: line.rating ? `${fixed(line.rating.mu, 1)} ± ${fixed(line.rating.sigma, 1)}` : "—" }))))))));
 }
