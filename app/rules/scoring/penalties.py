@@ -165,6 +165,15 @@ class Resolution:
     """A rule ID every entry of the deal is written under (a declarer's revoke, R-X9)."""
 
 
+def declared_price(outcome: DealOutcome, min_level: int) -> int:
+    """The price of "the declared game" of a deal (R-X6, A-23, A-24): its contract's, a
+    misère 10, a pass-out its lowest game (R-R6)."""
+    if outcome.kind == "misere":
+        return MISERE_PRICE
+    level = outcome.contract.level if outcome.contract is not None else min_level
+    return price(level)
+
+
 def amount_of(
     entry_id: str,
     outcome: DealOutcome,
@@ -187,10 +196,12 @@ def amount_of(
         again = any(p.rule == entry_id and p.seat == seat for p in prior)
         return DEALING_PROCEDURE_HILL if again and conventions.dealing_fine else 0
     if entry_id == "wrong_card_count":
-        if outcome.kind == "misere":
-            return 3 * MISERE_PRICE * conventions.misere_multiplier
-        level = outcome.contract.level if outcome.contract is not None else min_level
-        return 3 * price(level) * conventions.remiz_multiplier
+        multiplier = (
+            conventions.misere_multiplier
+            if outcome.kind == "misere"
+            else conventions.remiz_multiplier
+        )
+        return 3 * declared_price(outcome, min_level) * multiplier
     if entry_id == "entry_error":
         if size is None:
             return 0

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 from app.rules.core.conventions import Conventions
 from app.rules.core.outcome import DealOutcome
-from app.rules.core.prices import MISERE_PRICE, price
-from app.rules.scoring.penalties import CatalogueEntry
+from app.rules.scoring.penalties import CatalogueEntry, declared_price
 
 
 def game_price(outcome: DealOutcome, conventions: Conventions, min_level: int) -> int:
     """A-23, A-24: "пишется в гору игра": the deal's game at its price, before its bomb."""
-    if outcome.kind == "misere":
-        return MISERE_PRICE
-    level = outcome.contract.level if outcome.contract is not None else min_level
-    return price(level)
+    return declared_price(outcome, min_level)
 
 
 ENTRIES: tuple[CatalogueEntry, ...] = (
