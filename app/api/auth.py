@@ -24,14 +24,14 @@ from app.api.deps import (
     CurrentMember,
     SessionDep,
     SettingsDep,
-    get_address,
+    request_address,
 )
 from app.api.errors import service_errors
 from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message
 from app.config import Settings
 from app.db.models import Member
 from app.security import ratelimit
-from app.security.passwords import POOL, PasswordHasherBusy, verify_password_async
+from app.security.passwords import POOL, PasswordHasherBusy, verify_and_update_async
 from app.security.sessions import (
     CSRF_COOKIE,
     SESSION_COOKIE,
@@ -127,7 +127,7 @@ class ResetIn(BaseModel):
 
 def _client_ip(request: Request) -> str:
     """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``."""
-    return get_address(request)
+    return request_address(request)
 
 
 async def _vouched(request: Request, db: AsyncSession, login: str, now: datetime) -> bool:
@@ -216,14 +216,16 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     # while the password is hashed.
     await db.commit()
     try:
-        ok = await verify_password_async(body.password, member.password_hash if member else None,
-                                         trusted=started.trusted)
+        ok, rehashed = await verify_and_update_async(
+            body.password, member.password_hash if member else None, trusted=started.trusted)
     except PasswordHasherBusy as exc:
         await ratelimit.abandoned(db, started)
         return _busy(exc)
     if member is None or not ok:
         return _error(401, "wrong_credentials", "wrong login or password")
     await ratelimit.succeeded(db, started, now)
+    if rehashed is not None:  # stored with older Argon2 parameters: today's from now on
+        member.password_hash = rehashed
     if not member.active:
         return _error(403, "account_deactivated", "this account is deactivated")
     token, csrf = await open_session(db, member, now, settings.session_hours)

@@ -38,19 +38,27 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-def get_app_settings(request: Request) -> Settings:
+# Every dependency is a coroutine: FastAPI runs a plain function in its thread pool, a thread
+# hop (and a GIL hand-over) per request for what is an attribute read.
+
+async def get_app_settings(request: Request) -> Settings:
     """The settings the app was created with."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_clock(request: Request) -> Clock:
+async def get_clock(request: Request) -> Clock:
     """The app's clock (frozen in tests)."""
     clock: Clock = request.app.state.clock
     return clock
 
 
-def get_address(request: Request) -> str:
+async def get_address(request: Request) -> str:
+    """The client's address (:func:`request_address`)."""
+    return request_address(request)
+
+
+def request_address(request: Request) -> str:
     """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``
     (:mod:`app.security.addresses`)."""
     return client_address(request.client.host if request.client else None, request.headers,
@@ -131,7 +139,7 @@ AdminMember = Annotated[Member, Depends(require_role(Role.admin))]
 TreasurerMember = Annotated[Member, Depends(require_role(Role.treasurer, Role.admin))]
 
 
-def get_rng(request: Request) -> random.Random:
+async def get_rng(request: Request) -> random.Random:
     """The randomness of the server's draws: ``app.state.rng`` when a test set a seeded one,
     otherwise a cryptographic ``SystemRandom``."""
     rng: random.Random | None = getattr(request.app.state, "rng", None)

@@ -4,8 +4,10 @@ Argon2 is deliberately slow (~0.1-0.3 s of CPU). Run on the event loop, every lo
 every table of the process, so the server hashes and verifies only through
 :func:`hash_password_async` and :func:`verify_password_async`, in the :class:`HashPool`:
 
-* **It never takes every core.** At most ``cores - 1`` threads hash (one on a two-core box), and
-  each runs at a lower CPU priority (Linux nices threads one by one): the event loop, which
+* **It never takes every core.** At most ``cores - 1`` threads hash (one on a two-core box), each
+  hash runs in one thread (Argon2 parallelism 1: with the library's default of 4 lanes, one
+  "hashing thread" spawned four and took both cores of a two-core box), and each runs at a
+  lower CPU priority (Linux nices threads one by one): the event loop, which
   serves every table, always has a core and wins it back at once. (The Argon2 C code releases
   the GIL, so a thread hashes in parallel with the loop; a process pool would add a pickling
   round trip and nothing else.)
@@ -42,7 +44,13 @@ from typing import Any, TypeVar
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-_hasher = PasswordHash((Argon2Hasher(),))
+ARGON2_LANES = 1
+"""Argon2's parallelism: one thread per hash, so :data:`HASH_WORKERS` bounds the cores hashing
+takes. Memory (64 MiB) and passes (3) stay the library's defaults; a hash stored with other
+parameters still verifies (they are written in it) and is rewritten at the member's next good
+login (:func:`verify_and_update_async`)."""
+
+_hasher = PasswordHash((Argon2Hasher(parallelism=ARGON2_LANES),))
 _T = TypeVar("_T")
 
 
@@ -215,6 +223,15 @@ def verify_password(password: str, password_hash: str | None) -> bool:
         return False
 
 
+def verify_and_update(password: str, password_hash: str) -> tuple[bool, str | None]:
+    """Whether ``password`` matches (blocking), and a new hash of it when the stored one was made
+    with other parameters than today's (None otherwise, or when it does not match)."""
+    try:
+        return _hasher.verify_and_update(password, password_hash)
+    except Exception:
+        return False, None
+
+
 async def hash_password_async(password: str) -> str:
     """:func:`hash_password` in the pool's open lane, off the event loop."""
     result: str = await POOL.run(hash_password, password)
@@ -230,6 +247,18 @@ async def verify_password_async(password: str, password_hash: str | None, *,
         return await pretend_verify(password)
     lane = Lane.TRUSTED if trusted else Lane.OPEN
     result: bool = await POOL.run(verify_password, password, password_hash, lane=lane)
+    return result
+
+
+async def verify_and_update_async(password: str, password_hash: str | None, *,
+                                   trusted: bool = False) -> tuple[bool, str | None]:
+    """:func:`verify_and_update` in the pool (the lanes of :func:`verify_password_async`); an
+    unknown login (no hash) is answered by :func:`pretend_verify`."""
+    if not password_hash:
+        return await pretend_verify(password), None
+    lane = Lane.TRUSTED if trusted else Lane.OPEN
+    result: tuple[bool, str | None] = await POOL.run(verify_and_update, password, password_hash,
+                                                     lane=lane)
     return result
 
 

@@ -183,3 +183,30 @@ async def test_unstorable_names_and_passwords_of_a_member_are_a_422(logged_in: L
         response = await client.request(method, path, content=json.dumps(body),
                                         headers={"Content-Type": "application/json"})
         assert response.status_code == 422, (path, response.text)
+
+
+async def test_a_hash_of_older_parameters_is_rewritten_at_the_next_good_login(
+        client: httpx.AsyncClient, make_member, clock: FrozenClock,
+        db_session: AsyncSession) -> None:
+    """A hash made with Argon2's four lanes (before one hash kept to one thread) still logs in;
+    a wrong password leaves it as it is, the right one replaces it by today's one-lane hash."""
+    from pwdlib.hashers.argon2 import Argon2Hasher
+    from sqlalchemy import text
+
+    old = Argon2Hasher(parallelism=4).hash(PASSWORD)
+    member = await make_member(login="sidorov")
+    member.password_hash = old
+    await db_session.commit()
+
+    async def stored() -> str:
+        return (await db_session.execute(text("select password_hash from members where id = :id"),
+                                         {"id": member.id})).scalar_one()
+
+    assert (await log_in(client, "sidorov", "wrong guess")).status_code == 401
+    assert await stored() == old
+    clock.advance(timedelta(minutes=10))  # past the wait a failure earns
+    assert (await log_in(client, "sidorov")).status_code == 200
+    new = await stored()
+    assert new != old and ",p=1$" in new and ",p=4$" in old
+    assert (await log_in(client, "sidorov")).status_code == 200
+    assert await stored() == new
