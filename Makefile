@@ -6,7 +6,7 @@ RUN_STAMP := $(VENV)/.run-installed
 TEST_STAMP := $(VENV)/.test-installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test lint typecheck bench selfplay clean-data chromium lock compose-cli pdf-font
+.PHONY: run test lint typecheck bench selfplay clean-data chromium lock compose-cli pdf-font js-lint js-test node
 
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
 INSTALL_LOG := $(VENV)/install.log
@@ -50,7 +50,7 @@ run: $(RUN_STAMP) pdf-font
 	@$(BIN)/prefclub serve
 
 ## Lint, type-check and run the whole test suite against a real PostgreSQL.
-test: $(TEST_STAMP) chromium compose-cli pdf-font lint typecheck
+test: $(TEST_STAMP) chromium compose-cli pdf-font lint typecheck js-lint js-test
 	$(BIN)/pytest
 
 ## ruff, then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
@@ -60,6 +60,26 @@ lint: $(TEST_STAMP)
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict app
+
+## The pages' JavaScript: ESLint (from the npm registry, exact versions from package-lock.json)
+## and the unit tests of its pure modules with `node --test` (no bundler, nothing at run time).
+NODE_STAMP := node_modules/.installed
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  echo "installing Debian's nodejs and npm for the pages' lint and unit tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq nodejs npm; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq nodejs npm; fi; }
+
+$(NODE_STAMP): package.json package-lock.json | node
+	@echo "installing ESLint into node_modules from package-lock.json ..."
+	@npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
+js-lint: $(NODE_STAMP)
+	npx --no-install eslint static/js tests/js eslint.config.js
+
+js-test: node
+	node --test tests/js/
 
 ## Debian's chromium for the browser tests, installed when missing (needs root or sudo).
 chromium:

@@ -198,7 +198,7 @@ async function send(method, path, body) {
       credentials: "same-origin",
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch (err) {
+  } catch {
     throw new ApiError(0, t("err.network"), { code: "network" });
   }
   const text = await response.text();

@@ -1,7 +1,7 @@
 // Interface strings: Russian first, English second. t(key, vars) falls back to English, then to
 // the key itself, so a missing translation never breaks a page.
 
-const STRINGS = {
+export const STRINGS = {
   ru: {
     brand: "Преферанс-клуб",
     "nav.lobby": "Лобби", "nav.history": "История", "nav.members": "Члены клуба",

@@ -72,7 +72,8 @@ export async function verifyDeal(reveal, seen = {}) {
     const again = redeal(deck, cut, players, dealer);
     const shownHands = reveal.hands || [];
     add("hands", again.hands.every((hand, seat) => sameSet(hand, shownHands[seat] || [])));
-    add("talon", sameSet(again.talon, reveal.talon || []));
+    // in dealt order, as the engine checks it: on a pass-out the first talon card leads (R-R2)
+    add("talon", Array.isArray(reveal.talon) && again.talon.join(",") === reveal.talon.join(","));
     if (Array.isArray(seen.hand) && seen.hand.length && seen.seat !== null && seen.seat !== undefined) {
       add("mine", sameSet(again.hands[seen.seat] || [], seen.hand));
     }
