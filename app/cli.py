@@ -36,9 +36,12 @@ from app.services.members import create_admin_account
 from app.services.schedule import generate_sessions
 from app.services.stored_check import finished_pulka_problems
 
-cli = typer.Typer(help="prefclub: the Preferans club server.", no_args_is_help=True,
-                  pretty_exceptions_enable=False,
-                  add_completion=False)
+cli = typer.Typer(
+    help="prefclub: the Preferans club server.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 
 
 def _database_url() -> str:
@@ -137,7 +140,9 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 UVICORN_OPTIONS: dict[str, Any] = {
-    "log_config": None, "ws_max_size": 64 * 1024, "proxy_headers": False,
+    "log_config": None,
+    "ws_max_size": 64 * 1024,
+    "proxy_headers": False,
     # Per-message deflate stays negotiated (uvicorn's default): without it, a client sending a
     # frame over 64 KiB may see its connection reset instead of the documented 1009. The
     # server compresses only large messages of its own (app.commands.ws_protocol).
@@ -161,11 +166,18 @@ def _serve(host: str | None, port: int | None) -> None:
     first = asyncio.run(_bootstrap(url))
     base = f"http://{settings.host}:{settings.port}"
 
-    text = (banner(base, first.login, first.password)  # type: ignore[attr-defined]
-            if first is not None else banner(base))
+    text = (
+        banner(base, first.login, first.password)  # type: ignore[attr-defined]
+        if first is not None
+        else banner(base)
+    )
     app = create_app(settings)
-    options = {**UVICORN_OPTIONS, "http": ClubHttpProtocol.configured(
-        settings.header_timeout, settings.incomplete_per_address)}
+    options = {
+        **UVICORN_OPTIONS,
+        "http": ClubHttpProtocol.configured(
+            settings.header_timeout, settings.incomplete_per_address
+        ),
+    }
     config = uvicorn.Config(app, host=settings.host, port=settings.port, **options)
     BannerServer(config, text).run()
 
@@ -210,20 +222,26 @@ def selfplay(
 
 @cli.command()
 def backup(
-    file: Annotated[str | None, typer.Argument(
-        help="where to write it (default: the backup folder, as a manual backup)")] = None,
+    file: Annotated[
+        str | None,
+        typer.Argument(help="where to write it (default: the backup folder, as a manual backup)"),
+    ] = None,
 ) -> None:
     """Make a consistent online backup (pg_dump custom format) while tables are played."""
     settings = get_settings()
-    raise typer.Exit(run_backup(_database_url(), settings, file,
-                                server_clock(settings).now(), sys.stdout, sys.stderr))
+    raise typer.Exit(
+        run_backup(
+            _database_url(), settings, file, server_clock(settings).now(), sys.stdout, sys.stderr
+        )
+    )
 
 
 @cli.command()
 def restore(
     file: Annotated[str, typer.Argument(help="a backup made by prefclub backup")],
-    force: Annotated[bool, typer.Option("--force", help="replace a database that holds "
-                                        "data")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="replace a database that holds data")
+    ] = False,
 ) -> None:
     """Restore a backup into an empty data folder or database (exit 2 if not empty)."""
     raise typer.Exit(run_restore(_database_url(), file, force, sys.stdout, sys.stderr))

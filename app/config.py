@@ -65,8 +65,7 @@ class Settings(BaseSettings):
     """The bearer token ``/metrics`` asks for; unset (or empty): ``/metrics`` is off (404)."""
     header_timeout: float = Field(default=10.0, gt=0, validation_alias="HEADER_TIMEOUT")
     """Seconds a client has to send a request's headers (app.commands.http_protocol)."""
-    incomplete_per_address: int = Field(default=8, ge=0,
-                                        validation_alias="INCOMPLETE_PER_ADDRESS")
+    incomplete_per_address: int = Field(default=8, ge=0, validation_alias="INCOMPLETE_PER_ADDRESS")
     """Stalled connections (waiting over 0.5 s for their headers) per client address; while
     that many stall a new one is closed at once (0: no limit, e.g. behind a reverse proxy)."""
     ws_frame_rate: float = Field(default=20.0, gt=0, validation_alias="WS_FRAME_RATE")
@@ -90,13 +89,16 @@ class Settings(BaseSettings):
     """How many automatic backups (daily and after a session) the folder keeps; 0 turns the
     server's automatic backups off."""
 
-    night_correction_seconds: int = Field(default=3600, ge=0, le=30 * 24 * 3600,
-                                          validation_alias="NIGHT_CORRECTION_SECONDS")
+    night_correction_seconds: int = Field(
+        default=3600, ge=0, le=30 * 24 * 3600, validation_alias="NIGHT_CORRECTION_SECONDS"
+    )
     """The correction window of a night's results (app.services.nights): seconds after the
     session end (or its last pulka's close, if later) during which the results are
     provisional; a correction after it is marked as made after the results were final."""
-    pdf_font: Path = Field(default=Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
-                           validation_alias="PREFCLUB_PDF_FONT")
+    pdf_font: Path = Field(
+        default=Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+        validation_alias="PREFCLUB_PDF_FONT",
+    )
     """A TrueType font with Cyrillic and the card suits for the PDF print-outs (Debian's
     ``fonts-dejavu-core``); when it is missing a PDF answers 503 ``pdf_font_missing``."""
 
@@ -113,8 +115,9 @@ class Settings(BaseSettings):
                 hours, minutes = (int(part) for part in value.strip().split(":"))
                 return time(hours, minutes)
             except ValueError:
-                raise ValueError(f"PREFCLUB_BACKUP_TIME {value!r} is not a time of day "
-                                 "such as 04:00") from None
+                raise ValueError(
+                    f"PREFCLUB_BACKUP_TIME {value!r} is not a time of day such as 04:00"
+                ) from None
         return value
 
     @field_validator("allowed_origins", mode="before")
@@ -135,8 +138,9 @@ class Settings(BaseSettings):
                     try:
                         ipaddress.ip_network(str(entry).strip(), strict=False)
                     except ValueError:
-                        raise ValueError(f"FORWARDED_ALLOW_IPS: {entry!r} is not an address "
-                                         "or network") from None
+                        raise ValueError(
+                            f"FORWARDED_ALLOW_IPS: {entry!r} is not an address or network"
+                        ) from None
         return value
 
     @field_validator("metrics_token", mode="before")
@@ -147,9 +151,11 @@ class Settings(BaseSettings):
             if not value:
                 return None
             if len(value) < MIN_METRICS_TOKEN or value in PLACEHOLDER_SECRETS:
-                raise ValueError(f"PREFCLUB_METRICS_TOKEN must be at least {MIN_METRICS_TOKEN} "
-                                 "characters and not a placeholder (generate one with: python -c "
-                                 "'import secrets; print(secrets.token_urlsafe(32))')")
+                raise ValueError(
+                    f"PREFCLUB_METRICS_TOKEN must be at least {MIN_METRICS_TOKEN} "
+                    "characters and not a placeholder (generate one with: python -c "
+                    "'import secrets; print(secrets.token_urlsafe(32))')"
+                )
         return value
 
     @property
@@ -178,8 +184,11 @@ class Settings(BaseSettings):
 
     def origins(self) -> list[str]:
         """Origins allowed to open websockets: the configured list plus the server's own."""
-        own = {f"http://{self.host}:{self.port}", f"http://localhost:{self.port}",
-               f"http://127.0.0.1:{self.port}"}
+        own = {
+            f"http://{self.host}:{self.port}",
+            f"http://localhost:{self.port}",
+            f"http://127.0.0.1:{self.port}",
+        }
         return sorted(own | set(self.allowed_origins))
 
     def resolved_secret(self) -> str:

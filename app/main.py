@@ -67,8 +67,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.sessionmaker = make_sessionmaker(engine)
         supervisor = None
         if not settings.database_url:  # the embedded server: restart it if it crashes
-            supervisor = asyncio.create_task(supervise_embedded(settings.data_dir, engine),
-                                             name="embedded-supervisor")
+            supervisor = asyncio.create_task(
+                supervise_embedded(settings.data_dir, engine), name="embedded-supervisor"
+            )
         log.info("prefclub started", extra={"version": __version__})
         backups_task = await start_backups(app, url)
         try:
@@ -162,10 +163,12 @@ def wire_services(app: FastAPI) -> None:
     """
     commands = TableCommands(after_deal=seat_changes.apply_waiting)
     app.state.table_commands = commands
-    app.state.table_timers = TableTimers(fire_deadline=commands.fire_deadline,
-                                         end_due_sessions=schedule.end_due_sessions,
-                                         deal_first=first_deal.deal_first,
-                                         due_first_deals=first_deal.due_first_deals)
+    app.state.table_timers = TableTimers(
+        fire_deadline=commands.fire_deadline,
+        end_due_sessions=schedule.end_due_sessions,
+        deal_first=first_deal.deal_first,
+        due_first_deals=first_deal.due_first_deals,
+    )
 
 
 def _mount_browser(app: FastAPI) -> None:

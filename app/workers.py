@@ -66,8 +66,10 @@ class WorkerPool:
             # Workers run at a lower CPU priority: on a busy machine the event loop process (every
             # table's sockets) gets the CPU first, and a long search waits.
             self._executor = ProcessPoolExecutor(
-                max_workers=self.max_workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority)
+                max_workers=self.max_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
         return self._executor
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

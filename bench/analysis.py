@@ -36,7 +36,7 @@ def bench_deal(rng: random.Random) -> DealFacts:
     """One whole game as :class:`DealFacts` (module docstring); seats are positions 0..2."""
     deck = list(range(32))
     rng.shuffle(deck)
-    hands = [sum(1 << c for c in deck[10 * p:10 * p + 10]) for p in range(3)]
+    hands = [sum(1 << c for c in deck[10 * p : 10 * p + 10]) for p in range(3)]
     talon = (deck[30], deck[31])
     declarer = max(range(3), key=lambda p: _points(hands[p]))
     trump = max(range(4), key=lambda s: (hands[declarer] >> (8 * s) & 255).bit_count())
@@ -58,9 +58,17 @@ def bench_deal(rng: random.Random) -> DealFacts:
         leader = trick_winner(trick, trick[0][1] >> 3, trump)
         tricks.append(tuple(trick))
         winners.append(leader)
-    return DealFacts(active=(0, 1, 2), dealt=dict(enumerate(hands)), talon=talon, kind="game",
-                     declarer=declarer, contract=f"6{'SCDH'[trump]}", discard=discard,
-                     tricks=tricks, winners=winners)
+    return DealFacts(
+        active=(0, 1, 2),
+        dealt=dict(enumerate(hands)),
+        talon=talon,
+        kind="game",
+        declarer=declarer,
+        contract=f"6{'SCDH'[trump]}",
+        discard=discard,
+        tricks=tricks,
+        winners=winners,
+    )
 
 
 def run(deals: int, seed: int) -> dict[str, Any]:
@@ -77,11 +85,16 @@ def run(deals: int, seed: int) -> dict[str, Any]:
         cpu.append(time.process_time() - started_cpu)
         complete += bool(result["plays_complete"])
     return {
-        "deals": deals, "seed": seed,
-        "seconds_per_deal": {"median": round(statistics.median(wall), 3),
-                             "max": round(max(wall), 3)},
-        "cpu_seconds_per_deal": {"median": round(statistics.median(cpu), 3),
-                                 "max": round(max(cpu), 3)},
+        "deals": deals,
+        "seed": seed,
+        "seconds_per_deal": {
+            "median": round(statistics.median(wall), 3),
+            "max": round(max(wall), 3),
+        },
+        "cpu_seconds_per_deal": {
+            "median": round(statistics.median(cpu), 3),
+            "max": round(max(cpu), 3),
+        },
         "plays_complete": complete,
     }
 
@@ -102,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
     else:
         s, c = result["seconds_per_deal"], result["cpu_seconds_per_deal"]
-        print(f"{args.deals} deals: {s['median']} s per deal (worst {s['max']} s), "
-              f"CPU {c['median']} s (worst {c['max']} s); "
-              f"marks complete in {result['plays_complete']}")
+        print(
+            f"{args.deals} deals: {s['median']} s per deal (worst {s['max']} s), "
+            f"CPU {c['median']} s (worst {c['max']} s); "
+            f"marks complete in {result['plays_complete']}"
+        )
     return 0
 
 

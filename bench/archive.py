@@ -58,8 +58,7 @@ async def _login(url: str) -> str:
         async with session_scope(make_sessionmaker(engine)) as db:
             now = await db.scalar(select(func.now()))
             assert now is not None
-            seat = await make_member(db, f"reader-{secrets.token_hex(3)}", "Reader", now,
-                                     bot=False)
+            seat = await make_member(db, f"reader-{secrets.token_hex(3)}", "Reader", now, bot=False)
             return seat.cookie
     finally:
         await engine.dispose()
@@ -73,13 +72,15 @@ async def _explain(libpq: str, captured: list[tuple[str, Any]]) -> list[dict[str
             if not any(name in statement for name in ("table_events", "pulkas", "pulka_")):
                 continue  # the login's session lookup
             cur = await conn.execute(f"EXPLAIN (ANALYZE, BUFFERS) {statement}", params)
-            plans.append({"query": statement,
-                          "plan": "\n".join(row[0] for row in await cur.fetchall())})
+            plans.append(
+                {"query": statement, "plan": "\n".join(row[0] for row in await cur.fetchall())}
+            )
     return plans
 
 
-async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
-              keep: pathlib.Path | None = None) -> dict[str, Any]:
+async def run(
+    pulkas: int, requests: int, stats_requests: int, seed: int, keep: pathlib.Path | None = None
+) -> dict[str, Any]:
     from app.config import Settings
     from app.db.embedded import database_url
     from app.db.migrate import upgrade
@@ -110,12 +111,17 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
     with psycopg.connect(libpq, autocommit=True) as conn:
         sizes = conn.execute(
             "SELECT pg_size_pretty(pg_database_size(current_database())), "
-            "(SELECT count(*) FROM table_events)").fetchone()
+            "(SELECT count(*) FROM table_events)"
+        ).fetchone()
     assert sizes is not None
     say(f"{made['events']} events in {generate_seconds:.0f} s; database {sizes[0]}")
     cookie = await _login(url)
-    settings = Settings(DATABASE_URL=url, PREFCLUB_DATA_DIR=work / "data",
-                        SECRET_KEY=secrets.token_urlsafe(48), PREFCLUB_ENV="test")
+    settings = Settings(
+        DATABASE_URL=url,
+        PREFCLUB_DATA_DIR=work / "data",
+        SECRET_KEY=secrets.token_urlsafe(48),
+        PREFCLUB_ENV="test",
+    )
     app = create_app(settings)
     rng = random.Random(seed)
     pulka_ids: list[int] = made["pulka_ids"]
@@ -128,8 +134,12 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
     async with app.router.lifespan_context(app):
         engine = app.state.engine
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000",
-                                     headers={"Cookie": cookie}, timeout=600) as client:
+        async with httpx.AsyncClient(
+            transport=transport,
+            base_url="http://127.0.0.1:8000",
+            headers={"Cookie": cookie},
+            timeout=600,
+        ) as client:
 
             def some_pulka() -> int:
                 return rng.choice(pulka_ids)
@@ -156,8 +166,14 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
             for name, path_of, count in cases:
                 captured: list[tuple[str, Any]] = []
 
-                def capture(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any,
-                            into: list[tuple[str, Any]] = captured) -> None:
+                def capture(
+                    conn: Any,
+                    cursor: Any,
+                    statement: str,
+                    params: Any,
+                    *rest: Any,
+                    into: list[tuple[str, Any]] = captured,
+                ) -> None:
                     into.append((statement, params))
 
                 times: list[float] = []
@@ -178,11 +194,14 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
                     if i == 0:
                         event.remove(engine.sync_engine, "before_cursor_execute", capture)
                     status_ok = status_ok and response.status_code == 200
-                results[name] = {"requests": count, "all_ok": status_ok,
-                                 "latency_ms": percentiles(times),
-                                 "python_cpu_ms": percentiles(cpu),
-                                 "waited_for_cpu_ms": percentiles(waited),
-                                 "meets_target": percentiles(times)["p95"] < TARGET_P95_MS}
+                results[name] = {
+                    "requests": count,
+                    "all_ok": status_ok,
+                    "latency_ms": percentiles(times),
+                    "python_cpu_ms": percentiles(cpu),
+                    "waited_for_cpu_ms": percentiles(waited),
+                    "meets_target": percentiles(times)["p95"] < TARGET_P95_MS,
+                }
                 plans[name] = await _explain(libpq, captured)
                 say(f"{name}: {results[name]}")
     if keep is None:
@@ -190,11 +209,18 @@ async def run(pulkas: int, requests: int, stats_requests: int, seed: int,
     return {
         "benchmark": "archive",
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
-        "pulkas": pulkas, "events": made["events"], "templates": made["templates"],
-        "database_size": sizes[0], "generate_seconds": generate_seconds,
-        "generated_at": made.get("generated_at"), "reused_generation": reused,
-        "target_p95_ms": TARGET_P95_MS, "endpoints": results, "plans": plans,
-        "machine_at_start": at_start, "machine": procstat.machine(),
+        "pulkas": pulkas,
+        "events": made["events"],
+        "templates": made["templates"],
+        "database_size": sizes[0],
+        "generate_seconds": generate_seconds,
+        "generated_at": made.get("generated_at"),
+        "reused_generation": reused,
+        "target_p95_ms": TARGET_P95_MS,
+        "endpoints": results,
+        "plans": plans,
+        "machine_at_start": at_start,
+        "machine": procstat.machine(),
     }
 
 
@@ -206,20 +232,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stats-requests", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=pathlib.Path, default=RESULTS)
-    parser.add_argument("--keep", type=pathlib.Path, default=None,
-                        help="generate into (and keep) this folder; reuse it if already there")
+    parser.add_argument(
+        "--keep",
+        type=pathlib.Path,
+        default=None,
+        help="generate into (and keep) this folder; reuse it if already there",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.pulkas < 1 or args.requests < 1 or args.stats_requests < 1:
         parser.error("--pulkas, --requests and --stats-requests must be positive")
-    result = asyncio.run(run(args.pulkas, args.requests, args.stats_requests, args.seed,
-                             args.keep))
+    result = asyncio.run(run(args.pulkas, args.requests, args.stats_requests, args.seed, args.keep))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for name, r in result["endpoints"].items():
         lat = r["latency_ms"]
-        print(f"{name}: p50 {lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms "
-              f"({r['requests']} requests{'' if r['all_ok'] else ', SOME FAILED'})")
+        print(
+            f"{name}: p50 {lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms "
+            f"({r['requests']} requests{'' if r['all_ok'] else ', SOME FAILED'})"
+        )
     if args.json:
         print(json.dumps(result))
     return 0

@@ -66,9 +66,14 @@ def _seated(kind: str, payload: dict[str, Any]) -> str:
     return _copy_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
 
 
-def play_events(rng: random.Random, pulka: Pulka, names: list[str],
-                member_ids: list[int | None], strategies: Sequence[Strategy], deals: int
-                ) -> tuple[list[tuple[str, dict[str, Any]]], game.TableState]:
+def play_events(
+    rng: random.Random,
+    pulka: Pulka,
+    names: list[str],
+    member_ids: list[int | None],
+    strategies: Sequence[Strategy],
+    deals: int,
+) -> tuple[list[tuple[str, dict[str, Any]]], game.TableState]:
     """``deals`` deals of ``pulka`` (seat ``i`` played by ``strategies[i]``), then its end by
     agreement: the events a live table would store, and the final state."""
     raw: list[tuple[str, dict[str, Any]]] = []
@@ -86,8 +91,9 @@ def play_events(rng: random.Random, pulka: Pulka, names: list[str],
                 state = add(state, ended)
                 break
             deal = state.deal
-            seats = [engine.to_move(deal)] if engine.to_move(deal) is not None else range(
-                pulka.players)
+            seats = (
+                [engine.to_move(deal)] if engine.to_move(deal) is not None else range(pulka.players)
+            )
             for seat in seats:
                 assert seat is not None
                 legal = engine.legal_json(deal, seat)
@@ -106,17 +112,35 @@ def play_template(rng: random.Random, players: int, deals: int) -> Template:
     """Play ``deals`` deals of a fresh pulka with the bots' strategy, then end it by agreement."""
     names = [f"Player {i + 1}" for i in range(players)]
     member_ids: list[int | None] = list(range(1, players + 1))
-    pulka = Pulka.new(players, names=names, conventions=Conventions.preset_named("club"),
-                      target=500, stake=Decimal("0.50"), first_dealer=rng.randrange(players))
+    pulka = Pulka.new(
+        players,
+        names=names,
+        conventions=Conventions.preset_named("club"),
+        target=500,
+        stake=Decimal("0.50"),
+        first_dealer=rng.randrange(players),
+    )
     strategy = Strategy(rng)
     raw, state = play_events(rng, pulka, names, member_ids, [strategy] * players, deals)
     final = state.pulka
     end = raw[-1][1]
-    facts = [(seq, kind, {k: payload[k] for k in FACT_FIELDS if k in payload})
-             for seq, (kind, payload) in enumerate(raw, start=1) if kind in TALLY_KINDS]
-    return Template(players, deals, [(kind, _seated(kind, payload)) for kind, payload in raw],
-                    final.to_json(), end["sheet"], end["record"], end["settlement"],
-                    str(final.ended), facts, sheet_lines(final.entries))
+    facts = [
+        (seq, kind, {k: payload[k] for k in FACT_FIELDS if k in payload})
+        for seq, (kind, payload) in enumerate(raw, start=1)
+        if kind in TALLY_KINDS
+    ]
+    return Template(
+        players,
+        deals,
+        [(kind, _seated(kind, payload)) for kind, payload in raw],
+        final.to_json(),
+        end["sheet"],
+        end["record"],
+        end["settlement"],
+        str(final.ended),
+        facts,
+        sheet_lines(final.entries),
+    )
 
 
 def tallied(play: Template, seated: list[int], names: list[str]) -> PulkaTally:
@@ -126,8 +150,16 @@ def tallied(play: Template, seated: list[int], names: list[str]) -> PulkaTally:
     for seq, kind, fields in play.facts:
         if kind in SEATED_KINDS and "names" in fields:
             fields = {**fields, "names": names, "member_ids": seated}
-        facts.append(LogFact(seq, kind, fields.get("member_ids"), fields.get("names"),
-                             fields.get("outcome"), fields.get("deal_no")))
+        facts.append(
+            LogFact(
+                seq,
+                kind,
+                fields.get("member_ids"),
+                fields.get("names"),
+                fields.get("outcome"),
+                fields.get("deal_no"),
+            )
+        )
     return tally(facts, play.settlement)
 
 
@@ -145,35 +177,74 @@ def _copy_stats(conn: psycopg.Connection[Any], plan: list[Any], names_of: dict[i
     """The archive rows a live table writes when its pulka ends, one pulka at a time."""
     pulka_rows, member_rows = [], []
     for table_id, pulka_id, play, seated, finished, began, practice in plan:
-        one, many = rows_of(pulka_id, table_id, practice, finished, began,
-                            tallied(play, seated, [names_of[m] for m in seated]), play.lines)
+        one, many = rows_of(
+            pulka_id,
+            table_id,
+            practice,
+            finished,
+            began,
+            tallied(play, seated, [names_of[m] for m in seated]),
+            play.lines,
+        )
         pulka_rows.append(one)
         member_rows.extend(many)
     with conn.cursor().copy(
-            "COPY pulka_stats (pulka_id, table_id, practice, finished_at, names, member_ids, "
-            "deal_seqs, lines) FROM STDIN") as copy:
+        "COPY pulka_stats (pulka_id, table_id, practice, finished_at, names, member_ids, "
+        "deal_seqs, lines) FROM STDIN"
+    ) as copy:
         for r in pulka_rows:
-            copy.write_row((r["pulka_id"], r["table_id"], r["practice"], r["finished_at"],
-                            _json(r["names"]), _json(r["member_ids"]), _json(r["deal_seqs"]),
-                            _json(r["lines"])))
-    columns = ("pulka_id", "member_id", "practice", "finished_at", "started_at", "seat", "name",
-               "deals", "declared", "made", "failed", "miseres", "miseres_made", "whists",
-               "money")
-    with conn.cursor().copy(
-            f"COPY pulka_member_stats ({', '.join(columns)}) FROM STDIN") as copy:
+            copy.write_row(
+                (
+                    r["pulka_id"],
+                    r["table_id"],
+                    r["practice"],
+                    r["finished_at"],
+                    _json(r["names"]),
+                    _json(r["member_ids"]),
+                    _json(r["deal_seqs"]),
+                    _json(r["lines"]),
+                )
+            )
+    columns = (
+        "pulka_id",
+        "member_id",
+        "practice",
+        "finished_at",
+        "started_at",
+        "seat",
+        "name",
+        "deals",
+        "declared",
+        "made",
+        "failed",
+        "miseres",
+        "miseres_made",
+        "whists",
+        "money",
+    )
+    with conn.cursor().copy(f"COPY pulka_member_stats ({', '.join(columns)}) FROM STDIN") as copy:
         for r in member_rows:
             copy.write_row(tuple(r[c] for c in columns))
     conn.execute(TOTALS_FROM_ROWS.text)
 
 
-def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int = 60,
-             deals: tuple[int, int] = (20, 30), practice_share: float = 0.1,
-             seed: int = 7) -> dict[str, Any]:
+def generate(
+    libpq_url: str,
+    pulkas: int,
+    *,
+    templates: int = 40,
+    members: int = 60,
+    deals: tuple[int, int] = (20, 30),
+    practice_share: float = 0.1,
+    seed: int = 7,
+) -> dict[str, Any]:
     """Insert ``pulkas`` finished pulkas (3–4 players, ``deals`` deals each) and their members;
     returns the ids made (``pulka_ids``, ``member_ids``, ``table_ids``)."""
     rng = random.Random(seed)
-    plays = [play_template(rng, 4 if i % 4 == 3 else 3, rng.randint(*deals))
-             for i in range(min(templates, pulkas))]
+    plays = [
+        play_template(rng, 4 if i % 4 == 3 else 3, rng.randint(*deals))
+        for i in range(min(templates, pulkas))
+    ]
     start = datetime(2022, 1, 1, 18, tzinfo=timezone.utc)  # noqa: UP017
     with psycopg.connect(libpq_url) as conn:
         try:
@@ -186,11 +257,13 @@ def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int =
         first_member = _next_id(conn, "members")
         member_ids = list(range(first_member, first_member + members))
         with conn.cursor().copy(
-                "COPY members (id, login, display_name, role, is_bot, active, "
-                "must_change_password) FROM STDIN") as copy:
+            "COPY members (id, login, display_name, role, is_bot, active, "
+            "must_change_password) FROM STDIN"
+        ) as copy:
             for mid in member_ids:
-                copy.write_row((mid, f"archive-{mid}", f"Member {mid}", "member", False, True,
-                                False))
+                copy.write_row(
+                    (mid, f"archive-{mid}", f"Member {mid}", "member", False, True, False)
+                )
         first_table = _next_id(conn, "tables")
         first_pulka = _next_id(conn, "pulkas")
         names_of = {mid: f"Member {mid}" for mid in member_ids}
@@ -199,34 +272,67 @@ def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int =
         for n in range(pulkas):
             play = plays[n % len(plays)]
             finished = start + timedelta(hours=3 * n)
-            plan.append((first_table + n, first_pulka + n, play,
-                         rng.sample(member_ids, play.players), finished,
-                         finished - timedelta(hours=3), rng.random() < practice_share))
+            plan.append(
+                (
+                    first_table + n,
+                    first_pulka + n,
+                    play,
+                    rng.sample(member_ids, play.players),
+                    finished,
+                    finished - timedelta(hours=3),
+                    rng.random() < practice_share,
+                )
+            )
         with conn.cursor().copy(
-                "COPY tables (id, practice, preset, conventions, target, stake, players, "
-                "first_dealer, version, status, finished_at, created_at) FROM STDIN") as copy:
+            "COPY tables (id, practice, preset, conventions, target, stake, players, "
+            "first_dealer, version, status, finished_at, created_at) FROM STDIN"
+        ) as copy:
             for table_id, _, play, _, finished, began, practice in plan:
-                copy.write_row((table_id, practice, "club", conventions, 500, "0.50",
-                                play.players, 0, len(play.events), "finished", finished, began))
-        with conn.cursor().copy(
-                "COPY table_seats (table_id, seat, member_id) FROM STDIN") as copy:
+                copy.write_row(
+                    (
+                        table_id,
+                        practice,
+                        "club",
+                        conventions,
+                        500,
+                        "0.50",
+                        play.players,
+                        0,
+                        len(play.events),
+                        "finished",
+                        finished,
+                        began,
+                    )
+                )
+        with conn.cursor().copy("COPY table_seats (table_id, seat, member_id) FROM STDIN") as copy:
             for table_id, _, _, seated, _, _, _ in plan:
                 for seat, mid in enumerate(seated):
                     copy.write_row((table_id, seat, mid))
         with conn.cursor().copy(
-                "COPY pulkas (id, table_id, status, ended, deals, state, sheet, record, "
-                "settlement, finished_at, created_at) FROM STDIN") as copy:
+            "COPY pulkas (id, table_id, status, ended, deals, state, sheet, record, "
+            "settlement, finished_at, created_at) FROM STDIN"
+        ) as copy:
             for table_id, pulka_id, play, _, finished, began, _ in plan:
-                copy.write_row((pulka_id, table_id, "finished", play.ended, play.deals,
-                                json.dumps(play.state), json.dumps(play.sheet),
-                                json.dumps(play.record), json.dumps(play.settlement),
-                                finished, began))
+                copy.write_row(
+                    (
+                        pulka_id,
+                        table_id,
+                        "finished",
+                        play.ended,
+                        play.deals,
+                        json.dumps(play.state),
+                        json.dumps(play.sheet),
+                        json.dumps(play.record),
+                        json.dumps(play.settlement),
+                        finished,
+                        began,
+                    )
+                )
         with conn.cursor().copy(
-                "COPY table_events (table_id, seq, kind, payload, created_at) FROM STDIN"
+            "COPY table_events (table_id, seq, kind, payload, created_at) FROM STDIN"
         ) as copy:
             for table_id, _, play, seated, _, began, _ in plan:
-                names = _copy_text(json.dumps([names_of[m] for m in seated],
-                                              ensure_ascii=False))
+                names = _copy_text(json.dumps([names_of[m] for m in seated], ensure_ascii=False))
                 ids = json.dumps(seated)
                 when = began.isoformat()
                 lines = []
@@ -237,10 +343,16 @@ def generate(libpq_url: str, pulkas: int, *, templates: int = 40, members: int =
                 copy.write("".join(lines))
         _copy_stats(conn, plan, names_of)
         for table in ("members", "tables", "pulkas"):
-            conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                         f"(SELECT max(id) FROM {table}))")
+            conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"(SELECT max(id) FROM {table}))"
+            )
         conn.commit()
-    return {"templates": len(plays), "member_ids": member_ids,
-            "table_ids": [p[0] for p in plan], "pulka_ids": [p[1] for p in plan],
-            "deals": {p[1]: p[2].deals for p in plan},
-            "events": sum(len(p[2].events) for p in plan)}
+    return {
+        "templates": len(plays),
+        "member_ids": member_ids,
+        "table_ids": [p[0] for p in plan],
+        "pulka_ids": [p[1] for p in plan],
+        "deals": {p[1]: p[2].deals for p in plan},
+        "events": sum(len(p[2].events) for p in plan),
+    }

@@ -40,16 +40,22 @@ async def _drive_echo(url: str, clients: int, seconds: float) -> dict[str, Any]:
     began = time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
     elapsed = time.perf_counter() - began
-    return {"clients": clients, "round_trips_per_second": round(count / elapsed, 1),
-            "latency_ms": percentiles(latencies)}
+    return {
+        "clients": clients,
+        "round_trips_per_second": round(count / elapsed, 1),
+        "latency_ms": percentiles(latencies),
+    }
 
 
 async def uvicorn_echo(clients: int, seconds: float) -> dict[str, Any]:
     """Round trips per second against :mod:`bench.echo_app` in its own uvicorn process."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "bench.echo_app", str(port)],
-                            cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench.echo_app", str(port)],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"ws://127.0.0.1:{port}/"
         deadline = time.monotonic() + 30
@@ -83,9 +89,11 @@ async def commit_rate(url: str, clients: int, seconds: float) -> float:
     """Durable single-row commits per second from ``clients`` connections at once."""
     libpq = url.replace("postgresql+psycopg://", "postgresql://")
     async with await psycopg.AsyncConnection.connect(libpq, autocommit=True) as admin:
-        await admin.execute("CREATE TABLE IF NOT EXISTS bench_commits "
-                            "(id bigserial PRIMARY KEY, client int NOT NULL, at timestamptz "
-                            "NOT NULL DEFAULT now())")
+        await admin.execute(
+            "CREATE TABLE IF NOT EXISTS bench_commits "
+            "(id bigserial PRIMARY KEY, client int NOT NULL, at timestamptz "
+            "NOT NULL DEFAULT now())"
+        )
     count = 0
     stop = time.perf_counter() + seconds
 
@@ -105,8 +113,9 @@ async def commit_rate(url: str, clients: int, seconds: float) -> float:
     return round(count / elapsed, 1)
 
 
-async def measure(url: str, echo_clients: int, commit_clients: int,
-                  seconds: float) -> dict[str, Any]:
+async def measure(
+    url: str, echo_clients: int, commit_clients: int, seconds: float
+) -> dict[str, Any]:
     """All the baselines, one after another (each for ``seconds``)."""
     one = await commit_rate(url, 1, seconds)
     many = await commit_rate(url, commit_clients, seconds)

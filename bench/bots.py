@@ -57,8 +57,12 @@ CUT_POSITION = 16
 PRESET = "club"
 TARGET = 20
 ROTATIONS: tuple[tuple[str, str, str], ...] = (
-    ("a", "b", "b"), ("b", "a", "b"), ("b", "b", "a"),
-    ("b", "a", "a"), ("a", "b", "a"), ("a", "a", "b"),
+    ("a", "b", "b"),
+    ("b", "a", "b"),
+    ("b", "b", "a"),
+    ("b", "a", "a"),
+    ("a", "b", "a"),
+    ("a", "a", "b"),
 )
 
 
@@ -72,8 +76,9 @@ def message_for(state: Any, seat: int) -> dict[str, Any]:
     return {"deal": view(state, seat), "legal": legal}
 
 
-def play(deck: Sequence[int], dealer: int, players: Sequence[Strategy],
-         timing: dict[int, list[float]]) -> tuple[Fraction, ...]:
+def play(
+    deck: Sequence[int], dealer: int, players: Sequence[Strategy], timing: dict[int, list[float]]
+) -> tuple[Fraction, ...]:
     """Play one deal with ``players[seat]`` at each seat; each seat's settled whists.
     ``timing[seat]`` collects the seconds each card decision of that seat took."""
     conventions = Conventions.preset_named(PRESET)
@@ -107,14 +112,18 @@ def deal_value(task: tuple[int, int, str, str, float | None]) -> tuple[float, li
     total = 0.0
     times: list[float] = []
     for r, rotation in enumerate(ROTATIONS):
-        players = [make_strategy(a if who == "a" else b, random.Random(f"{seed}-{index}-{r}-{s}"),
-                                 budget) for s, who in enumerate(rotation)]
+        players = [
+            make_strategy(a if who == "a" else b, random.Random(f"{seed}-{index}-{r}-{s}"), budget)
+            for s, who in enumerate(rotation)
+        ]
         timing: dict[int, list[float]] = {}
         whists = play(deck, dealer, players, timing)
         a_seats = [s for s, who in enumerate(rotation) if who == "a"]
         b_seats = [s for s, who in enumerate(rotation) if who == "b"]
-        total += float(sum(whists[s] for s in a_seats) / len(a_seats)
-                       - sum(whists[s] for s in b_seats) / len(b_seats))
+        total += float(
+            sum(whists[s] for s in a_seats) / len(a_seats)
+            - sum(whists[s] for s in b_seats) / len(b_seats)
+        )
         for s in a_seats:
             times.extend(timing.get(s, []))
     return total / len(ROTATIONS), times
@@ -134,8 +143,15 @@ def boards_for(deals: int) -> int:
     return -(-deals // len(ROTATIONS))
 
 
-def compare(a: str, b: str, boards: int, seed: int, workers: int,
-            budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
+def compare(
+    a: str,
+    b: str,
+    boards: int,
+    seed: int,
+    workers: int,
+    budget: float | None = None,
+    seconds: float | None = None,
+) -> dict[str, Any]:
     """Duplicate match of level ``a`` against level ``b`` over ``boards`` boards; with
     ``seconds``, it stops starting boards after that long and reports the boards finished."""
     tasks = [(seed, i, a, b, budget) for i in range(boards)]
@@ -157,7 +173,10 @@ def compare(a: str, b: str, boards: int, seed: int, workers: int,
     times = [t for _, ts in results for t in ts]
     mean, lo, hi = interval(values)
     return {
-        "a": a, "b": b, "deals": len(values) * len(ROTATIONS), "boards": len(values),
+        "a": a,
+        "b": b,
+        "deals": len(values) * len(ROTATIONS),
+        "boards": len(values),
         "whists_per_deal": round(mean, 3),
         "ci95": [round(lo, 3), round(hi, 3)],
         "seconds_per_card": round(sum(times) / len(times), 4) if times else 0.0,
@@ -165,8 +184,14 @@ def compare(a: str, b: str, boards: int, seed: int, workers: int,
     }
 
 
-def run(deals: int, seed: int, pairs: Sequence[tuple[str, str]], workers: int,
-        budget: float | None = None, seconds: float | None = None) -> dict[str, Any]:
+def run(
+    deals: int,
+    seed: int,
+    pairs: Sequence[tuple[str, str]],
+    workers: int,
+    budget: float | None = None,
+    seconds: float | None = None,
+) -> dict[str, Any]:
     """Every pair's match; the JSON object the benchmark prints and writes. ``seconds`` is
     the whole run's time budget, shared by the pairs in turn (a pair that finishes early leaves
     its unused time to the next)."""
@@ -178,29 +203,47 @@ def run(deals: int, seed: int, pairs: Sequence[tuple[str, str]], workers: int,
             share = max(0.0, seconds - (time.perf_counter() - start)) / (len(pairs) - index)
         out.append(compare(a, b, boards_for(deals), seed, workers, budget, share))
     return {
-        "deals": min(p["deals"] for p in out), "boards": min(p["boards"] for p in out),
-        "deals_asked": deals, "seed": seed,
-        "preset": PRESET, "pairs": out,
-        "wall_seconds": round(time.perf_counter() - start, 1), "workers": workers,
-        "python": platform.python_version(), "machine": platform.machine(),
+        "deals": min(p["deals"] for p in out),
+        "boards": min(p["boards"] for p in out),
+        "deals_asked": deals,
+        "seed": seed,
+        "preset": PRESET,
+        "pairs": out,
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "workers": workers,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
     }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--pairs", default="strong:beginner,club:beginner",
-                        help="comma-separated A:B pairs of levels")
-    parser.add_argument("--budget", type=float, default=None,
-                        help="seconds per card for the searching levels (default: theirs)")
-    parser.add_argument("--seconds", type=float, default=None,
-                        help="time budget of the run: stop starting boards after it")
+    parser.add_argument(
+        "--pairs",
+        default="strong:beginner,club:beginner",
+        help="comma-separated A:B pairs of levels",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds per card for the searching levels (default: theirs)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="time budget of the run: stop starting boards after it",
+    )
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--out", default=str(pathlib.Path(__file__).parent / "results" /
-                                             "bots.json"))
+    parser.add_argument(
+        "--out", default=str(pathlib.Path(__file__).parent / "results" / "bots.json")
+    )
     args = parser.parse_args(argv)
     pairs = []
     for item in args.pairs.split(","):
@@ -215,9 +258,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         pathlib.Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     if not args.json:
         for pair in result["pairs"]:
-            print(f"{pair['a']} vs {pair['b']}: {pair['whists_per_deal']:+.3f} whists/deal "
-                  f"(95% {pair['ci95'][0]:+.3f} .. {pair['ci95'][1]:+.3f}), "
-                  f"{pair['seconds_per_card']:.3f} s/card", file=sys.stderr)
+            print(
+                f"{pair['a']} vs {pair['b']}: {pair['whists_per_deal']:+.3f} whists/deal "
+                f"(95% {pair['ci95'][0]:+.3f} .. {pair['ci95'][1]:+.3f}), "
+                f"{pair['seconds_per_card']:.3f} s/card",
+                file=sys.stderr,
+            )
     print(json.dumps(result))
 
 

@@ -24,8 +24,10 @@ def sample(rng: random.Random) -> tuple[list[float], float]:
     rng.shuffle(deck)
     hands = [deck[0:10], deck[10:20], deck[20:30]]
     mine = hands[0]
-    trump = max(range(4), key=lambda s: (sum(c >> 3 == s for c in mine),
-                                         sum(c & 7 for c in mine if c >> 3 == s)))
+    trump = max(
+        range(4),
+        key=lambda s: (sum(c >> 3 == s for c in mine), sum(c & 7 for c in mine if c >> 3 == s)),
+    )
     masks = tuple(sum(1 << c for c in h) for h in hands)
     got = best_tricks((masks[0], masks[1], masks[2]), 0, (), trump, 0)
     row = features([card_text(c) for c in mine], trump)
@@ -35,8 +37,10 @@ def sample(rng: random.Random) -> tuple[list[float], float]:
 def solve(rows: list[list[float]], ys: list[float], ridge: float = 1e-3) -> list[float]:
     """Least squares by the normal equations (Gauss-Jordan), a little ridge for stability."""
     k = len(rows[0])
-    a = [[sum(r[i] * r[j] for r in rows) + (ridge if i == j else 0.0) for j in range(k)]
-         for i in range(k)]
+    a = [
+        [sum(r[i] * r[j] for r in rows) + (ridge if i == j else 0.0) for j in range(k)]
+        for i in range(k)
+    ]
     b = [sum(r[i] * y for r, y in zip(rows, ys, strict=True)) for i in range(k)]
     for col in range(k):
         pivot = max(range(col, k), key=lambda r: abs(a[r][col]))
@@ -62,10 +66,22 @@ def main() -> None:
         rows.append(x)
         ys.append(y)
     w = solve(rows, ys)
-    err = math.sqrt(sum((sum(a * b for a, b in zip(r, w, strict=True)) - y) ** 2
-                        for r, y in zip(rows, ys, strict=True)) / len(ys))
-    print(json.dumps({"weights": {n: round(v, 3) for n, v in zip(FEATURES, w, strict=True)},
-                      "deals": args.deals, "rmse": round(err, 3)}))
+    err = math.sqrt(
+        sum(
+            (sum(a * b for a, b in zip(r, w, strict=True)) - y) ** 2
+            for r, y in zip(rows, ys, strict=True)
+        )
+        / len(ys)
+    )
+    print(
+        json.dumps(
+            {
+                "weights": {n: round(v, 3) for n, v in zip(FEATURES, w, strict=True)},
+                "deals": args.deals,
+                "rmse": round(err, 3),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,13 @@ async def app(scope: dict[str, Any], receive: Receive, send: Send) -> None:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
     if scope["type"] == "http":
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/plain")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/plain")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"ok"})
         return
     await receive()  # websocket.connect

@@ -199,11 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--presets", default="",
-                        help="comma-separated presets to time (default: every registered one)")
+    parser.add_argument(
+        "--presets",
+        default="",
+        help="comma-separated presets to time (default: every registered one)",
+    )
     parser.add_argument("--no-solver", action="store_true", help="skip the claim solver timing")
-    parser.add_argument("--out", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parent / "results" / "engine.json")
+    parser.add_argument(
+        "--out",
+        type=pathlib.Path,
+        default=pathlib.Path(__file__).resolve().parent / "results" / "engine.json",
+    )
     args = parser.parse_args(argv)
     named = [p for p in args.presets.split(",") if p] or None
     result = run(args.seconds, args.seed, named)

@@ -33,8 +33,14 @@ CONNECTING = 20
 class PacedClient(BotClient):
     """A bot seat that acts only once ``gate`` is open, after a think time drawn per move."""
 
-    def __init__(self, *args: Any, gate: asyncio.Event, think_range: tuple[float, float] | None,
-                 rng: random.Random, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        gate: asyncio.Event,
+        think_range: tuple[float, float] | None,
+        rng: random.Random,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.gate = gate
         self.think_range = think_range
@@ -43,8 +49,15 @@ class PacedClient(BotClient):
         self._started = False
 
     def _ready(self) -> bool:
-        return (self.gate.is_set() and self.play and self.pending is None and bool(self.legal)
-                and self.view is not None and self._ws is not None and self.seat is not None)
+        return (
+            self.gate.is_set()
+            and self.play
+            and self.pending is None
+            and bool(self.legal)
+            and self.view is not None
+            and self._ws is not None
+            and self.seat is not None
+        )
 
     async def _maybe_act(self) -> None:
         if not self._ready():
@@ -82,8 +95,9 @@ class WorkerSpec:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _window_latencies(groups: list[list[PacedClient]], t0: float,
-                      t1: float) -> tuple[list[float], list[float], int]:
+def _window_latencies(
+    groups: list[list[PacedClient]], t0: float, t1: float
+) -> tuple[list[float], list[float], int]:
     """Ack and all-seats latencies (ms) of commands sent inside [t0, t1]; their count."""
     acks: list[float] = []
     every: list[float] = []
@@ -106,12 +120,22 @@ async def run_worker(spec: WorkerSpec, ready: Any = None, go: Any = None) -> dic
     think = HUMAN_THINK if spec.pace == "human" else None
     groups: list[list[PacedClient]] = []
     for table_id, seats in spec.tables:
-        groups.append([
-            PacedClient(base, table_id, cookie, origin, gate=gate, think_range=think,
-                        rng=random.Random(rng.random()),
-                        strategy=Strategy(random.Random(rng.random())),
-                        name=f"t{table_id}s{index}")
-            for index, (base, origin, cookie) in enumerate(seats)])
+        groups.append(
+            [
+                PacedClient(
+                    base,
+                    table_id,
+                    cookie,
+                    origin,
+                    gate=gate,
+                    think_range=think,
+                    rng=random.Random(rng.random()),
+                    strategy=Strategy(random.Random(rng.random())),
+                    name=f"t{table_id}s{index}",
+                )
+                for index, (base, origin, cookie) in enumerate(seats)
+            ]
+        )
     bots = [b for g in groups for b in g]
     runs = []
     connect_started = time.perf_counter()
@@ -160,11 +184,17 @@ async def run_worker(spec: WorkerSpec, ready: Any = None, go: Any = None) -> dic
         for code, n in bot.stats.error_codes.items():
             codes[code] = codes.get(code, 0) + n
     return {
-        "sockets": len(bots), "connected": connected,
+        "sockets": len(bots),
+        "connected": connected,
         "connect_seconds": round(connect_seconds, 2),
-        "seconds": t1 - t0, "commands": commands, "ack_ms": acks, "all_seats_ms": every,
-        "errors": sum(b.stats.errors for b in bots), "error_codes": codes,
-        "reconnects": sum(b.stats.reconnects for b in bots), "cpu_seconds": cpu,
+        "seconds": t1 - t0,
+        "commands": commands,
+        "ack_ms": acks,
+        "all_seats_ms": every,
+        "errors": sum(b.stats.errors for b in bots),
+        "error_codes": codes,
+        "reconnects": sum(b.stats.reconnects for b in bots),
+        "cpu_seconds": cpu,
     }
 
 

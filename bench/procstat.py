@@ -48,17 +48,30 @@ def memory_kib(pid: int) -> tuple[int, int]:
 
 def machine() -> dict[str, object]:
     """Cores and memory of this machine, from /proc."""
-    cores = sum(1 for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("processor"))
-    model = next((line.split(":", 1)[1].strip()
-                  for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), "unknown")
-    mem_kib = next(int(line.split()[1])
-                   for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal:"))
-    return {"cores": cores, "cpu": model, "memory_gib": round(mem_kib / 1024 / 1024, 1),
-            "load_average": [float(x) for x in
-                             pathlib.Path("/proc/loadavg").read_text().split()[:3]]}
+    cores = sum(
+        1
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+        if line.startswith("processor")
+    )
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "unknown",
+    )
+    mem_kib = next(
+        int(line.split()[1])
+        for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
+        if line.startswith("MemTotal:")
+    )
+    return {
+        "cores": cores,
+        "cpu": model,
+        "memory_gib": round(mem_kib / 1024 / 1024, 1),
+        "load_average": [float(x) for x in pathlib.Path("/proc/loadavg").read_text().split()[:3]],
+    }
 
 
 @dataclass

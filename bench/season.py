@@ -80,8 +80,9 @@ class Blunderer(Strategy):
         self.rate = rate
         self.dice = rng
 
-    def choose(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]],
-               seat: int) -> dict[str, Any] | None:
+    def choose(
+        self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], seat: int
+    ) -> dict[str, Any] | None:
         plain = [o for o in legal if o["type"] not in SPECIAL]
         if plain and self.dice.random() < self.rate:
             return dict(self.dice.choice(plain))
@@ -111,10 +112,17 @@ def play_pulka(rng: random.Random, seated: Sequence[Player], deals: int) -> Play
     """``deals`` deals of a fresh club pulka, each seat played by its player's strategy."""
     names = [p.name for p in seated]
     first = rng.randrange(len(seated))
-    pulka = Pulka.new(len(seated), names=names, conventions=Conventions.preset_named("club"),
-                      target=500, stake=STAKE, first_dealer=first)
-    bots: list[Strategy] = [Blunderer(random.Random(rng.random()), BLUNDERS[p.level])
-                            for p in seated]
+    pulka = Pulka.new(
+        len(seated),
+        names=names,
+        conventions=Conventions.preset_named("club"),
+        target=500,
+        stake=STAKE,
+        first_dealer=first,
+    )
+    bots: list[Strategy] = [
+        Blunderer(random.Random(rng.random()), BLUNDERS[p.level]) for p in seated
+    ]
     raw, state = play_events(rng, pulka, names, [p.member_id for p in seated], bots, deals)
     return Played(raw, state.pulka, raw[-1][1], first)
 
@@ -125,42 +133,83 @@ async def make_players(eng: AsyncEngine, count: int, tag: str) -> list[Player]:
         made = []
         for i in range(count):
             level = i % len(BLUNDERS)
-            member = Member(login=f"season-{tag}-{i}", display_name=f"L{level} #{i}",
-                            role=Role.member, is_bot=False, active=True)
+            member = Member(
+                login=f"season-{tag}-{i}",
+                display_name=f"L{level} #{i}",
+                role=Role.member,
+                is_bot=False,
+                active=True,
+            )
             db.add(member)
             await db.flush()
             made.append(Player(member.id, member.display_name, level))
     return made
 
 
-async def store_pulka(eng: AsyncEngine, seated: Sequence[Player], played: Played,
-                      began: datetime, finished: datetime) -> int:
+async def store_pulka(
+    eng: AsyncEngine, seated: Sequence[Player], played: Played, began: datetime, finished: datetime
+) -> int:
     """Write the pulka as a live table leaves it, then run what a live table runs when its
     pulka ends (archive rows, standings, rating), in one transaction; the pulka's id."""
     async with session_scope(make_sessionmaker(eng)) as db:
-        table = Table(practice=False, preset="club",
-                      conventions=Conventions.preset_named("club").to_mapping(), target=500,
-                      stake=STAKE, players=len(seated), first_dealer=played.first_dealer,
-                      version=len(played.events), status="finished", finished_at=finished,
-                      created_at=began)
+        table = Table(
+            practice=False,
+            preset="club",
+            conventions=Conventions.preset_named("club").to_mapping(),
+            target=500,
+            stake=STAKE,
+            players=len(seated),
+            first_dealer=played.first_dealer,
+            version=len(played.events),
+            status="finished",
+            finished_at=finished,
+            created_at=began,
+        )
         db.add(table)
         await db.flush()
-        db.add_all([TableSeat(table_id=table.id, seat=s, member_id=p.member_id)
-                    for s, p in enumerate(seated)])
-        row = PulkaRow(table_id=table.id, status="finished", ended=str(played.pulka.ended),
-                       deals=played.pulka.deal_index, state=played.pulka.to_json(),
-                       sheet=played.end["sheet"], record=played.end["record"],
-                       settlement=played.end["settlement"], finished_at=finished,
-                       created_at=began)
+        db.add_all(
+            [
+                TableSeat(table_id=table.id, seat=s, member_id=p.member_id)
+                for s, p in enumerate(seated)
+            ]
+        )
+        row = PulkaRow(
+            table_id=table.id,
+            status="finished",
+            ended=str(played.pulka.ended),
+            deals=played.pulka.deal_index,
+            state=played.pulka.to_json(),
+            sheet=played.end["sheet"],
+            record=played.end["record"],
+            settlement=played.end["settlement"],
+            finished_at=finished,
+            created_at=began,
+        )
         db.add(row)
         await db.flush()
-        await db.execute(insert(TableEvent), [
-            {"table_id": table.id, "seq": seq, "kind": kind, "payload": payload,
-             "created_at": began}
-            for seq, (kind, payload) in enumerate(played.events, start=1)])
-        await pulka_stats.record(db, pulka_id=row.id, table_id=table.id, practice=False,
-                                 finished_at=finished, started_at=began,
-                                 settlement=played.end["settlement"], pulka=played.pulka)
+        await db.execute(
+            insert(TableEvent),
+            [
+                {
+                    "table_id": table.id,
+                    "seq": seq,
+                    "kind": kind,
+                    "payload": payload,
+                    "created_at": began,
+                }
+                for seq, (kind, payload) in enumerate(played.events, start=1)
+            ],
+        )
+        await pulka_stats.record(
+            db,
+            pulka_id=row.id,
+            table_id=table.id,
+            practice=False,
+            finished_at=finished,
+            started_at=began,
+            settlement=played.end["settlement"],
+            pulka=played.pulka,
+        )
         await rating.rate_pulka(db, row.id)
         return row.id
 
@@ -211,11 +260,14 @@ async def measure(eng: AsyncEngine, players: Sequence[Player], mondays: int) -> 
     ordinal = [r.ordinal if (r := rated[p.member_id]) is not None else 0.0 for p in seen]
     mu = [r.mu if (r := rated[p.member_id]) is not None else 0.0 for p in seen]
     whists = [float(by_id[p.member_id].whists / by_id[p.member_id].pulkas) for p in seen]
-    return {"mondays": mondays, "players": len(seen),
-            "pulkas": sum(by_id[p.member_id].pulkas for p in seen),
-            "tau_rating": round(kendall_tau_b(truth, ordinal), 3),
-            "tau_rating_mu": round(kendall_tau_b(truth, mu), 3),
-            "tau_whists_per_pulka": round(kendall_tau_b(truth, whists), 3)}
+    return {
+        "mondays": mondays,
+        "players": len(seen),
+        "pulkas": sum(by_id[p.member_id].pulkas for p in seen),
+        "tau_rating": round(kendall_tau_b(truth, ordinal), 3),
+        "tau_rating_mu": round(kendall_tau_b(truth, mu), 3),
+        "tau_whists_per_pulka": round(kendall_tau_b(truth, whists), 3),
+    }
 
 
 async def standings_ms(eng: AsyncEngine, reads: int = 100) -> dict[str, float]:
@@ -227,8 +279,10 @@ async def standings_ms(eng: AsyncEngine, reads: int = 100) -> dict[str, float]:
             await standings.standings(db, None)
             times.append((time.perf_counter() - began) * 1000)
     times.sort()
-    return {"p50": round(times[len(times) // 2], 2),
-            "p95": round(times[int(len(times) * 0.95) - 1], 2)}
+    return {
+        "p50": round(times[len(times) // 2], 2),
+        "p95": round(times[int(len(times) * 0.95) - 1], 2),
+    }
 
 
 async def rebuild_check(eng: AsyncEngine) -> dict[str, Any]:
@@ -239,12 +293,21 @@ async def rebuild_check(eng: AsyncEngine) -> dict[str, Any]:
         replayed, _ = rating.replay(await rating.matches_from_archive(db))
         seconds = time.perf_counter() - began
         ratings = await rating.stored(db) == replayed
-    return {"nights_equal": nights, "ratings_equal": ratings,
-            "rating_replay_seconds": round(seconds, 3)}
+    return {
+        "nights_equal": nights,
+        "ratings_equal": ratings,
+        "rating_replay_seconds": round(seconds, 3),
+    }
 
 
-async def generate(eng: AsyncEngine, mondays: int, deals: int, players: int, seed: int,
-                   checkpoints: Sequence[int] = CHECKPOINTS) -> dict[str, Any]:
+async def generate(
+    eng: AsyncEngine,
+    mondays: int,
+    deals: int,
+    players: int,
+    seed: int,
+    checkpoints: Sequence[int] = CHECKPOINTS,
+) -> dict[str, Any]:
     """Generate ``mondays`` Mondays in ``eng``'s database; the checkpoints' taus and the
     rebuild check."""
     rng = random.Random(seed)
@@ -259,7 +322,7 @@ async def generate(eng: AsyncEngine, mondays: int, deals: int, players: int, see
         rng.shuffle(present)
         start = 0
         for n, size in enumerate(table_sizes(len(present))):
-            seated = present[start:start + size]
+            seated = present[start : start + size]
             start += size
             began = datetime.combine(day, clock_time(19, 0), tzinfo=zone).astimezone(UTC)
             finished = began + timedelta(hours=3, minutes=n)
@@ -268,9 +331,17 @@ async def generate(eng: AsyncEngine, mondays: int, deals: int, players: int, see
         if week + 1 in checkpoints:
             figures.append(await measure(eng, pool, week + 1))
             say(f"after {week + 1} Mondays ({pulkas} pulkas): {figures[-1]}")
-    return {"mondays": mondays, "deals_per_pulka": deals, "players": players, "seed": seed,
-            "blunder_rates": list(BLUNDERS), "pulkas": pulkas, "checkpoints": figures,
-            "rebuild": await rebuild_check(eng), "standings_ms": await standings_ms(eng)}
+    return {
+        "mondays": mondays,
+        "deals_per_pulka": deals,
+        "players": players,
+        "seed": seed,
+        "blunder_rates": list(BLUNDERS),
+        "pulkas": pulkas,
+        "checkpoints": figures,
+        "rebuild": await rebuild_check(eng),
+        "standings_ms": await standings_ms(eng),
+    }
 
 
 async def backfilled(eng: AsyncEngine) -> bool:
@@ -279,8 +350,9 @@ async def backfilled(eng: AsyncEngine) -> bool:
         return await standings.backfill(db)
 
 
-async def run(mondays: int, deals: int, players: int, seed: int,
-              archive: int = 0) -> dict[str, Any]:
+async def run(
+    mondays: int, deals: int, players: int, seed: int, archive: int = 0
+) -> dict[str, Any]:
     from app.db.embedded import database_url  # optional embedded server, as bench.archive
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="prefclub-season-"))
@@ -291,16 +363,21 @@ async def run(mondays: int, deals: int, players: int, seed: int,
     try:
         if archive:
             say(f"generating an archive of {archive} pulkas first (bench.archive_data)")
-            archive_data.generate(url.replace("postgresql+psycopg://", "postgresql://"),
-                                  archive, seed=seed)
+            archive_data.generate(
+                url.replace("postgresql+psycopg://", "postgresql://"), archive, seed=seed
+            )
             say(f"archive backfilled into the standings and ratings: {await backfilled(eng)}")
         result = await generate(eng, mondays, deals, players, seed)
     finally:
         await eng.dispose()
         shutil.rmtree(work, ignore_errors=True)
-    return {"benchmark": "season", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-            "archive_pulkas": archive, "seconds": round(time.perf_counter() - began, 1),
-            **result}
+    return {
+        "benchmark": "season",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "archive_pulkas": archive,
+        "seconds": round(time.perf_counter() - began, 1),
+        **result,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,20 +387,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--players", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--archive-pulkas", type=int, default=0,
-                        help="first generate this many archive pulkas (bench.archive_data)")
+    parser.add_argument(
+        "--archive-pulkas",
+        type=int,
+        default=0,
+        help="first generate this many archive pulkas (bench.archive_data)",
+    )
     parser.add_argument("--out", type=pathlib.Path, default=RESULTS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.mondays < 1 or args.deals < 1 or args.players < 9:
         parser.error("--mondays and --deals must be positive, --players at least 9")
-    result = asyncio.run(run(args.mondays, args.deals, args.players, args.seed,
-                             args.archive_pulkas))
+    result = asyncio.run(
+        run(args.mondays, args.deals, args.players, args.seed, args.archive_pulkas)
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for c in result["checkpoints"]:
-        print(f"after {c['mondays']} Mondays: tau(rating) {c['tau_rating']}, "
-              f"tau(whists per pulka) {c['tau_whists_per_pulka']}")
+        print(
+            f"after {c['mondays']} Mondays: tau(rating) {c['tau_rating']}, "
+            f"tau(whists per pulka) {c['tau_whists_per_pulka']}"
+        )
     print(f"rebuild: {result['rebuild']}")
     if args.json:
         print(json.dumps(result))

@@ -69,7 +69,8 @@ async def create_tables(url: str, tables: int, run: str) -> list[tuple[int, list
                 assert now is not None
                 for t in range(batch, min(tables, batch + 100)):
                     table_id, seats = await make_bot_table(
-                        db, f"bench-{run}-t{t}", 3, now, target=1000, first_dealer=t % 3)
+                        db, f"bench-{run}-t{t}", 3, now, target=1000, first_dealer=t % 3
+                    )
                     out.append((table_id, [s.cookie for s in seats]))
     finally:
         await engine.dispose()
@@ -97,8 +98,15 @@ def ratio(a: float, b: float) -> float | None:
     return round(a / b, 3) if b else None
 
 
-async def run(pace: str, tables: int, duration: float, processes: int, client_processes: int,
-              baseline_seconds: float, commit_clients: int) -> dict[str, Any]:
+async def run(
+    pace: str,
+    tables: int,
+    duration: float,
+    processes: int,
+    client_processes: int,
+    baseline_seconds: float,
+    commit_clients: int,
+) -> dict[str, Any]:
     from app.config import get_settings
     from app.db.embedded import database_url
     from app.db.migrate import upgrade
@@ -110,8 +118,10 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
     run_id = str(int(time.time()))
     say(f"creating {tables} tables in {work}")
     made = await create_tables(url, tables, run_id)
-    servers = [ServeProcess(url, data, free_port(), log_path=work / f"serve-{i}.log")
-               for i in range(processes)]
+    servers = [
+        ServeProcess(url, data, free_port(), log_path=work / f"serve-{i}.log")
+        for i in range(processes)
+    ]
     ctx = multiprocessing.get_context("spawn")
     result: dict[str, Any] = {}
     try:
@@ -119,19 +129,26 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
             await server.start()
         server_pids = [s.process.pid for s in servers if s.process is not None]
         idle_rss = sum(procstat.memory_kib(p)[0] for p in server_pids)
-        say(f"{processes} server process(es) up (idle RSS {idle_rss} KiB); connecting "
-            f"{tables * 3} sockets from {client_processes} client process(es)")
-        specs: list[WorkerSpec] = [WorkerSpec([], pace, duration, seed=i + 1)
-                                   for i in range(client_processes)]
+        say(
+            f"{processes} server process(es) up (idle RSS {idle_rss} KiB); connecting "
+            f"{tables * 3} sockets from {client_processes} client process(es)"
+        )
+        specs: list[WorkerSpec] = [
+            WorkerSpec([], pace, duration, seed=i + 1) for i in range(client_processes)
+        ]
         for t, (table_id, cookies) in enumerate(made):
-            seats = [(servers[(t + i) % processes].ws_base, servers[(t + i) % processes].origin,
-                      cookie) for i, cookie in enumerate(cookies)]
+            seats = [
+                (servers[(t + i) % processes].ws_base, servers[(t + i) % processes].origin, cookie)
+                for i, cookie in enumerate(cookies)
+            ]
             specs[t % client_processes].tables.append((table_id, seats))
         ready = [ctx.Event() for _ in specs]
         go = ctx.Event()
         out = ctx.Queue()
-        procs = [ctx.Process(target=worker, args=(spec, ready[i], go, out), daemon=True)
-                 for i, spec in enumerate(specs)]
+        procs = [
+            ctx.Process(target=worker, args=(spec, ready[i], go, out), daemon=True)
+            for i, spec in enumerate(specs)
+        ]
         for p in procs:
             p.start()
         loop = asyncio.get_running_loop()
@@ -176,24 +193,35 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
         result = {
             "benchmark": "server",
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
-            "pace": pace, "tables": tables, "players": 3, "processes": processes,
-            "client_processes": client_processes, "duration": duration,
-            "seconds": round(seconds, 2), "sockets": sockets,
+            "pace": pace,
+            "tables": tables,
+            "players": 3,
+            "processes": processes,
+            "client_processes": client_processes,
+            "duration": duration,
+            "seconds": round(seconds, 2),
+            "sockets": sockets,
             "connected": sum(p["connected"] for p in parts),
             "connect_seconds": max(p["connect_seconds"] for p in parts),
             "commands": commands,
             "commands_per_second": round(commands / seconds, 1),
             "latency_ms": {"ack": percentiles(acks), "all_seats": percentiles(every)},
-            "errors": sum(p["errors"] for p in parts), "error_codes": codes,
+            "errors": sum(p["errors"] for p in parts),
+            "error_codes": codes,
             "reconnects": sum(p["reconnects"] for p in parts),
             "server_cpu_percent": server_percent,
             "server_cpu_wait_percent": server_wait,
             "server_idle_cpu_percent": idle_percent,
             "postgres_cpu_percent": pg_percent,
             "client_cpu_percent": round(
-                100.0 * sum(p["cpu_seconds"] for p in parts) / max(wall1 - wall0, 1e-9), 1),
-            "server_rss_kib": {"idle": idle_rss, "connected": connected_rss, "end": end_rss,
-                               "peak": peak_rss},
+                100.0 * sum(p["cpu_seconds"] for p in parts) / max(wall1 - wall0, 1e-9), 1
+            ),
+            "server_rss_kib": {
+                "idle": idle_rss,
+                "connected": connected_rss,
+                "end": end_rss,
+                "peak": peak_rss,
+            },
             "memory_per_table_kib": round(growth / tables, 1),
             "memory_per_socket_kib": round(growth / max(sockets, 1), 1),
         }
@@ -201,18 +229,25 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
         for server in servers:
             server.stop()
     say(f"measured {result['commands_per_second']} commands/s; now the baselines")
-    base = await baselines.measure(url, min(64, max(3, tables * 3)), commit_clients,
-                                   baseline_seconds)
+    base = await baselines.measure(
+        url, min(64, max(3, tables * 3)), commit_clients, baseline_seconds
+    )
     result["baselines"] = base
-    result["ratio_to_commit_rate"] = ratio(result["commands_per_second"],
-                                           base["commits_per_second_1"])
-    result["ratio_to_commit_rate_n"] = ratio(result["commands_per_second"],
-                                             base["commits_per_second_n"])
+    result["ratio_to_commit_rate"] = ratio(
+        result["commands_per_second"], base["commits_per_second_1"]
+    )
+    result["ratio_to_commit_rate_n"] = ratio(
+        result["commands_per_second"], base["commits_per_second_n"]
+    )
     result["ratio_to_echo"] = ratio(result["commands_per_second"], base["echo_per_second"])
-    result["ack_p50_over_echo_p50"] = ratio(result["latency_ms"]["ack"]["p50"],
-                                            base["echo_uvicorn"]["latency_ms"]["p50"])
-    result["machine"] = {**procstat.machine(), "python": platform.python_version(),
-                         "arch": platform.machine()}
+    result["ack_p50_over_echo_p50"] = ratio(
+        result["latency_ms"]["ack"]["p50"], base["echo_uvicorn"]["latency_ms"]["p50"]
+    )
+    result["machine"] = {
+        **procstat.machine(),
+        "python": platform.python_version(),
+        "arch": platform.machine(),
+    }
     shutil.rmtree(work, ignore_errors=True)
     return result
 
@@ -220,26 +255,29 @@ async def run(pace: str, tables: int, duration: float, processes: int, client_pr
 def describe(r: dict[str, Any]) -> str:
     lat = r["latency_ms"]
     b = r["baselines"]
-    return "\n".join([
-        f"{r['pace']} pace, {r['tables']} tables x 3 seats, {r['processes']} server process(es),"
-        f" {r['seconds']} s: {r['commands']} commands, {r['commands_per_second']} /s, "
-        f"{r['errors']} errors {r['error_codes']}",
-        f"ack p50/p95/p99 {lat['ack']['p50']}/{lat['ack']['p95']}/{lat['ack']['p99']} ms; "
-        f"every seat {lat['all_seats']['p50']}/{lat['all_seats']['p95']}/"
-        f"{lat['all_seats']['p99']} ms",
-        f"CPU: server {r['server_cpu_percent']} % (waiting for a CPU "
-        f"{r.get('server_cpu_wait_percent')} %; idle with every socket connected "
-        f"{r.get('server_idle_cpu_percent')} %), postgres {r['postgres_cpu_percent']} %, "
-        f"load generator {r['client_cpu_percent']} %; server RSS peak "
-        f"{r['server_rss_kib']['peak']} KiB, {r['memory_per_table_kib']} KiB/table, "
-        f"{r['memory_per_socket_kib']} KiB/socket",
-        f"baselines: commits/s 1 client {b['commits_per_second_1']}, {b['commit_clients_n']} "
-        f"clients {b['commits_per_second_n']}; uvicorn echo {b['echo_per_second']} /s "
-        f"(p50 {b['echo_uvicorn']['latency_ms']['p50']} ms)",
-        f"ratios: commands/s to 1-client commit rate {r['ratio_to_commit_rate']}, to N-client "
-        f"{r['ratio_to_commit_rate_n']}, to echo {r['ratio_to_echo']}; ack p50 / echo p50 "
-        f"{r['ack_p50_over_echo_p50']}",
-    ])
+    return "\n".join(
+        [
+            f"{r['pace']} pace, {r['tables']} tables x 3 seats, "
+            f"{r['processes']} server process(es), {r['seconds']} s: {r['commands']} commands, "
+            f"{r['commands_per_second']} /s, "
+            f"{r['errors']} errors {r['error_codes']}",
+            f"ack p50/p95/p99 {lat['ack']['p50']}/{lat['ack']['p95']}/{lat['ack']['p99']} ms; "
+            f"every seat {lat['all_seats']['p50']}/{lat['all_seats']['p95']}/"
+            f"{lat['all_seats']['p99']} ms",
+            f"CPU: server {r['server_cpu_percent']} % (waiting for a CPU "
+            f"{r.get('server_cpu_wait_percent')} %; idle with every socket connected "
+            f"{r.get('server_idle_cpu_percent')} %), postgres {r['postgres_cpu_percent']} %, "
+            f"load generator {r['client_cpu_percent']} %; server RSS peak "
+            f"{r['server_rss_kib']['peak']} KiB, {r['memory_per_table_kib']} KiB/table, "
+            f"{r['memory_per_socket_kib']} KiB/socket",
+            f"baselines: commits/s 1 client {b['commits_per_second_1']}, {b['commit_clients_n']} "
+            f"clients {b['commits_per_second_n']}; uvicorn echo {b['echo_per_second']} /s "
+            f"(p50 {b['echo_uvicorn']['latency_ms']['p50']} ms)",
+            f"ratios: commands/s to 1-client commit rate {r['ratio_to_commit_rate']}, to N-client "
+            f"{r['ratio_to_commit_rate_n']}, to echo {r['ratio_to_echo']}; ack p50 / echo p50 "
+            f"{r['ack_p50_over_echo_p50']}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,9 +295,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.tables < 1 or args.duration <= 0 or args.client_processes < 1:
         parser.error("--tables, --duration and --client-processes must be positive")
-    result = asyncio.run(run(args.pace, args.tables, args.duration, args.processes,
-                             min(args.client_processes, args.tables), args.baseline_seconds,
-                             args.commit_clients))
+    result = asyncio.run(
+        run(
+            args.pace,
+            args.tables,
+            args.duration,
+            args.processes,
+            min(args.client_processes, args.tables),
+            args.baseline_seconds,
+            args.commit_clients,
+        )
+    )
     out = args.out or RESULTS / (f"server-{args.pace}-p{args.processes}-t{args.tables}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")

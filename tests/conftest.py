@@ -43,8 +43,9 @@ async def db_session(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
     """
     async with engine.connect() as conn:
         outer = await conn.begin()
-        session = AsyncSession(bind=conn, join_transaction_mode="create_savepoint",
-                               expire_on_commit=False)
+        session = AsyncSession(
+            bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False
+        )
         try:
             yield session
         finally:

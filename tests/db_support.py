@@ -42,8 +42,9 @@ def server_url(database: str = "prefclub_test") -> str:
         return url
     url = start_embedded(TEST_DATA_DIR, "postgres")
     with psycopg.connect(_libpq(url), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(database)))
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     return make_url(url).set(database=database).render_as_string(hide_password=False)
 
@@ -72,8 +73,9 @@ def drop_database(base_url: str, name: str) -> None:
     """Drop a scratch database made by :func:`scratch_database`."""
     admin = make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
 
 
 def pg_program(url: str, name: str) -> str:

@@ -57,11 +57,13 @@ def _fail(exc: archive.ArchiveError) -> HTTPException:
 
 
 @router.get("/pulkas")
-async def pulkas(member: CurrentMember, db: SessionDep,
-                 practice: Annotated[bool | None, Query()] = False,
-                 limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = archive.LIST_LIMIT,
-                 before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
-                 ) -> list[dict[str, Any]]:
+async def pulkas(
+    member: CurrentMember,
+    db: SessionDep,
+    practice: Annotated[bool | None, Query()] = False,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = archive.LIST_LIMIT,
+    before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+) -> list[dict[str, Any]]:
     """Finished pulkas, newest first: club pulkas (default), ``practice=true`` practice ones;
     ``limit`` of them (200 unless asked), and with ``before=<id>`` the page that follows pulka
     ``id`` (keyset paging: pass the last id of the page you have; 404 if it is not a finished
@@ -83,8 +85,9 @@ async def pulka(pulka_id: IdPath, member: CurrentMember, db: SessionDep) -> dict
 
 
 @router.get("/pulkas/{pulka_id}/deals/{deal_no}")
-async def deal(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
-               db: SessionDep) -> dict[str, Any]:
+async def deal(
+    pulka_id: IdPath, deal_no: IdPath, member: CurrentMember, db: SessionDep
+) -> dict[str, Any]:
     """A finished deal: hands as dealt, talon, discard, auction, defence, every trick with its
     winner, outcome, entries and the deck reveal with ``verified`` (R-D4). A deal that has not
     ended is refused (409, R-W8)."""
@@ -94,10 +97,15 @@ async def deal(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
         raise _fail(exc) from None
 
 
-@router.get("/pulkas/{pulka_id}/deals/{deal_no}/analysis", responses={
-    503: {"model": ErrorOut, "description": "busy analysing other deals; see Retry-After"}})
-async def deal_analysis(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember,
-                        db: SessionDep, request: Request) -> dict[str, Any]:
+@router.get(
+    "/pulkas/{pulka_id}/deals/{deal_no}/analysis",
+    responses={
+        503: {"model": ErrorOut, "description": "busy analysing other deals; see Retry-After"}
+    },
+)
+async def deal_analysis(
+    pulka_id: IdPath, deal_no: IdPath, member: CurrentMember, db: SessionDep, request: Request
+) -> dict[str, Any]:
     """A finished deal's double-dummy analysis (docs/analysis.md): makeable tricks per
     declarer and strain, misère catches, the played contract, the best discard, pass-out
     minimums and the cards that cost tricks. Computed on the first request (seconds) and
@@ -109,14 +117,17 @@ async def deal_analysis(pulka_id: IdPath, deal_no: IdPath, member: CurrentMember
         raise _fail(exc) from None
     await db.rollback()  # end the read transaction before the long computation
     try:
-        result = await analysis.deal_analysis(db, _analysis_pool(request), replay["table_id"],
-                                              deal_no, replay)
+        result = await analysis.deal_analysis(
+            db, _analysis_pool(request), replay["table_id"], deal_no, replay
+        )
     except analysis.AnalysisBusy:
         raise CodedHTTPException(
-            503, "the server is busy analysing other deals; nothing was started — try again in "
-            "a moment", "busy", {"Retry-After": str(BUSY_RETRY_AFTER)}) from None
-    return {"pulka_id": pulka_id, "table_id": replay["table_id"], "deal_no": deal_no,
-            **result}
+            503,
+            "the server is busy analysing other deals; nothing was started — try again in a moment",
+            "busy",
+            {"Retry-After": str(BUSY_RETRY_AFTER)},
+        ) from None
+    return {"pulka_id": pulka_id, "table_id": replay["table_id"], "deal_no": deal_no, **result}
 
 
 @router.get("/stats")
@@ -142,9 +153,16 @@ async def profile(member_id: IdPath, member: CurrentMember, db: SessionDep) -> d
         return await member_profile.profile(db, member_id)
 
 
-@router.get("/archive/chain", response_class=StreamingResponse, responses={200: {
-    "content": {"application/json": {}},
-    "description": "the deal-chain/1 document (docs/chain.md)"}})
+@router.get(
+    "/archive/chain",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"application/json": {}},
+            "description": "the deal-chain/1 document (docs/chain.md)",
+        }
+    },
+)
 async def deal_chain(member: CurrentMember, request: Request) -> StreamingResponse:
     """The club's chain of deals as one ``deal-chain/1`` file (docs/chain.md): every deal's
     commitment and the hashes that link it to the deal before, and for each deal that has
@@ -152,8 +170,11 @@ async def deal_chain(member: CurrentMember, request: Request) -> StreamingRespon
     page, each page read in its own short transaction; gzip-compressed when the client accepts
     it."""
     body = chain_document(request.app.state.sessionmaker)
-    headers = {"Content-Disposition": 'attachment; filename="deal-chain.json"',
-               "Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+    headers = {
+        "Content-Disposition": 'attachment; filename="deal-chain.json"',
+        "Cache-Control": "no-store",
+        "Vary": "Accept-Encoding",
+    }
     if "gzip" in request.headers.get("accept-encoding", "").lower():
         body = gzipped(body)
         headers["Content-Encoding"] = "gzip"

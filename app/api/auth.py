@@ -75,8 +75,9 @@ Name = Annotated[str, AfterValidator(_printable)]
 class LoginIn(BaseModel):
     """Credentials."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"login": "ivanov", "password": "correct horse battery"}]})
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"login": "ivanov", "password": "correct horse battery"}]}
+    )
 
     login: Name = Field(min_length=1, max_length=64)
     password: Secret = Field(min_length=1, max_length=256)
@@ -85,9 +86,17 @@ class LoginIn(BaseModel):
 class LoginOut(BaseModel):
     """The logged-in member and the CSRF token to send in ``X-CSRF-Token``."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "member": MemberOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
-        "csrf_token": "k2V0...", "must_change_password": False}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "member": MemberOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                    "csrf_token": "k2V0...",
+                    "must_change_password": False,
+                }
+            ]
+        }
+    )
 
     member: MemberOut
     csrf_token: str
@@ -105,8 +114,11 @@ class ProfileIn(BaseModel):
 class PasswordIn(BaseModel):
     """Changing one's own password."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"current_password": "one-time-pass", "new_password": "a much better one"}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"current_password": "one-time-pass", "new_password": "a much better one"}]
+        }
+    )
 
     current_password: Secret = Field(min_length=1, max_length=256)
     new_password: Secret = Field(max_length=256)
@@ -117,8 +129,9 @@ class PasswordIn(BaseModel):
 class ResetIn(BaseModel):
     """Setting a new password through a one-time link."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"token": "Zt3...", "new_password": "a much better one"}]})
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"token": "Zt3...", "new_password": "a much better one"}]}
+    )
 
     token: Secret = Field(min_length=1, max_length=200)
     new_password: Secret = Field(max_length=256)
@@ -143,12 +156,12 @@ async def _vouched(request: Request, db: AsyncSession, login: str, now: datetime
     return owner == login
 
 
-def _error(status_code: int, code: str, detail: str,
-           headers: dict[str, str] | None = None) -> JSONResponse:
+def _error(
+    status_code: int, code: str, detail: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     """An error answer that is *returned*, not raised, so the request's transaction commits
     (a recorded failed attempt must count)."""
-    return JSONResponse({"detail": detail, "code": code}, status_code=status_code,
-                        headers=headers)
+    return JSONResponse({"detail": detail, "code": code}, status_code=status_code, headers=headers)
 
 
 def _limited(limited: ratelimit.Limited) -> JSONResponse:
@@ -171,25 +184,30 @@ def _secure(request: Request, settings: Settings) -> bool:
     return settings.production or request.url.scheme == "https"
 
 
-def _set_cookies(response: Response, request: Request, settings: Settings, token: str,
-                 csrf: str) -> None:
+def _set_cookies(
+    response: Response, request: Request, settings: Settings, token: str, csrf: str
+) -> None:
     secure = _secure(request, settings)
     age = settings.session_hours * 3600
-    response.set_cookie(SESSION_COOKIE, token, max_age=age, httponly=True, samesite="lax",
-                        secure=secure, path="/")
-    response.set_cookie(CSRF_COOKIE, csrf, max_age=age, httponly=False, samesite="lax",
-                        secure=secure, path="/")
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=age, httponly=True, samesite="lax", secure=secure, path="/"
+    )
+    response.set_cookie(
+        CSRF_COOKIE, csrf, max_age=age, httponly=False, samesite="lax", secure=secure, path="/"
+    )
 
 
 @router.post(
-    "/login", response_model=LoginOut,
+    "/login",
+    response_model=LoginOut,
     responses={
         429: {"model": ErrorOut, "description": "wait after failed attempts; see Retry-After"},
         503: {"model": ErrorOut, "description": "busy checking passwords; see Retry-After"},
     },
 )
-async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep,
-                settings: SettingsDep) -> Response:
+async def login(
+    body: LoginIn, request: Request, db: SessionDep, clock: ClockDep, settings: SettingsDep
+) -> Response:
     """Log in: sets the HttpOnly session cookie and the script-readable CSRF cookie.
 
     After failed attempts the next one must wait, progressively longer (429 ``login_throttled``
@@ -200,15 +218,19 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     name = normalise_login(body.login)
     address = _client_ip(request)
     secret = request.app.state.secret_key
-    if (POOL.full() and SESSION_COOKIE not in request.cookies
-            and not ratelimit.TRUSTED.knows(secret, name, address, now)):
+    if (
+        POOL.full()
+        and SESSION_COOKIE not in request.cookies
+        and not ratelimit.TRUSTED.knows(secret, name, address, now)
+    ):
         # Refused before any database work, alike for every name, and only after as long as
         # the check would have waited: a flood's cost stays small, and its pace the pool's.
         await asyncio.sleep(min(BUSY_MAX_WAIT, max(BUSY_RETRY_AFTER, POOL.expected_wait() or 0)))
         POOL.refused += 1
         return _busy(PasswordHasherBusy("the server is busy checking passwords; try again"))
-    started = await ratelimit.begin(db, secret, name, address, now,
-                                    vouched=await _vouched(request, db, name, now))
+    started = await ratelimit.begin(
+        db, secret, name, address, now, vouched=await _vouched(request, db, name, now)
+    )
     if isinstance(started, ratelimit.Limited):
         return _limited(started)
     member = await db.scalar(select(Member).where(Member.login == name, Member.is_bot.is_(False)))
@@ -217,7 +239,8 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     await db.commit()
     try:
         ok, rehashed = await verify_and_update_async(
-            body.password, member.password_hash if member else None, trusted=started.trusted)
+            body.password, member.password_hash if member else None, trusted=started.trusted
+        )
     except PasswordHasherBusy as exc:
         await ratelimit.abandoned(db, started)
         return _busy(exc)
@@ -229,22 +252,25 @@ async def login(body: LoginIn, request: Request, db: SessionDep, clock: ClockDep
     if not member.active:
         return _error(403, "account_deactivated", "this account is deactivated")
     token, csrf = await open_session(db, member, now, settings.session_hours)
-    out = LoginOut(member=MemberOut.model_validate(member), csrf_token=csrf,
-                   must_change_password=member.must_change_password)
+    out = LoginOut(
+        member=MemberOut.model_validate(member),
+        csrf_token=csrf,
+        must_change_password=member.must_change_password,
+    )
     response = JSONResponse(out.model_dump(mode="json"))
     _set_cookies(response, request, settings, token, csrf)
     return response
 
 
 @router.post("/logout", response_model=Message)
-async def logout(request: Request, auth: AuthDep, db: SessionDep, clock: ClockDep,
-                 settings: SettingsDep) -> Response:
+async def logout(
+    request: Request, auth: AuthDep, db: SessionDep, clock: ClockDep, settings: SettingsDep
+) -> Response:
     """End this session (revoked in the database) and clear both cookies."""
     await revoke_session(db, request.cookies.get(SESSION_COOKIE, ""), clock.now())
     response = JSONResponse({"detail": "logged out"})
     secure = _secure(request, settings)
-    response.delete_cookie(SESSION_COOKIE, path="/", secure=secure, httponly=True,
-                           samesite="lax")
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=secure, httponly=True, samesite="lax")
     response.delete_cookie(CSRF_COOKIE, path="/", secure=secure, samesite="lax")
     return response
 
@@ -264,14 +290,16 @@ async def edit_profile(body: ProfileIn, member: CurrentMember, db: SessionDep) -
 
 
 @router.post(
-    "/password", response_model=Message,
+    "/password",
+    response_model=Message,
     responses={
         429: {"model": ErrorOut, "description": "wait after failed attempts; see Retry-After"},
         503: {"model": ErrorOut, "description": "busy checking passwords; see Retry-After"},
     },
 )
-async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db: SessionDep,
-                          clock: ClockDep) -> Response:
+async def change_password(
+    body: PasswordIn, request: Request, auth: AuthDep, db: SessionDep, clock: ClockDep
+) -> Response:
     """Change one's own password (the only thing a first-login member may do); other sessions
     of the member end. A wrong current password (403 ``wrong_password``) counts as a failed
     login of the member from this address: the same progressive delays apply (429)."""
@@ -279,17 +307,24 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
     with service_errors():  # cheap checks first: they are not password guesses
         accounts.check_password_rules(body.new_password)
         accounts.check_new_differs(body.current_password, body.new_password)
-    started = await ratelimit.begin(db, request.app.state.secret_key, auth.member.login,
-                                    _client_ip(request), now)
+    started = await ratelimit.begin(
+        db, request.app.state.secret_key, auth.member.login, _client_ip(request), now
+    )
     if isinstance(started, ratelimit.Limited):
         return _limited(started)
     await db.commit()  # the attempt counts before the slow check
     try:
         with service_errors():
             try:
-                await accounts.change_password(db, auth.member, body.current_password,
-                                               body.new_password, now, auth.session.id,
-                                               _client_ip(request))
+                await accounts.change_password(
+                    db,
+                    auth.member,
+                    body.current_password,
+                    body.new_password,
+                    now,
+                    auth.session.id,
+                    _client_ip(request),
+                )
             except ForbiddenError:  # the only refusal after the checks above
                 return _error(403, "wrong_password", "the current password is wrong")
     except PasswordHasherBusy as exc:
@@ -300,11 +335,13 @@ async def change_password(body: PasswordIn, request: Request, auth: AuthDep, db:
 
 
 @router.post("/password-reset", response_model=Message, status_code=status.HTTP_200_OK)
-async def use_reset_link(body: ResetIn, request: Request, db: SessionDep,
-                         clock: ClockDep) -> Message:
+async def use_reset_link(
+    body: ResetIn, request: Request, db: SessionDep, clock: ClockDep
+) -> Message:
     """Set a new password with a one-time reset token from the admin (no login needed; the token
     works once and expires). Ends every session of the member."""
     with service_errors():
-        await accounts.reset_password(db, body.token, body.new_password, clock.now(),
-                                      _client_ip(request))
+        await accounts.reset_password(
+            db, body.token, body.new_password, clock.now(), _client_ip(request)
+        )
     return Message(detail="password set; log in with it")

@@ -48,8 +48,13 @@ class BodyTooLarge(ApiError):
     """Raised out of ``receive`` by the chunk that passes the cap."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(413, _too_large(limit), TOO_LARGE_CODE,
-                         headers={"Connection": "close"}, params={"limit": limit})
+        super().__init__(
+            413,
+            _too_large(limit),
+            TOO_LARGE_CODE,
+            headers={"Connection": "close"},
+            params={"limit": limit},
+        )
 
 
 def _declared_length(scope: Scope) -> int | None:
@@ -75,8 +80,13 @@ class BodyLimit:
         limit = limit_for(scope.get("method", ""), scope.get("path", ""), self.default)
         declared = _declared_length(scope)
         if declared is not None and declared > limit:
-            response = error_response(413, _too_large(limit), TOO_LARGE_CODE,
-                                      headers={"Connection": "close"}, params={"limit": limit})
+            response = error_response(
+                413,
+                _too_large(limit),
+                TOO_LARGE_CODE,
+                headers={"Connection": "close"},
+                params={"limit": limit},
+            )
             await response(scope, receive, send)
             return
         received = 0

@@ -22,9 +22,14 @@ class ClubSettingsOut(BaseModel):
     from now on, or ``null`` — no move timer (the default). When a player's time runs out the
     server makes the default move for him (``app/rules/deal/timeout.py``, docs/protocol.md)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"move_timer_seconds": None, "min_pulkas": 5},
-        {"move_timer_seconds": 60, "min_pulkas": 10}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"move_timer_seconds": None, "min_pulkas": 5},
+                {"move_timer_seconds": 60, "min_pulkas": 10},
+            ]
+        }
+    )
 
     move_timer_seconds: int | None
     min_pulkas: int
@@ -41,8 +46,7 @@ class ClubSettingsIn(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{"move_timer_seconds": 60}]})
 
-    move_timer_seconds: int | None = Field(default=None, ge=1,
-                                           le=settings_service.MAX_MOVE_TIMER)
+    move_timer_seconds: int | None = Field(default=None, ge=1, le=settings_service.MAX_MOVE_TIMER)
 
 
 @router.get("/settings", response_model=ClubSettingsOut)
@@ -53,13 +57,15 @@ async def read_settings(member: CurrentMember, db: SessionDep) -> ClubSettingsOu
 
 
 @router.put("/settings", response_model=ClubSettingsOut)
-async def write_settings(body: ClubSettingsIn, admin: AdminMember, db: SessionDep,
-                         clock: ClockDep, address: AddressDep) -> ClubSettingsOut:
+async def write_settings(
+    body: ClubSettingsIn, admin: AdminMember, db: SessionDep, clock: ClockDep, address: AddressDep
+) -> ClubSettingsOut:
     """Change the club's settings (admins). The move timer applies to club tables opened
     from then on."""
     with service_errors():
-        row = await settings_service.set_move_timer(db, body.move_timer_seconds, clock.now(),
-                                                   Actor.of(admin, address))
+        row = await settings_service.set_move_timer(
+            db, body.move_timer_seconds, clock.now(), Actor.of(admin, address)
+        )
     return ClubSettingsOut.of(row)
 
 
@@ -72,11 +78,13 @@ class MinPulkasIn(BaseModel):
 
 
 @router.put("/settings/min-pulkas", response_model=ClubSettingsOut)
-async def write_min_pulkas(body: MinPulkasIn, admin: AdminMember, db: SessionDep,
-                           clock: ClockDep, address: AddressDep) -> ClubSettingsOut:
+async def write_min_pulkas(
+    body: MinPulkasIn, admin: AdminMember, db: SessionDep, clock: ClockDep, address: AddressDep
+) -> ClubSettingsOut:
     """Change the minimum of pulkas to qualify in the standings (admins; audited
     ``club.setting``)."""
     with service_errors():
-        row = await settings_service.set_min_pulkas(db, body.min_pulkas, clock.now(),
-                                                    Actor.of(admin, address))
+        row = await settings_service.set_min_pulkas(
+            db, body.min_pulkas, clock.now(), Actor.of(admin, address)
+        )
     return ClubSettingsOut.of(row)

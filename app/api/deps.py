@@ -41,6 +41,7 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
 # Every dependency is a coroutine: FastAPI runs a plain function in its thread pool, a thread
 # hop (and a GIL hand-over) per request for what is an attribute read.
 
+
 async def get_app_settings(request: Request) -> Settings:
     """The settings the app was created with."""
     settings: Settings = request.app.state.settings
@@ -61,8 +62,11 @@ async def get_address(request: Request) -> str:
 def request_address(request: Request) -> str:
     """The client's address; forwarded headers count only from ``FORWARDED_ALLOW_IPS``
     (:mod:`app.security.addresses`)."""
-    return client_address(request.client.host if request.client else None, request.headers,
-                          request.app.state.trusted_proxies)
+    return client_address(
+        request.client.host if request.client else None,
+        request.headers,
+        request.app.state.trusted_proxies,
+    )
 
 
 # "function" scope: commit before the response leaves, so a client that acts on the answer
@@ -92,8 +96,7 @@ async def get_auth(request: Request, db: SessionDep, clock: ClockDep) -> Auth:
     ):
         raise HTTPException(
             status.HTTP_403_FORBIDDEN,
-            f"CSRF check failed: send the {CSRF_COOKIE} cookie's value in the {CSRF_HEADER} "
-            "header",
+            f"CSRF check failed: send the {CSRF_COOKIE} cookie's value in the {CSRF_HEADER} header",
         )
     member = await db.get(Member, row.member_id)
     assert member is not None

@@ -43,30 +43,37 @@ def install_offline_docs(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
 
     if docs_url is not None:
+
         async def swagger(request: Request) -> HTMLResponse:
             root = request.scope.get("root_path", "")
             return get_swagger_ui_html(
-                openapi_url=f"{root}{openapi_url}", title=f"{app.title} — API",
+                openapi_url=f"{root}{openapi_url}",
+                title=f"{app.title} — API",
                 oauth2_redirect_url=oauth_url,
                 swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
                 swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
                 swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-                swagger_ui_parameters=app.swagger_ui_parameters)
+                swagger_ui_parameters=app.swagger_ui_parameters,
+            )
 
         app.add_api_route(docs_url, swagger, methods=["GET"], include_in_schema=False)
         if oauth_url is not None:
+
             async def oauth_redirect() -> HTMLResponse:
                 return get_swagger_ui_oauth2_redirect_html()
 
-            app.add_api_route(oauth_url, oauth_redirect, methods=["GET"],
-                              include_in_schema=False)
+            app.add_api_route(oauth_url, oauth_redirect, methods=["GET"], include_in_schema=False)
 
     if redoc_url is not None:
+
         async def redoc(request: Request) -> HTMLResponse:
             root = request.scope.get("root_path", "")
             return get_redoc_html(
-                openapi_url=f"{root}{openapi_url}", title=f"{app.title} — API",
+                openapi_url=f"{root}{openapi_url}",
+                title=f"{app.title} — API",
                 redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-                redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png", with_google_fonts=False)
+                redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
+                with_google_fonts=False,
+            )
 
         app.add_api_route(redoc_url, redoc, methods=["GET"], include_in_schema=False)

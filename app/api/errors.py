@@ -69,9 +69,14 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 class ApiError(HTTPException):
     """An HTTPException with a stable machine ``code`` beside its English ``detail``."""
 
-    def __init__(self, status_code: int, detail: str, code: str | None = None,
-                 headers: dict[str, str] | None = None,
-                 params: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        detail: str,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(status_code, detail, headers)
         self.code = code or code_for_status(status_code)
         self.params = params
@@ -97,8 +102,9 @@ def service_errors() -> Iterator[None]:
     try:
         yield
     except ServiceError as exc:
-        raise ApiError(exc.status, str(exc), code=getattr(exc, "code", None),
-                       params=exc.params) from exc
+        raise ApiError(
+            exc.status, str(exc), code=getattr(exc, "code", None), params=exc.params
+        ) from exc
     except RulesError as exc:
         raise ApiError(400, str(exc), code=getattr(exc, "code", None) or "rules_refused") from exc
 
@@ -134,8 +140,9 @@ def request_id(request: Request | None = None, scope: Scope | None = None) -> st
     return given if _REQUEST_ID.match(given) else uuid.uuid4().hex[:16]
 
 
-def error_response(status: int, detail: Any, code: str, *,
-                   headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def error_response(
+    status: int, detail: Any, code: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
     """The JSON error answer (its text made safe to encode)."""
     body = {"detail": _safe_json(detail), "code": code, **extra}
     return JSONResponse(body, status_code=status, headers=headers)
@@ -152,16 +159,25 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         detail = detail.get("detail", detail)
     params = getattr(exc, "params", None)
     extra = {"params": _safe_json(params)} if params else {}
-    return error_response(exc.status_code, detail, code or code_for_status(exc.status_code),
-                          headers=dict(exc.headers) if exc.headers else None, **extra)
+    return error_response(
+        exc.status_code,
+        detail,
+        code or code_for_status(exc.status_code),
+        headers=dict(exc.headers) if exc.headers else None,
+        **extra,
+    )
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    issues = [{"loc": [_safe_json(part) for part in err.get("loc", ())],
-               "msg": safe_text(err.get("msg", "invalid")),
-               "type": safe_text(err.get("type", "value_error"))}
-              for err in exc.errors()]
+    issues = [
+        {
+            "loc": [_safe_json(part) for part in err.get("loc", ())],
+            "msg": safe_text(err.get("msg", "invalid")),
+            "type": safe_text(err.get("type", "value_error")),
+        }
+        for err in exc.errors()
+    ]
     params = field_params(exc.errors())
     extra = {"params": _safe_json(params)} if params else {}
     return error_response(422, issues, "invalid_input", **extra)
@@ -186,8 +202,13 @@ def _is_disconnect(exc: BaseException) -> bool:
     """Whether ``exc`` means "the database cannot be reached right now"."""
     if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
         return True
-    if isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError
-                  | sa_exc.DisconnectionError):
+    if isinstance(
+        exc,
+        sa_exc.OperationalError
+        | sa_exc.InterfaceError
+        | sa_exc.TimeoutError
+        | sa_exc.DisconnectionError,
+    ):
         return True
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return True
@@ -200,29 +221,51 @@ def response_for(exc: BaseException, rid: str, method: str, path: str) -> JSONRe
     Logs only the exception's type, SQLSTATE, code location and the request id.
     """
     kind = f"{type(exc).__module__}.{type(exc).__qualname__}"
-    facts = {"request_id": rid, "error_type": kind, "sqlstate": _sqlstate(exc),
-             "where": _where(exc), "method": method, "path": path}
+    facts = {
+        "request_id": rid,
+        "error_type": kind,
+        "sqlstate": _sqlstate(exc),
+        "where": _where(exc),
+        "method": method,
+        "path": path,
+    }
     headers = {"X-Request-ID": rid}
     if _is_disconnect(exc):
         log.warning("database unavailable", extra=facts)
         return error_response(
-            503, "the server cannot reach its database right now; try again shortly",
-            "database_unavailable", request_id=rid,
-            headers={**headers, "Retry-After": str(RETRY_AFTER_SECONDS)})
+            503,
+            "the server cannot reach its database right now; try again shortly",
+            "database_unavailable",
+            request_id=rid,
+            headers={**headers, "Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     orig = getattr(exc, "orig", exc)
     if isinstance(orig, psycopg.DataError) or isinstance(exc, sa_exc.DataError | UnicodeError):
         log.info("database refused a value", extra=facts)
         return error_response(
-            422, "a value is out of range or holds characters the database cannot store",
-            "invalid_input", request_id=rid, headers=headers)
+            422,
+            "a value is out of range or holds characters the database cannot store",
+            "invalid_input",
+            request_id=rid,
+            headers=headers,
+        )
     if isinstance(exc, sa_exc.IntegrityError) or isinstance(orig, psycopg.IntegrityError):
         log.info("database constraint refused the change", extra=facts)
-        return error_response(409, "this clashes with what is already recorded", "conflict",
-                              request_id=rid, headers=headers)
-    log.error("unhandled error", extra={**facts, "stack": traceback.format_tb(
-        exc.__traceback__)})
-    return error_response(500, f"internal server error (request id {rid})", "internal_error",
-                          request_id=rid, headers=headers)
+        return error_response(
+            409,
+            "this clashes with what is already recorded",
+            "conflict",
+            request_id=rid,
+            headers=headers,
+        )
+    log.error("unhandled error", extra={**facts, "stack": traceback.format_tb(exc.__traceback__)})
+    return error_response(
+        500,
+        f"internal server error (request id {rid})",
+        "internal_error",
+        request_id=rid,
+        headers=headers,
+    )
 
 
 class CatchAllMiddleware:
@@ -256,7 +299,6 @@ class CatchAllMiddleware:
             if not started:
                 await response(scope, receive, send)
 
-
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A socket whose handler failed: before ``accept`` the handshake is refused with the
         HTTP answer of :func:`response_for` (503 + ``Retry-After`` when the database is down);
@@ -274,8 +316,9 @@ class CatchAllMiddleware:
         try:
             await self.app(scope, receive, sending)
         except Exception as exc:
-            response = response_for(exc, request_id(scope=scope), "WEBSOCKET",
-                                    scope.get("path", "?"))
+            response = response_for(
+                exc, request_id(scope=scope), "WEBSOCKET", scope.get("path", "?")
+            )
             if closed:
                 return
             with suppress(Exception):  # the client may be gone already

@@ -35,8 +35,12 @@ from app.services import fund, fund_keys
 from app.services.audit import Actor
 from app.services.errors import ServiceError
 
-GENERIC_CODES = {403: "fund_forbidden", 404: "fund_not_found", 409: "fund_conflict",
-                 422: "fund_invalid"}
+GENERIC_CODES = {
+    403: "fund_forbidden",
+    404: "fund_not_found",
+    409: "fund_conflict",
+    422: "fund_invalid",
+}
 
 
 def refusal(exc: ServiceError) -> JSONResponse:
@@ -47,13 +51,22 @@ def refusal(exc: ServiceError) -> JSONResponse:
 
 router = APIRouter(prefix="/api/fund", tags=["fund"], responses=ERRORS)
 
-KEY_DOC = ("``Idempotency-Key`` header: a UUID made when the form is shown and reused when "
-           "retrying; a replay answers the stored response (header ``Idempotent-Replayed``).")
+KEY_DOC = (
+    "``Idempotency-Key`` header: a UUID made when the form is shown and reused when "
+    "retrying; a replay answers the stored response (header ``Idempotent-Replayed``)."
+)
 
 
-async def once(request: Request, member: Member, db: AsyncSession, body: BaseModel | None,
-               act: Callable[[], Awaitable[BaseModel]], *, status: int,
-               key_required: bool) -> JSONResponse:
+async def once(
+    request: Request,
+    member: Member,
+    db: AsyncSession,
+    body: BaseModel | None,
+    act: Callable[[], Awaitable[BaseModel]],
+    *,
+    status: int,
+    key_required: bool,
+) -> JSONResponse:
     """Run ``act`` at most once per ``Idempotency-Key`` of ``member`` and answer its result.
 
     Without a key (where it is optional) ``act`` simply runs. With one, the key is claimed
@@ -67,16 +80,19 @@ async def once(request: Request, member: Member, db: AsyncSession, body: BaseMod
     """
     try:
         async with db.begin_nested():
-            key = fund_keys.check_key(request.headers.get(fund_keys.HEADER),
-                                      required=key_required)
+            key = fund_keys.check_key(request.headers.get(fund_keys.HEADER), required=key_required)
             claimed: int | None = None
             if key is not None:
-                print_ = fund_keys.fingerprint(request.method, request.url.path,
-                                               body.model_dump(mode="json") if body else None)
+                print_ = fund_keys.fingerprint(
+                    request.method, request.url.path, body.model_dump(mode="json") if body else None
+                )
                 got = await fund_keys.claim(db, member_id=member.id, key=key, print_=print_)
                 if isinstance(got, fund_keys.Replay):
-                    return JSONResponse(got.body, status_code=got.status_code,
-                                        headers={"Idempotent-Replayed": "true"})
+                    return JSONResponse(
+                        got.body,
+                        status_code=got.status_code,
+                        headers={"Idempotent-Replayed": "true"},
+                    )
                 claimed = got
             content = jsonable_encoder(await act())
             if claimed is not None:
@@ -85,17 +101,42 @@ async def once(request: Request, member: Member, db: AsyncSession, body: BaseMod
         return refusal(exc)
     return JSONResponse(content, status_code=status)
 
+
 ENTRY_EXAMPLE: JsonDict = {
-    "id": 12, "kind": "payment", "member_id": 7, "pulka_id": None, "proposal_id": None,
-    "amount": "40.00", "recorded_by_id": 2, "recorded_at": "2026-11-30T19:20:00Z",
-    "reason": "paid in after the session"}
-DEBT_EXAMPLE: JsonDict = {"member_id": 7, "display_name": "Иван", "owed": "52.50", "paid": "40.00",
-                "outstanding": "12.50"}
+    "id": 12,
+    "kind": "payment",
+    "member_id": 7,
+    "pulka_id": None,
+    "proposal_id": None,
+    "amount": "40.00",
+    "recorded_by_id": 2,
+    "recorded_at": "2026-11-30T19:20:00Z",
+    "reason": "paid in after the session",
+}
+DEBT_EXAMPLE: JsonDict = {
+    "member_id": 7,
+    "display_name": "Иван",
+    "owed": "52.50",
+    "paid": "40.00",
+    "outstanding": "12.50",
+}
 PROPOSAL_EXAMPLE: JsonDict = {
-    "id": 3, "proposer_id": 7, "proposer_name": "Иван", "year": 2026,
-    "title": "Две колоды карт", "amount": "1200.00", "status": "open",
-    "created_at": "2026-11-30T09:00:00Z", "decided_at": None, "attendance": 31,
-    "yes": 2, "no": 0, "rank": 1, "my_vote": True, "quorum": 3}
+    "id": 3,
+    "proposer_id": 7,
+    "proposer_name": "Иван",
+    "year": 2026,
+    "title": "Две колоды карт",
+    "amount": "1200.00",
+    "status": "open",
+    "created_at": "2026-11-30T09:00:00Z",
+    "decided_at": None,
+    "attendance": 31,
+    "yes": 2,
+    "no": 0,
+    "rank": 1,
+    "my_vote": True,
+    "quorum": 3,
+}
 
 
 class EntryOut(BaseModel):
@@ -130,9 +171,19 @@ class DebtOut(BaseModel):
 class FundOut(BaseModel):
     """The fund: balance, a page of the ledger (newest first) and every member's debt."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "balance": "40.00", "entries": [ENTRY_EXAMPLE], "next_before_id": None,
-        "debts": [DEBT_EXAMPLE], "can_record": False}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "balance": "40.00",
+                    "entries": [ENTRY_EXAMPLE],
+                    "next_before_id": None,
+                    "debts": [DEBT_EXAMPLE],
+                    "can_record": False,
+                }
+            ]
+        }
+    )
 
     balance: str
     entries: list[EntryOut]
@@ -147,10 +198,19 @@ class PaymentIn(BaseModel):
     """Money a member paid in (``payment``, > 0), or a correction (``adjustment``, signed, with a
     reason; ``member_id`` optional)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"member_id": 7, "amount": "40.00", "reason": "paid in after the session"},
-        {"kind": "adjustment", "member_id": 7, "amount": "-10.00",
-         "reason": "entry 12 was 10.00 too much"}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"member_id": 7, "amount": "40.00", "reason": "paid in after the session"},
+                {
+                    "kind": "adjustment",
+                    "member_id": 7,
+                    "amount": "-10.00",
+                    "reason": "entry 12 was 10.00 too much",
+                },
+            ]
+        }
+    )
 
     kind: Literal["payment", "adjustment"] = "payment"
     member_id: Id | None = None
@@ -163,8 +223,9 @@ class PaymentIn(BaseModel):
 class ProposalIn(BaseModel):
     """A spending proposal (R-F2); one per member and calendar year (R-F3)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"title": "Две колоды карт", "amount": "1200.00"}]})
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"title": "Две колоды карт", "amount": "1200.00"}]}
+    )
 
     title: Text = Field(max_length=200)
     """What the money is for; an empty (or blank) one is 422 ``fund_title_required``."""
@@ -200,9 +261,18 @@ class ProposalOut(BaseModel):
 class ProposalsOut(BaseModel):
     """Proposals: competing ones by rank, then the decided ones; the R-F2 quorum."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "proposals": [PROPOSAL_EXAMPLE],
-        "electorate": 9, "quorum": 3, "may_propose": False}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "proposals": [PROPOSAL_EXAMPLE],
+                    "electorate": 9,
+                    "quorum": 3,
+                    "may_propose": False,
+                }
+            ]
+        }
+    )
 
     proposals: list[ProposalOut]
     electorate: int
@@ -223,8 +293,13 @@ class VoteIn(BaseModel):
 
 
 def _debt(d: fund.Debt) -> DebtOut:
-    return DebtOut(member_id=d.member_id, display_name=d.display_name, owed=fund.money(d.owed),
-                   paid=fund.money(d.paid), outstanding=fund.money(d.outstanding))
+    return DebtOut(
+        member_id=d.member_id,
+        display_name=d.display_name,
+        owed=fund.money(d.owed),
+        paid=fund.money(d.paid),
+        outstanding=fund.money(d.outstanding),
+    )
 
 
 def _can_record(member: Member) -> bool:
@@ -232,9 +307,13 @@ def _can_record(member: Member) -> bool:
 
 
 @router.get("", response_model=FundOut)
-async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
-                   limit: int = Query(50, ge=1, le=200),
-                   before_id: int | None = Query(None, ge=1, le=INT4_MAX)) -> FundOut:
+async def get_fund(
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    limit: int = Query(50, ge=1, le=200),
+    before_id: int | None = Query(None, ge=1, le=INT4_MAX),
+) -> FundOut:
     """Balance, a ledger page (newest first) and outstanding debts (R-F1, R-F5)."""
     await fund.record_missing_debts(db, clock.now())
     entries = await fund.ledger(db, limit=limit + 1, before_id=before_id)
@@ -250,24 +329,37 @@ async def get_fund(member: CurrentMember, db: SessionDep, clock: ClockDep,
 
 
 @router.post("/payments", response_model=EntryOut, status_code=201)
-async def post_payment(request: Request, body: PaymentIn, member: TreasurerMember,
-                       db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
+async def post_payment(
+    request: Request,
+    body: PaymentIn,
+    member: TreasurerMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> Response:
     """Record money paid in, or a correction (treasurer or admin). Requires an
     ``Idempotency-Key``: a retried payment is recorded once."""
 
     async def act() -> EntryOut:
         amount = fund.parse_amount(body.amount, signed=body.kind == "adjustment")
-        entry = await fund.record_payment(db, member_id=body.member_id, amount=amount,
-                                          by=member, now=clock.now(), reason=body.reason,
-                                          kind=EntryKind(body.kind),
-                                          actor=Actor.of(member, address))
+        entry = await fund.record_payment(
+            db,
+            member_id=body.member_id,
+            amount=amount,
+            by=member,
+            now=clock.now(),
+            reason=body.reason,
+            kind=EntryKind(body.kind),
+            actor=Actor.of(member, address),
+        )
         return EntryOut(**fund.entry_json(entry))
 
     return await once(request, member, db, body, act, status=201, key_required=True)
 
 
-async def _proposal_out(db: SessionDep, member: Member, proposal_id: int,
-                        now: datetime) -> ProposalOut:
+async def _proposal_out(
+    db: SessionDep, member: Member, proposal_id: int, now: datetime
+) -> ProposalOut:
     mine = await fund.my_votes(db, member.id)
     for item in await fund.ranked(db, now):
         if item.proposal.id == proposal_id:
@@ -278,15 +370,28 @@ async def _proposal_out(db: SessionDep, member: Member, proposal_id: int,
 def _out(item: fund.Ranked, mine: dict[int, bool]) -> ProposalOut:
     p: FundProposal = item.proposal
     return ProposalOut(
-        id=p.id, proposer_id=p.proposer_id, proposer_name=item.proposer_name, year=p.year,
-        title=p.title, amount=fund.money(p.amount), status=p.status.value,
-        created_at=p.created_at, decided_at=p.decided_at, attendance=item.attendance,
-        yes=item.yes, no=item.no, rank=item.rank, my_vote=mine.get(p.id), quorum=item.quorum)
+        id=p.id,
+        proposer_id=p.proposer_id,
+        proposer_name=item.proposer_name,
+        year=p.year,
+        title=p.title,
+        amount=fund.money(p.amount),
+        status=p.status.value,
+        created_at=p.created_at,
+        decided_at=p.decided_at,
+        attendance=item.attendance,
+        yes=item.yes,
+        no=item.no,
+        rank=item.rank,
+        my_vote=mine.get(p.id),
+        quorum=item.quorum,
+    )
 
 
 @router.get("/proposals", response_model=ProposalsOut)
-async def get_proposals(member: CurrentMember, db: SessionDep, clock: ClockDep,
-                        settings: SettingsDep) -> ProposalsOut:
+async def get_proposals(
+    member: CurrentMember, db: SessionDep, clock: ClockDep, settings: SettingsDep
+) -> ProposalsOut:
     """Competing proposals ranked by their proposer's attendance over 12 months (R-F4), then
     the decided ones."""
     now = clock.now()
@@ -295,23 +400,38 @@ async def get_proposals(member: CurrentMember, db: SessionDep, clock: ClockDep,
     year = fund.club_year(now, settings.zone)
     electorate = await fund.electorate(db)
     return ProposalsOut(
-        proposals=[_out(i, mine) for i in items], electorate=electorate,
+        proposals=[_out(i, mine) for i in items],
+        electorate=electorate,
         quorum=fund.quorum(fund.proposal_electorate(electorate)),
-        may_propose=not any(i.proposal.proposer_id == member.id and i.proposal.year == year
-                            for i in items))
+        may_propose=not any(
+            i.proposal.proposer_id == member.id and i.proposal.year == year for i in items
+        ),
+    )
 
 
 @router.post("/proposals", response_model=ProposalOut, status_code=201)
-async def post_proposal(request: Request, body: ProposalIn, member: CurrentMember,
-                        db: SessionDep, clock: ClockDep, settings: SettingsDep,
-                        address: AddressDep) -> Response:
+async def post_proposal(
+    request: Request,
+    body: ProposalIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+    address: AddressDep,
+) -> Response:
     """Propose a spending (R-F2); 409 ``fund_proposal_this_year`` on a second proposal in the
     same calendar year (R-F3), even when both arrive at once."""
 
     async def act() -> ProposalOut:
         proposal = await fund.create_proposal(
-            db, proposer=member, title=body.title, amount=fund.parse_amount(body.amount),
-            now=clock.now(), zone=settings.zone, actor=Actor.of(member, address))
+            db,
+            proposer=member,
+            title=body.title,
+            amount=fund.parse_amount(body.amount),
+            now=clock.now(),
+            zone=settings.zone,
+            actor=Actor.of(member, address),
+        )
         await db.refresh(proposal)
         return await _proposal_out(db, member, proposal.id, clock.now())
 
@@ -319,44 +439,75 @@ async def post_proposal(request: Request, body: ProposalIn, member: CurrentMembe
 
 
 @router.post("/proposals/{proposal_id}/vote", response_model=ProposalOut)
-async def post_vote(request: Request, proposal_id: IdPath, body: VoteIn, member: CurrentMember,
-                    db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
+async def post_vote(
+    request: Request,
+    proposal_id: IdPath,
+    body: VoteIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> Response:
     """Vote on an open proposal of another member; R-F2 decides it when the yes votes reach
     the quorum and outnumber the no votes, or more than half of the electorate votes no."""
 
     async def act() -> ProposalOut:
-        await fund.vote(db, proposal_id=proposal_id, member=member, yes=body.yes,
-                        now=clock.now(), actor=Actor.of(member, address))
+        await fund.vote(
+            db,
+            proposal_id=proposal_id,
+            member=member,
+            yes=body.yes,
+            now=clock.now(),
+            actor=Actor.of(member, address),
+        )
         return await _proposal_out(db, member, proposal_id, clock.now())
 
     return await once(request, member, db, body, act, status=200, key_required=False)
 
 
 @router.post("/proposals/{proposal_id}/reject", response_model=ProposalOut)
-async def post_reject(request: Request, proposal_id: IdPath, member: AdminMember, db: SessionDep,
-                      clock: ClockDep, address: AddressDep) -> Response:
+async def post_reject(
+    request: Request,
+    proposal_id: IdPath,
+    member: AdminMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> Response:
     """Reject a proposal not yet paid (admin). There is no admin approval: the members vote
     (R-F2)."""
 
     async def act() -> ProposalOut:
-        await fund.reject(db, proposal_id=proposal_id, admin=member, now=clock.now(),
-                          actor=Actor.of(member, address))
+        await fund.reject(
+            db,
+            proposal_id=proposal_id,
+            admin=member,
+            now=clock.now(),
+            actor=Actor.of(member, address),
+        )
         return await _proposal_out(db, member, proposal_id, clock.now())
 
     return await once(request, member, db, None, act, status=200, key_required=False)
 
 
 @router.post("/proposals/{proposal_id}/pay", response_model=EntryOut, status_code=201)
-async def post_pay(request: Request, proposal_id: IdPath, member: TreasurerMember,
-                   db: SessionDep, clock: ClockDep, address: AddressDep) -> Response:
+async def post_pay(
+    request: Request,
+    proposal_id: IdPath,
+    member: TreasurerMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> Response:
     """Pay out a proposal the members approved (treasurer or admin); requires an
     ``Idempotency-Key``. 409 ``fund_not_approved`` unless the votes approve it (R-F2),
     ``fund_balance_exceeded`` beyond the balance (R-F5), ``fund_priority`` ahead of a
     better-ranked approved proposal the rest could no longer pay (R-F4)."""
 
     async def act() -> EntryOut:
-        entry = await fund.pay(db, proposal_id=proposal_id, by=member, now=clock.now(),
-                               actor=Actor.of(member, address))
+        entry = await fund.pay(
+            db, proposal_id=proposal_id, by=member, now=clock.now(), actor=Actor.of(member, address)
+        )
         return EntryOut(**fund.entry_json(entry))
 
     return await once(request, member, db, None, act, status=201, key_required=True)

@@ -62,8 +62,12 @@ async def healthz() -> Health:
 @router.get(
     "/readyz",
     response_model=Readiness,
-    responses={503: {"model": Readiness,
-                     "description": "the database is unreachable or not migrated to head"}},
+    responses={
+        503: {
+            "model": Readiness,
+            "description": "the database is unreachable or not migrated to head",
+        }
+    },
 )
 async def readyz(request: Request) -> JSONResponse:
     """200 when the database answers and its schema is at the shipped head; else 503 with
@@ -78,18 +82,38 @@ async def readyz(request: Request) -> JSONResponse:
                 revision = None
     except Exception as exc:  # any failure to reach the database is "not ready"
         log.warning("readiness: database unreachable", extra={"error": type(exc).__name__})
-        return _answer(Readiness(status="not_ready", code=DATABASE_UNAVAILABLE,
-                                 detail="the database does not answer",
-                                 database="unreachable", head_revision=head,
-                                 version=__version__))
+        return _answer(
+            Readiness(
+                status="not_ready",
+                code=DATABASE_UNAVAILABLE,
+                detail="the database does not answer",
+                database="unreachable",
+                head_revision=head,
+                version=__version__,
+            )
+        )
     if revision != head:
-        return _answer(Readiness(status="not_ready", code=MIGRATIONS_PENDING,
-                                 detail=f"the database schema is at revision {revision or 'none'}"
-                                        f", this code needs {head}: run `prefclub migrate`",
-                                 database="ok", schema_revision=revision, head_revision=head,
-                                 version=__version__))
-    return _answer(Readiness(status="ready", database="ok", schema_revision=revision,
-                             head_revision=head, version=__version__))
+        return _answer(
+            Readiness(
+                status="not_ready",
+                code=MIGRATIONS_PENDING,
+                detail=f"the database schema is at revision {revision or 'none'}"
+                f", this code needs {head}: run `prefclub migrate`",
+                database="ok",
+                schema_revision=revision,
+                head_revision=head,
+                version=__version__,
+            )
+        )
+    return _answer(
+        Readiness(
+            status="ready",
+            database="ok",
+            schema_revision=revision,
+            head_revision=head,
+            version=__version__,
+        )
+    )
 
 
 def _answer(body: Readiness) -> JSONResponse:

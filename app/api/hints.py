@@ -60,39 +60,47 @@ def _hint_pool(request: Request) -> WorkerPool:
     return pool
 
 
-@router.post("/{table_id}/hint", responses={
-    503: {"model": ErrorOut, "description": "busy computing other hints; see Retry-After"}})
-async def table_hint(table_id: IdPath, member: CurrentMember, db: SessionDep,
-                     request: Request) -> dict[str, Any]:
+@router.post(
+    "/{table_id}/hint",
+    responses={
+        503: {"model": ErrorOut, "description": "busy computing other hints; see Retry-After"}
+    },
+)
+async def table_hint(
+    table_id: IdPath, member: CurrentMember, db: SessionDep, request: Request
+) -> dict[str, Any]:
     """The strong bot's suggested action for the caller's seat: ``{"action": {...}}``, one of
     the legal actions the socket offers him. Only at a practice table (409 ``not_practice``),
     for a seated player (403 ``not_seated``) whose move it is (409 ``not_your_turn``)."""
     table = await db.get(Table, table_id)
     if table is None:
-        raise CodedHTTPException(status.HTTP_404_NOT_FOUND, f"there is no table {table_id}",
-                                 "not_found")
+        raise CodedHTTPException(
+            status.HTTP_404_NOT_FOUND, f"there is no table {table_id}", "not_found"
+        )
     if not table.practice:
-        raise CodedHTTPException(status.HTTP_409_CONFLICT,
-                                 "hints are given at practice tables only", "not_practice")
+        raise CodedHTTPException(
+            status.HTTP_409_CONFLICT, "hints are given at practice tables only", "not_practice"
+        )
     seat = await seat_of_member(db, table_id, member.id)
     if seat is None:
-        raise CodedHTTPException(status.HTTP_403_FORBIDDEN,
-                                 "only a player seated at the table gets hints", "not_seated")
+        raise CodedHTTPException(
+            status.HTTP_403_FORBIDDEN, "only a player seated at the table gets hints", "not_seated"
+        )
     current = await rebuild(db, table_id)
     message = snapshot_message(current, seat) if current is not None else None
     await db.rollback()  # end the read transaction before the computation
     if message is None or not message.get("legal"):
-        raise CodedHTTPException(status.HTTP_409_CONFLICT, "it is not your move",
-                                 "not_your_turn")
+        raise CodedHTTPException(status.HTTP_409_CONFLICT, "it is not your move", "not_your_turn")
     try:
         # A partial of the bots' function: the worker imports app.bots.levels only.
         action = await _hint_pool(request).run(partial(hint, budget=HINT_BUDGET), message)
     except PoolBusy:
         raise CodedHTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE, "the server is busy with other hints; nothing "
-            "was started — try again in a moment", "busy",
-            {"Retry-After": str(BUSY_RETRY_AFTER)}) from None
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "the server is busy with other hints; nothing was started — try again in a moment",
+            "busy",
+            {"Retry-After": str(BUSY_RETRY_AFTER)},
+        ) from None
     if action is None:
-        raise CodedHTTPException(status.HTTP_409_CONFLICT, "it is not your move",
-                                 "not_your_turn")
+        raise CodedHTTPException(status.HTTP_409_CONFLICT, "it is not your move", "not_your_turn")
     return {"action": action}

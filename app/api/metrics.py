@@ -94,13 +94,18 @@ def _check_token(request: Request, expected: str) -> None:
     given = given.strip()
     if scheme.lower() != "bearer" or not given:
         raise CodedHTTPException(
-            status.HTTP_401_UNAUTHORIZED, "send the metrics token as 'Authorization: Bearer "
-            "<token>'", TOKEN_REQUIRED, {"WWW-Authenticate": 'Bearer realm="prefclub-metrics"'})
+            status.HTTP_401_UNAUTHORIZED,
+            "send the metrics token as 'Authorization: Bearer <token>'",
+            TOKEN_REQUIRED,
+            {"WWW-Authenticate": 'Bearer realm="prefclub-metrics"'},
+        )
     if not hmac.compare_digest(_digest(given), _digest(expected)):
         raise CodedHTTPException(
-            status.HTTP_401_UNAUTHORIZED, "the metrics token is not the configured one",
+            status.HTTP_401_UNAUTHORIZED,
+            "the metrics token is not the configured one",
             TOKEN_INVALID,
-            {"WWW-Authenticate": 'Bearer realm="prefclub-metrics", error="invalid_token"'})
+            {"WWW-Authenticate": 'Bearer realm="prefclub-metrics", error="invalid_token"'},
+        )
 
 
 async def _backup_age(request: Request) -> float | None:
@@ -126,5 +131,6 @@ async def metrics(request: Request) -> Response:
     _check_token(request, settings.metrics_token)
     collector: AppCollector = request.app.state.metrics_collector
     collector.backup_age = await _backup_age(request)
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE,
-                    headers={"Cache-Control": "no-store"})
+    return Response(
+        generate_latest(registry), media_type=CONTENT_TYPE, headers={"Cache-Control": "no-store"}
+    )

@@ -48,15 +48,21 @@ class AppCollector(Collector):
         yield from _pool_metrics(self.state, hub)
         yield from _database_metrics(self.state, hub)
         probe: LoopLagProbe | None = getattr(self.state, "loop_lag", None)
-        yield _gauge("prefclub_event_loop_lag_seconds",
-                     "How late the event loop woke from the latest probe's sleep",
-                     probe.latest if probe is not None else math.nan)
-        yield _gauge("prefclub_event_loop_lag_max_seconds",
-                     "The worst event-loop lag of the last minute of probes",
-                     probe.worst if probe is not None else math.nan)
-        yield _gauge("prefclub_last_backup_age_seconds",
-                     "Seconds since the newest backup was made (NaN: none known)",
-                     self.backup_age if self.backup_age is not None else math.nan)
+        yield _gauge(
+            "prefclub_event_loop_lag_seconds",
+            "How late the event loop woke from the latest probe's sleep",
+            probe.latest if probe is not None else math.nan,
+        )
+        yield _gauge(
+            "prefclub_event_loop_lag_max_seconds",
+            "The worst event-loop lag of the last minute of probes",
+            probe.worst if probe is not None else math.nan,
+        )
+        yield _gauge(
+            "prefclub_last_backup_age_seconds",
+            "Seconds since the newest backup was made (NaN: none known)",
+            self.backup_age if self.backup_age is not None else math.nan,
+        )
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
@@ -65,40 +71,58 @@ def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
 
 def _hub_metrics(hub: Hub | None) -> Iterator[Metric]:
     load = hub.load() if hub is not None else None
-    yield _gauge("prefclub_live_tables", "Tables with at least one socket open in this process",
-                 load.tables if load else 0)
-    sockets = GaugeMetricFamily("prefclub_sockets", "Table sockets open in this process",
-                                labels=["role"])
+    yield _gauge(
+        "prefclub_live_tables",
+        "Tables with at least one socket open in this process",
+        load.tables if load else 0,
+    )
+    sockets = GaugeMetricFamily(
+        "prefclub_sockets", "Table sockets open in this process", labels=["role"]
+    )
     sockets.add_metric(["player"], load.players if load else 0)
     sockets.add_metric(["spectator"], load.sockets - load.players if load else 0)
     yield sockets
-    yield _gauge("prefclub_fanout_queue_depth",
-                 "Messages waiting in every socket's send queue, summed",
-                 load.queued if load else 0)
-    yield _gauge("prefclub_fanout_queue_depth_max",
-                 "Messages waiting in the longest socket send queue",
-                 load.deepest if load else 0)
+    yield _gauge(
+        "prefclub_fanout_queue_depth",
+        "Messages waiting in every socket's send queue, summed",
+        load.queued if load else 0,
+    )
+    yield _gauge(
+        "prefclub_fanout_queue_depth_max",
+        "Messages waiting in the longest socket send queue",
+        load.deepest if load else 0,
+    )
     stats = hub.command_stats if hub is not None else CommandStats()
-    commands = CounterMetricFamily("prefclub_commands", "Table commands answered, by outcome",
-                                   labels=["outcome"])
+    commands = CounterMetricFamily(
+        "prefclub_commands", "Table commands answered, by outcome", labels=["outcome"]
+    )
     commands.add_metric(["ack"], stats.acked)
     commands.add_metric(["error"], stats.rejected)
     yield commands
     yield HistogramMetricFamily(
         "prefclub_command_seconds",
         "Table command latency: frame received to its ack or error queued to the socket",
-        buckets=stats.cumulative(), sum_value=stats.seconds)
+        buckets=stats.cumulative(),
+        sum_value=stats.seconds,
+    )
 
 
 def _pool_metrics(state: Any, hub: Hub | None) -> Iterator[Metric]:
-    queue = GaugeMetricFamily("prefclub_worker_pool_queue",
-                              "Jobs queued or running in a bounded worker pool", labels=["pool"])
-    capacity = GaugeMetricFamily("prefclub_worker_pool_capacity",
-                                 "Jobs a worker pool admits at once (one more is refused busy)",
-                                 labels=["pool"])
-    busy = CounterMetricFamily("prefclub_worker_pool_busy",
-                               "Jobs refused with a 503/`busy` answer because the pool was full",
-                               labels=["pool"])
+    queue = GaugeMetricFamily(
+        "prefclub_worker_pool_queue",
+        "Jobs queued or running in a bounded worker pool",
+        labels=["pool"],
+    )
+    capacity = GaugeMetricFamily(
+        "prefclub_worker_pool_capacity",
+        "Jobs a worker pool admits at once (one more is refused busy)",
+        labels=["pool"],
+    )
+    busy = CounterMetricFamily(
+        "prefclub_worker_pool_busy",
+        "Jobs refused with a 503/`busy` answer because the pool was full",
+        labels=["pool"],
+    )
     pools: dict[str, tuple[WorkerPool | None, int]] = {
         "solver": (hub.workers if hub is not None else None, SOLVER_PENDING),
         "hints": (getattr(state, "hint_pool", None), HINT_PENDING),
@@ -123,13 +147,24 @@ def _database_metrics(state: Any, hub: Hub | None) -> Iterator[Metric]:
     pool = engine.pool if engine is not None else None
     size = getattr(pool, "size", None)
     checked_out = getattr(pool, "checkedout", None)
-    yield _gauge("prefclub_db_pool_size", "Connections the database pool keeps (beyond them it "
-                 "opens overflow connections)", size() if callable(size) else math.nan)
-    yield _gauge("prefclub_db_pool_in_use", "Database connections checked out of the pool now",
-                 checked_out() if callable(checked_out) else math.nan)
+    yield _gauge(
+        "prefclub_db_pool_size",
+        "Connections the database pool keeps (beyond them it opens overflow connections)",
+        size() if callable(size) else math.nan,
+    )
+    yield _gauge(
+        "prefclub_db_pool_in_use",
+        "Database connections checked out of the pool now",
+        checked_out() if callable(checked_out) else math.nan,
+    )
     committer = hub.committer if hub is not None else None
-    yield _gauge("prefclub_db_writer_connections",
-                 "Pool connections the group-commit writer holds (part of the in-use count)",
-                 committer.connections if committer is not None else 0)
-    yield _gauge("prefclub_db_writer_queue", "Table writes waiting for the group-commit writer",
-                 committer.queued if committer is not None else 0)
+    yield _gauge(
+        "prefclub_db_writer_connections",
+        "Pool connections the group-commit writer holds (part of the in-use count)",
+        committer.connections if committer is not None else 0,
+    )
+    yield _gauge(
+        "prefclub_db_writer_queue",
+        "Table writes waiting for the group-commit writer",
+        committer.queued if committer is not None else 0,
+    )

@@ -53,9 +53,18 @@ router = APIRouter(prefix="/api", tags=["nights"], responses=ERRORS, lifespan=li
 class CorrectionIn(BaseModel):
     """What was corrected in the night's results, and where."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "note": "Стол 2: расчёт пересчитан, долг Иванова исправлен записью кассы",
-        "pulka_id": 41, "fund_entry_id": 310}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "note": "Стол 2: расчёт пересчитан, долг Иванова исправлен записью кассы",
+                    "pulka_id": 41,
+                    "fund_entry_id": 310,
+                }
+            ]
+        },
+    )
 
     note: Text = Field(min_length=1, max_length=nights.NOTE_MAX)
     pulka_id: Id | None = None
@@ -67,8 +76,13 @@ def _window(settings: Settings) -> timedelta:
 
 
 @router.get("/nights/{session_id}")
-async def night(session_id: IdPath, member: CurrentMember, db: SessionDep, clock: ClockDep,
-                settings: SettingsDep) -> dict[str, Any]:
+async def night(
+    session_id: IdPath,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+) -> dict[str, Any]:
     """The night's results: tables, pulkas, settlements (whists and money), the fund's share,
     the deal of the night, its status (``open``, ``provisional``, ``final``) and corrections."""
     with service_errors():
@@ -76,45 +90,75 @@ async def night(session_id: IdPath, member: CurrentMember, db: SessionDep, clock
 
 
 @router.post("/nights/{session_id}/corrections")
-async def correct(session_id: IdPath, body: CorrectionIn, member: TreasurerMember,
-                  db: SessionDep, clock: ClockDep, settings: SettingsDep,
-                  address: AddressDep) -> dict[str, Any]:
+async def correct(
+    session_id: IdPath,
+    body: CorrectionIn,
+    member: TreasurerMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+    address: AddressDep,
+) -> dict[str, Any]:
     """Log a correction of the night's results (treasurer or admin); answers the night."""
     with service_errors():
         return await nights.add_correction(
-            db, session_id, note=body.note, pulka_id=body.pulka_id,
-            fund_entry_id=body.fund_entry_id, actor=Actor.of(member, address),
-            now=clock.now(), window=_window(settings))
+            db,
+            session_id,
+            note=body.note,
+            pulka_id=body.pulka_id,
+            fund_entry_id=body.fund_entry_id,
+            actor=Actor.of(member, address),
+            now=clock.now(),
+            window=_window(settings),
+        )
 
 
 def _print_pool(request: Request) -> WorkerPool:
     return app_pool(request.app.state, "print_pool", print_pdf.make_pool)
 
 
-async def _pdf(request: Request, settings: Settings,
-               make: Callable[[Mapping[str, Any], str], bytes], data: Mapping[str, Any],
-               name: str) -> Response:
+async def _pdf(
+    request: Request,
+    settings: Settings,
+    make: Callable[[Mapping[str, Any], str], bytes],
+    data: Mapping[str, Any],
+    name: str,
+) -> Response:
     if not settings.pdf_font.is_file():
-        raise CodedHTTPException(503, f"the PDF font {settings.pdf_font} is not installed",
-                                 "pdf_font_missing")
+        raise CodedHTTPException(
+            503, f"the PDF font {settings.pdf_font} is not installed", "pdf_font_missing"
+        )
     try:
         content = await _print_pool(request).run(make, dict(data), str(settings.pdf_font))
     except PoolBusy:
         raise CodedHTTPException(
-            503, "the server is busy printing; nothing was started — try again in a moment",
-            "busy", {"Retry-After": str(BUSY_RETRY_AFTER)}) from None
-    return Response(content, media_type="application/pdf",
-                    headers={"Content-Disposition": f'inline; filename="{name}.pdf"'})
+            503,
+            "the server is busy printing; nothing was started — try again in a moment",
+            "busy",
+            {"Retry-After": str(BUSY_RETRY_AFTER)},
+        ) from None
+    return Response(
+        content,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'inline; filename="{name}.pdf"'},
+    )
 
 
 PDF_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/pdf": {}}, "description": "the A4 PDF"},
-    503: {"model": ErrorOut, "description": "busy printing, or the font is missing"}}
+    503: {"model": ErrorOut, "description": "busy printing, or the font is missing"},
+}
 
 
 @router.get("/nights/{session_id}/pdf", response_class=Response, responses=PDF_RESPONSES)
-async def night_pdf(session_id: IdPath, member: CurrentMember, db: SessionDep,
-                    clock: ClockDep, settings: SettingsDep, request: Request) -> Response:
+async def night_pdf(
+    session_id: IdPath,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+    request: Request,
+) -> Response:
     """The night's results as an A4 PDF (for the club's wall)."""
     with service_errors():
         data = await nights.night(db, session_id, clock.now(), _window(settings))
@@ -123,8 +167,9 @@ async def night_pdf(session_id: IdPath, member: CurrentMember, db: SessionDep,
 
 
 @router.get("/pulkas/{pulka_id}/pdf", response_class=Response, responses=PDF_RESPONSES)
-async def pulka_pdf(pulka_id: IdPath, member: CurrentMember, db: SessionDep,
-                    settings: SettingsDep, request: Request) -> Response:
+async def pulka_pdf(
+    pulka_id: IdPath, member: CurrentMember, db: SessionDep, settings: SettingsDep, request: Request
+) -> Response:
     """A finished pulka's sheet as an A4 PDF."""
     try:
         data = await archive.pulka_detail(db, pulka_id)
@@ -135,8 +180,9 @@ async def pulka_pdf(pulka_id: IdPath, member: CurrentMember, db: SessionDep,
 
 
 @router.get("/room")
-async def room_screen(member: CurrentMember, db: SessionDep, clock: ClockDep,
-                      request: Request) -> dict[str, Any]:
+async def room_screen(
+    member: CurrentMember, db: SessionDep, clock: ClockDep, request: Request
+) -> dict[str, Any]:
     """Every club table in play, as a spectator sees it (no hidden card), for the room's TV,
     and the current season's standings (all-time without one): the top ten lines."""
     hub = getattr(request.app.state, "hub", None)

@@ -30,8 +30,12 @@ class EntryIn(BaseModel):
 
 class CorrectionIn(BaseModel):
     deal: dict[str, Any]
-    seat: int | None = Field(default=None, ge=0, le=3,
-                             description="whose wrong entry it was (default: the scorer's seat)")
+    seat: int | None = Field(
+        default=None,
+        ge=0,
+        le=3,
+        description="whose wrong entry it was (default: the scorer's seat)",
+    )
 
 
 class DisputeIn(BaseModel):
@@ -57,30 +61,51 @@ async def view(table_id: int, member: CurrentMember, db: SessionDep) -> dict[str
 
 
 @router.post("/{table_id}/recording/deals", status_code=status.HTTP_201_CREATED)
-async def enter(table_id: int, body: EntryIn, member: CurrentMember, db: SessionDep,
-                clock: ClockDep, address: AddressDep) -> dict[str, Any]:
+async def enter(
+    table_id: int,
+    body: EntryIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> dict[str, Any]:
     """Enter the next deal; checked and scored with the rules of a live deal."""
     with _errors():
-        done = await recording.enter_deal(db, table_id, member.id, body.deal_no, body.deal,
-                                          clock.now(), address)
+        done = await recording.enter_deal(
+            db, table_id, member.id, body.deal_no, body.deal, clock.now(), address
+        )
     return {"seq": done.seq, "type": done.kind, "data": done.data}
 
 
 @router.put("/{table_id}/recording/deals/{deal_no}")
-async def correct(table_id: int, deal_no: int, body: CorrectionIn, member: CurrentMember,
-                  db: SessionDep, clock: ClockDep, address: AddressDep) -> dict[str, Any]:
+async def correct(
+    table_id: int,
+    deal_no: int,
+    body: CorrectionIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    address: AddressDep,
+) -> dict[str, Any]:
     """Correct the last deal entered, until the next one is (R-P7, R-X11)."""
     with _errors():
-        done = await recording.correct_deal(db, table_id, member.id, deal_no, body.deal,
-                                            clock.now(), charged_seat=body.seat,
-                                            address=address)
+        done = await recording.correct_deal(
+            db,
+            table_id,
+            member.id,
+            deal_no,
+            body.deal,
+            clock.now(),
+            charged_seat=body.seat,
+            address=address,
+        )
     return {"seq": done.seq, "type": done.kind, "data": done.data}
 
 
-@router.post("/{table_id}/recording/deals/{deal_no}/disputes",
-             status_code=status.HTTP_201_CREATED)
-async def dispute(table_id: int, deal_no: int, body: DisputeIn, member: CurrentMember,
-                  db: SessionDep) -> dict[str, Any]:
+@router.post("/{table_id}/recording/deals/{deal_no}/disputes", status_code=status.HTTP_201_CREATED)
+async def dispute(
+    table_id: int, deal_no: int, body: DisputeIn, member: CurrentMember, db: SessionDep
+) -> dict[str, Any]:
     """Dispute an entry: every player sees it on the table's socket."""
     with _errors():
         done = await recording.dispute_deal(db, table_id, member.id, deal_no, body.text)

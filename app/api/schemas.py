@@ -62,10 +62,19 @@ class MemberOut(BaseModel):
 
     model_config = ConfigDict(
         from_attributes=True,
-        json_schema_extra={"examples": [{
-            "id": 7, "login": "ivanov", "display_name": "Иван Иванов", "role": "member",
-            "active": True, "must_change_password": False, "is_bot": False,
-        }]},
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": 7,
+                    "login": "ivanov",
+                    "display_name": "Иван Иванов",
+                    "role": "member",
+                    "active": True,
+                    "must_change_password": False,
+                    "is_bot": False,
+                }
+            ]
+        },
     )
 
     id: int
@@ -90,8 +99,9 @@ class ErrorOut(BaseModel):
     machine ``code`` (``not_found``, ``invalid_input``, ``database_unavailable``...)."""
 
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"detail": "this needs the admin role",
-                                         "code": "forbidden"}]}
+        json_schema_extra={
+            "examples": [{"detail": "this needs the admin role", "code": "forbidden"}]
+        }
     )
 
     detail: str
@@ -112,10 +122,23 @@ class ValidationErrorOut(BaseModel):
     """A 422: what was wrong with the request (``detail`` is a list for field errors, a string
     when the database refused a value), ``code`` ``invalid_input``."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "detail": [{"loc": ["path", "table_id"], "msg": "Input should be less than or equal "
-                    "to 2147483647", "type": "less_than_equal"}], "code": "invalid_input",
-        "params": {"field": "table_id", "problem": "too_big", "limit": 2147483647}}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "detail": [
+                        {
+                            "loc": ["path", "table_id"],
+                            "msg": "Input should be less than or equal to 2147483647",
+                            "type": "less_than_equal",
+                        }
+                    ],
+                    "code": "invalid_input",
+                    "params": {"field": "table_id", "problem": "too_big", "limit": 2147483647},
+                }
+            ]
+        }
+    )
 
     detail: list[ValidationIssue] | str
     code: str
@@ -128,8 +151,10 @@ class ValidationErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, object]] = {
     400: {"model": ErrorOut, "description": "refused by the club's rules"},
     401: {"model": ErrorOut, "description": "not logged in"},
-    403: {"model": ErrorOut, "description": "wrong role, CSRF check failed, or password change "
-                                            "required"},
+    403: {
+        "model": ErrorOut,
+        "description": "wrong role, CSRF check failed, or password change required",
+    },
     404: {"model": ErrorOut, "description": "not found"},
     409: {"model": ErrorOut, "description": "conflicts with the current state"},
     422: {"model": ValidationErrorOut, "description": "invalid input"},

@@ -21,15 +21,22 @@ from app.services.audit import Actor
 
 router = APIRouter(prefix="/api", tags=["seasons"], responses=ERRORS)
 
-SEASON_EXAMPLE: dict[str, Any] = {"id": 1, "name": "2026/27", "first_day": "2026-09-01",
-                  "last_day": "2027-05-31"}
+SEASON_EXAMPLE: dict[str, Any] = {
+    "id": 1,
+    "name": "2026/27",
+    "first_day": "2026-09-01",
+    "last_day": "2027-05-31",
+}
 
 
 class SeasonIn(BaseModel):
     """A season: its name and its first and last day (club dates, both included)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"name": "2026/27", "first_day": "2026-09-01", "last_day": "2027-05-31"}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"name": "2026/27", "first_day": "2026-09-01", "last_day": "2027-05-31"}]
+        }
+    )
 
     name: str = Field(min_length=1, max_length=100)
     first_day: date
@@ -53,19 +60,41 @@ class SeasonOut(BaseModel):
     @classmethod
     def of(cls, season: Season) -> SeasonOut:
         """The answer for a stored season."""
-        return cls(id=season.id, name=season.name, first_day=season.first_day,
-                   last_day=season.last_day)
+        return cls(
+            id=season.id, name=season.name, first_day=season.first_day, last_day=season.last_day
+        )
 
 
 class StandingsOut(BaseModel):
     """The standings of one season (``season`` ``null``: all-time), ranked by ``order``."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "season": SEASON_EXAMPLE, "min_pulkas": 5, "order": "whists",
-        "lines": [{"member_id": 12, "name": "Анна", "rank": 1, "qualified": True,
-                   "pulkas": 9, "nights": 8, "deals": 212, "whists": "340", "money": "170.00",
-                   "whists_per_pulka": "37.8", "money_per_pulka": "18.89",
-                   "rating": {"ordinal": 21.4, "mu": 29.1, "sigma": 2.57, "matches": 9}}]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "season": SEASON_EXAMPLE,
+                    "min_pulkas": 5,
+                    "order": "whists",
+                    "lines": [
+                        {
+                            "member_id": 12,
+                            "name": "Анна",
+                            "rank": 1,
+                            "qualified": True,
+                            "pulkas": 9,
+                            "nights": 8,
+                            "deals": 212,
+                            "whists": "340",
+                            "money": "170.00",
+                            "whists_per_pulka": "37.8",
+                            "money_per_pulka": "18.89",
+                            "rating": {"ordinal": 21.4, "mu": 29.1, "sigma": 2.57, "matches": 9},
+                        }
+                    ],
+                }
+            ]
+        }
+    )
 
     season: SeasonOut | None
     min_pulkas: int
@@ -84,8 +113,9 @@ async def list_seasons(member: CurrentMember, db: SessionDep) -> list[SeasonOut]
 
 
 @router.post("/seasons", response_model=SeasonOut, status_code=201)
-async def create_season(body: SeasonIn, admin: AdminMember, db: SessionDep,
-                        address: AddressDep) -> SeasonOut:
+async def create_season(
+    body: SeasonIn, admin: AdminMember, db: SessionDep, address: AddressDep
+) -> SeasonOut:
     """A new season (admins; audited ``season.create``)."""
     with service_errors():
         season = await season_service.create_season(db, body.spec(), Actor.of(admin, address))
@@ -93,18 +123,21 @@ async def create_season(body: SeasonIn, admin: AdminMember, db: SessionDep,
 
 
 @router.put("/seasons/{season_id}", response_model=SeasonOut)
-async def update_season(season_id: IdPath, body: SeasonIn, admin: AdminMember, db: SessionDep,
-                        address: AddressDep) -> SeasonOut:
+async def update_season(
+    season_id: IdPath, body: SeasonIn, admin: AdminMember, db: SessionDep, address: AddressDep
+) -> SeasonOut:
     """Rename or move a season (admins; audited ``season.update``)."""
     with service_errors():
-        season = await season_service.update_season(db, season_id, body.spec(),
-                                                    Actor.of(admin, address))
+        season = await season_service.update_season(
+            db, season_id, body.spec(), Actor.of(admin, address)
+        )
     return SeasonOut.of(season)
 
 
 @router.delete("/seasons/{season_id}", status_code=204)
-async def delete_season(season_id: IdPath, admin: AdminMember, db: SessionDep,
-                        address: AddressDep) -> Response:
+async def delete_season(
+    season_id: IdPath, admin: AdminMember, db: SessionDep, address: AddressDep
+) -> Response:
     """Delete a season (admins; audited ``season.delete``). Its nights stay all-time."""
     with service_errors():
         await season_service.delete_season(db, season_id, Actor.of(admin, address))
@@ -122,23 +155,27 @@ def _season_id(value: str) -> int | None:
 
 @router.get("/standings", response_model=StandingsOut)
 async def read_standings(
-    member: CurrentMember, db: SessionDep,
+    member: CurrentMember,
+    db: SessionDep,
     season: Annotated[str, Query(max_length=12, description="a season id, or `all`")] = "all",
-    order: Annotated[str, Query(max_length=12,
-                                description="whists | money | pulkas | nights | rating")
-                     ] = "whists",
+    order: Annotated[
+        str, Query(max_length=12, description="whists | money | pulkas | nights | rating")
+    ] = "whists",
 ) -> StandingsOut:
     """The standings of a season or all-time (any member): members ranked by whists or money
     per pulka, pulkas, nights present or rating, among those with the club's minimum of
     pulkas; the others follow, unranked."""
     if order not in standings_service.ORDERS:
-        raise CodedHTTPException(422, f"order is one of {', '.join(standings_service.ORDERS)}",
-                                 "bad_order")
+        raise CodedHTTPException(
+            422, f"order is one of {', '.join(standings_service.ORDERS)}", "bad_order"
+        )
     season_id = _season_id(season)
     with service_errors():
         chosen = None if season_id is None else await season_service.get_season(db, season_id)
     board = await standings_service.standings(db, chosen, order)
     return StandingsOut(
         season=None if board.season is None else SeasonOut.of(board.season),
-        min_pulkas=board.min_pulkas, order=board.order,
-        lines=board.lines)
+        min_pulkas=board.min_pulkas,
+        order=board.order,
+        lines=board.lines,
+    )

@@ -33,9 +33,20 @@ router = APIRouter(prefix="/api", tags=["sessions"], responses=ERRORS)
 class SessionOut(BaseModel):
     """A club session."""
 
-    model_config = ConfigDict(from_attributes=True, json_schema_extra={"examples": [{
-        "id": 3, "starts_at": "2026-11-30T16:00:00Z", "ends_at": "2026-11-30T19:15:00Z",
-        "extra": False, "ended_at": None}]})
+    model_config = ConfigDict(
+        from_attributes=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": 3,
+                    "starts_at": "2026-11-30T16:00:00Z",
+                    "ends_at": "2026-11-30T19:15:00Z",
+                    "extra": False,
+                    "ended_at": None,
+                }
+            ]
+        },
+    )
 
     id: int
     starts_at: datetime
@@ -55,8 +66,9 @@ class GenerateIn(BaseModel):
 class ExtraIn(BaseModel):
     """An extra session (club local date and times)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"date": "2026-12-03", "start": "19:00", "end": "22:15"}]})
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"date": "2026-12-03", "start": "19:00", "end": "22:15"}]}
+    )
 
     date: date
     start: time = schedule.SESSION_START
@@ -66,9 +78,18 @@ class ExtraIn(BaseModel):
 class AttendanceOut(BaseModel):
     """A member's check-in."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "member_id": 7, "display_name": "Иван", "checked_in_at": "2026-11-30T15:55:00Z",
-        "late": False}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "member_id": 7,
+                    "display_name": "Иван",
+                    "checked_in_at": "2026-11-30T15:55:00Z",
+                    "late": False,
+                }
+            ]
+        }
+    )
 
     member_id: int
     display_name: str
@@ -87,9 +108,18 @@ class LateNoticeIn(BaseModel):
 class LateNoticeOut(BaseModel):
     """A notice of being late."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "member_id": 7, "display_name": "Иван", "given_at": "2026-11-30T12:00:00Z",
-        "note": "буду к 20:00"}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "member_id": 7,
+                    "display_name": "Иван",
+                    "given_at": "2026-11-30T12:00:00Z",
+                    "note": "буду к 20:00",
+                }
+            ]
+        }
+    )
 
     member_id: int
     display_name: str
@@ -100,11 +130,27 @@ class LateNoticeOut(BaseModel):
 class DrawOut(BaseModel):
     """A draw the server made, with its full record."""
 
-    model_config = ConfigDict(from_attributes=True, json_schema_extra={"examples": [{
-        "id": 1, "kind": "tables", "club_session_id": 3, "table_id": None,
-        "record": {"rule": "R-T1", "table_sizes": [3, 3], "suits": ["S", "C"],
-                   "prepared": ["AS", "KS", "QS", "AC", "KC", "QC"],
-                   "draws": [{"member": "7", "card": "KC"}], "tables": [["7"], []]}}]})
+    model_config = ConfigDict(
+        from_attributes=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": 1,
+                    "kind": "tables",
+                    "club_session_id": 3,
+                    "table_id": None,
+                    "record": {
+                        "rule": "R-T1",
+                        "table_sizes": [3, 3],
+                        "suits": ["S", "C"],
+                        "prepared": ["AS", "KS", "QS", "AC", "KC", "QC"],
+                        "draws": [{"member": "7", "card": "KC"}],
+                        "tables": [["7"], []],
+                    },
+                }
+            ]
+        },
+    )
 
     id: int
     kind: str
@@ -116,8 +162,12 @@ class DrawOut(BaseModel):
 class DrawnTableOut(BaseModel):
     """A table formed by the table draw; ``table_id`` once seated."""
 
-    model_config = ConfigDict(from_attributes=True, json_schema_extra={"examples": [{
-        "id": 4, "suit": 0, "member_ids": [7, 9, 12], "table_id": None}]})
+    model_config = ConfigDict(
+        from_attributes=True,
+        json_schema_extra={
+            "examples": [{"id": 4, "suit": 0, "member_ids": [7, 9, 12], "table_id": None}]
+        },
+    )
 
     id: int
     suit: int
@@ -128,8 +178,9 @@ class DrawnTableOut(BaseModel):
 class DrawTablesIn(BaseModel):
     """Optional table sizes; by default as few tables of 3 or 4 as possible (R-T1)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{"table_sizes": None},
-                                                              {"table_sizes": [4, 3]}]})
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"table_sizes": None}, {"table_sizes": [4, 3]}]}
+    )
 
     table_sizes: list[int] | None = Field(default=None, min_length=1, max_length=4)
 
@@ -137,9 +188,16 @@ class DrawTablesIn(BaseModel):
 class TablesDrawnOut(BaseModel):
     """The table draw and the tables it formed."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "draw": DrawOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
-        "tables": [{"id": 4, "suit": 0, "member_ids": [7, 9, 12], "table_id": None}]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "draw": DrawOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                    "tables": [{"id": 4, "suit": 0, "member_ids": [7, 9, 12], "table_id": None}],
+                }
+            ]
+        }
+    )
 
     draw: DrawOut
     tables: list[DrawnTableOut]
@@ -148,9 +206,19 @@ class TablesDrawnOut(BaseModel):
 class SessionDetail(BaseModel):
     """A session with who is present, who will be late, the tables drawn and who waits."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "session": SessionOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
-        "attendance": [], "late_notices": [], "drawn_tables": [], "waiting": [7, 9]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "session": SessionOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                    "attendance": [],
+                    "late_notices": [],
+                    "drawn_tables": [],
+                    "waiting": [7, 9],
+                }
+            ]
+        }
+    )
 
     session: SessionOut
     attendance: list[AttendanceOut]
@@ -162,9 +230,16 @@ class SessionDetail(BaseModel):
 class EndOut(BaseModel):
     """The session end: the tables whose pulkas were closed and settled (R-S3)."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "session": SessionOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
-        "closed_tables": [11, 12]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "session": SessionOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                    "closed_tables": [11, 12],
+                }
+            ]
+        }
+    )
 
     session: SessionOut
     closed_tables: list[int]
@@ -173,9 +248,16 @@ class EndOut(BaseModel):
 class AttendanceCount(BaseModel):
     """Sessions attended by a member in a period."""
 
-    model_config = ConfigDict(json_schema_extra={"examples": [{
-        "member": MemberOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
-        "sessions": 6}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "member": MemberOut.model_config["json_schema_extra"]["examples"][0],  # type: ignore[index]
+                    "sessions": 6,
+                }
+            ]
+        }
+    )
 
     member: MemberOut
     sessions: int
@@ -184,15 +266,28 @@ class AttendanceCount(BaseModel):
 async def _detail(db: SessionDep, row: ClubSession) -> SessionDetail:
     attendance = await schedule.attendance_of(db, row.id)
     notices = await schedule.late_notices_of(db, row.id)
-    drawn = (await db.scalars(select(DrawnTable).where(DrawnTable.club_session_id == row.id)
-                              .order_by(DrawnTable.id))).all()
+    drawn = (
+        await db.scalars(
+            select(DrawnTable).where(DrawnTable.club_session_id == row.id).order_by(DrawnTable.id)
+        )
+    ).all()
     return SessionDetail(
         session=SessionOut.model_validate(row),
-        attendance=[AttendanceOut(member_id=m.id, display_name=m.display_name,
-                                  checked_in_at=a.checked_in_at, late=a.late)
-                    for a, m in attendance],
-        late_notices=[LateNoticeOut(member_id=m.id, display_name=m.display_name,
-                                    given_at=n.given_at, note=n.note) for n, m in notices],
+        attendance=[
+            AttendanceOut(
+                member_id=m.id,
+                display_name=m.display_name,
+                checked_in_at=a.checked_in_at,
+                late=a.late,
+            )
+            for a, m in attendance
+        ],
+        late_notices=[
+            LateNoticeOut(
+                member_id=m.id, display_name=m.display_name, given_at=n.given_at, note=n.note
+            )
+            for n, m in notices
+        ],
         drawn_tables=[DrawnTableOut.model_validate(t) for t in drawn],
         waiting=await forming.waiting_members(db, row.id),
     )
@@ -206,35 +301,55 @@ async def list_sessions(member: CurrentMember, db: SessionDep, clock: ClockDep) 
 
 
 @router.post("/sessions/generate", response_model=list[SessionOut])
-async def generate(body: GenerateIn, admin: AdminMember, db: SessionDep, clock: ClockDep,
-                   settings: SettingsDep, address: AddressDep) -> list[Any]:
+async def generate(
+    body: GenerateIn,
+    admin: AdminMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+    address: AddressDep,
+) -> list[Any]:
     """Admin: create the Monday sessions (19:00-22:15 club time) of the coming weeks; running it
     again creates nothing twice (R-S1)."""
     with service_errors():
-        return await schedule.generate_sessions(db, clock.now(), settings.zone, body.weeks,
-                                                Actor.of(admin, address))
+        return await schedule.generate_sessions(
+            db, clock.now(), settings.zone, body.weeks, Actor.of(admin, address)
+        )
 
 
 @router.post("/sessions/extra", response_model=SessionOut, status_code=status.HTTP_201_CREATED)
-async def add_extra(body: ExtraIn, admin: AdminMember, db: SessionDep, clock: ClockDep,
-                    settings: SettingsDep, address: AddressDep) -> Any:
+async def add_extra(
+    body: ExtraIn,
+    admin: AdminMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+    address: AddressDep,
+) -> Any:
     """Admin: an extra session, recorded as extra (R-S1)."""
     with service_errors():
-        return await schedule.add_extra_session(db, day=body.date, start=body.start,
-                                                end=body.end, zone=settings.zone, by=admin,
-                                                now=clock.now(), actor=Actor.of(admin, address))
+        return await schedule.add_extra_session(
+            db,
+            day=body.date,
+            start=body.start,
+            end=body.end,
+            zone=settings.zone,
+            by=admin,
+            now=clock.now(),
+            actor=Actor.of(admin, address),
+        )
 
 
 @router.post("/sessions/{session_id}/cancel", status_code=status.HTTP_204_NO_CONTENT)
-async def cancel(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep,
-                 address: AddressDep) -> None:
+async def cancel(
+    session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep, address: AddressDep
+) -> None:
     """Admin: cancel an extra session that has no table draw and no tables yet; it disappears
     from the lists with its check-ins and late notices (R-S1). 409 ``not_an_extra_session``
     for a Monday session, ``session_has_tables`` once the tables are drawn, ``session_over``
     after its end."""
     with service_errors():
-        await schedule.cancel_extra_session(db, session_id, clock.now(),
-                                            Actor.of(admin, address))
+        await schedule.cancel_extra_session(db, session_id, clock.now(), Actor.of(admin, address))
 
 
 @router.get("/sessions/current", response_model=SessionDetail)
@@ -255,43 +370,73 @@ async def detail(session_id: IdPath, member: CurrentMember, db: SessionDep) -> S
 
 
 @router.post("/sessions/{session_id}/check-in", response_model=AttendanceOut)
-async def check_in(session_id: IdPath, member: CurrentMember, db: SessionDep,
-                   clock: ClockDep, settings: SettingsDep) -> AttendanceOut:
+async def check_in(
+    session_id: IdPath,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+) -> AttendanceOut:
     """Check in to the session (attendance). After 19:00 only with a notice of being late given
     before 19:00 (R-S4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
         a = await schedule.check_in(db, row, member, clock.now(), zone=settings.zone)
-    return AttendanceOut(member_id=member.id, display_name=member.display_name,
-                         checked_in_at=a.checked_in_at, late=a.late)
+    return AttendanceOut(
+        member_id=member.id,
+        display_name=member.display_name,
+        checked_in_at=a.checked_in_at,
+        late=a.late,
+    )
 
 
-@router.post("/sessions/{session_id}/late-notice", response_model=LateNoticeOut,
-             status_code=status.HTTP_201_CREATED)
-async def late_notice(session_id: IdPath, body: LateNoticeIn, member: CurrentMember,
-                      db: SessionDep, clock: ClockDep, settings: SettingsDep) -> LateNoticeOut:
+@router.post(
+    "/sessions/{session_id}/late-notice",
+    response_model=LateNoticeOut,
+    status_code=status.HTTP_201_CREATED,
+)
+async def late_notice(
+    session_id: IdPath,
+    body: LateNoticeIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    settings: SettingsDep,
+) -> LateNoticeOut:
     """Give notice of being late; only before 19:00 of that session (R-S4)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
-        n = await schedule.give_late_notice(db, row, member, clock.now(), body.note,
-                                              zone=settings.zone)
-    return LateNoticeOut(member_id=member.id, display_name=member.display_name,
-                         given_at=n.given_at, note=n.note)
+        n = await schedule.give_late_notice(
+            db, row, member, clock.now(), body.note, zone=settings.zone
+        )
+    return LateNoticeOut(
+        member_id=member.id, display_name=member.display_name, given_at=n.given_at, note=n.note
+    )
 
 
 @router.delete("/sessions/{session_id}/late-notice", status_code=status.HTTP_204_NO_CONTENT)
-async def withdraw_notice(session_id: IdPath, member: CurrentMember, db: SessionDep,
-                          clock: ClockDep) -> None:
+async def withdraw_notice(
+    session_id: IdPath, member: CurrentMember, db: SessionDep, clock: ClockDep
+) -> None:
     """Withdraw one's notice of being late (before 19:00)."""
     with service_errors():
         row = await schedule.get_session(db, session_id)
         await schedule.withdraw_late_notice(db, row, member, clock.now())
 
 
-@router.post("/sessions/{session_id}/draw-tables", response_model=TablesDrawnOut,
-             status_code=status.HTTP_201_CREATED)
-async def draw_tables(session_id: IdPath, body: DrawTablesIn, member: CurrentMember,
-                      db: SessionDep, clock: ClockDep, rng: RngDep) -> TablesDrawnOut:
+@router.post(
+    "/sessions/{session_id}/draw-tables",
+    response_model=TablesDrawnOut,
+    status_code=status.HTTP_201_CREATED,
+)
+async def draw_tables(
+    session_id: IdPath,
+    body: DrawTablesIn,
+    member: CurrentMember,
+    db: SessionDep,
+    clock: ClockDep,
+    rng: RngDep,
+) -> TablesDrawnOut:
     """The table draw (R-T1) among the members present: the server prepares one suit per table
     with as many cards as it has seats, each member draws one; the suit is the table. An admin
     or a member present may start it. A session draws once: a later (or concurrent) request
@@ -300,10 +445,13 @@ async def draw_tables(session_id: IdPath, body: DrawTablesIn, member: CurrentMem
         row = await schedule.get_session(db, session_id)
         if member.role != Role.admin and not await schedule.is_present(db, row.id, member.id):
             raise ForbiddenError("only an admin or a member present may draw the tables")
-        drawn = await forming.draw_session_tables(db, row, member, clock.now(), rng,
-                                                  body.table_sizes)
-    return TablesDrawnOut(draw=DrawOut.model_validate(drawn.draw),
-                          tables=[DrawnTableOut.model_validate(t) for t in drawn.tables])
+        drawn = await forming.draw_session_tables(
+            db, row, member, clock.now(), rng, body.table_sizes
+        )
+    return TablesDrawnOut(
+        draw=DrawOut.model_validate(drawn.draw),
+        tables=[DrawnTableOut.model_validate(t) for t in drawn.tables],
+    )
 
 
 @router.get("/sessions/{session_id}/draws", response_model=list[DrawOut])
@@ -315,8 +463,9 @@ async def session_draws(session_id: IdPath, member: CurrentMember, db: SessionDe
 
 
 @router.post("/sessions/{session_id}/end", response_model=EndOut)
-async def end(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep,
-              address: AddressDep) -> EndOut:
+async def end(
+    session_id: IdPath, admin: AdminMember, db: SessionDep, clock: ClockDep, address: AddressDep
+) -> EndOut:
     """Admin, after 22:15: end the session; every unfinished pulka is closed and settled as
     ended by agreement (R-S3, R-P9)."""
     with service_errors():
@@ -326,15 +475,19 @@ async def end(session_id: IdPath, admin: AdminMember, db: SessionDep, clock: Clo
 
 
 @router.get("/attendance", response_model=list[AttendanceCount], tags=["sessions"])
-async def attendance_report(treasurer: TreasurerMember, db: SessionDep, clock: ClockDep,
-                            since: date | None = None, until: date | None = None
-                            ) -> list[AttendanceCount]:
+async def attendance_report(
+    treasurer: TreasurerMember,
+    db: SessionDep,
+    clock: ClockDep,
+    since: date | None = None,
+    until: date | None = None,
+) -> list[AttendanceCount]:
     """Treasurer or admin: sessions attended per member (the fund favours regular members)."""
     now = clock.now()
-    start = datetime.combine(since, time(0), tzinfo=now.tzinfo) if since else now - timedelta(
-        days=365)
-    stop = datetime.combine(until, time(0), tzinfo=now.tzinfo) if until else now + timedelta(
-        days=1)
+    start = (
+        datetime.combine(since, time(0), tzinfo=now.tzinfo) if since else now - timedelta(days=365)
+    )
+    stop = datetime.combine(until, time(0), tzinfo=now.tzinfo) if until else now + timedelta(days=1)
     rows = await schedule.attendance_counts(db, start, stop)
     return [AttendanceCount(member=MemberOut.model_validate(m), sessions=c) for m, c in rows]
 

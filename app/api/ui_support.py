@@ -53,8 +53,13 @@ async def sheet_lines(table_id: IdPath, member: CurrentMember, db: SessionDep) -
         "target": pulka.target,
         "sheet": pulka.sheet.to_json(),
         "lines": [
-            {"deal": line.deal, "seat": line.seat, "column": line.column,
-             "total": json_number(line.total), "on": line.on}
+            {
+                "deal": line.deal,
+                "seat": line.seat,
+                "column": line.column,
+                "total": json_number(line.total),
+                "on": line.on,
+            }
             for line in running_totals(pulka.entries)
         ],
         "last_deal": last_deal,

@@ -57,8 +57,7 @@ def get_hub(app: FastAPI) -> Hub:
     hub: Hub | None = getattr(app.state, "hub", None)
     if hub is None:
         timers: TableTimers = app.state.table_timers
-        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock,
-                  timers=timers)
+        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock, timers=timers)
         app.state.hub = hub
         asyncio.get_running_loop().create_task(hub.start())
     return hub
@@ -111,8 +110,9 @@ def origin_allowed(websocket: WebSocket) -> bool:
     return origin.rstrip("/") in websocket.app.state.settings.origins()
 
 
-async def _authenticate(websocket: WebSocket, table_id: int
-                        ) -> tuple[Member, int, int | None] | None:
+async def _authenticate(
+    websocket: WebSocket, table_id: int
+) -> tuple[Member, int, int | None] | None:
     """(member, login session id, seat) of a live session at an existing table, or None."""
     token = websocket.cookies.get(SESSION_COOKIE)
     if not token:
@@ -138,8 +138,7 @@ def _valid_id(cid: Any) -> str | None:
 
 
 def _error(cid: Any, code: str, message: str, seq: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "error", "id": _valid_id(cid), "code": code,
-                           "message": message}
+    out: dict[str, Any] = {"type": "error", "id": _valid_id(cid), "code": code, "message": message}
     if seq is not None:
         out["seq"] = seq
     return out
@@ -159,13 +158,22 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     hub = get_hub(websocket.app)
     await websocket.accept()
     transport = websocket.scope.get("extensions", {}).get(SEND_NOWAIT, {})
-    conn = Connection(websocket, table_id=table_id, member_id=member.id, seat=seat,
-                      name=member.display_name, send_nowait=transport.get("send"),
-                      abort=transport.get("abort"))
+    conn = Connection(
+        websocket,
+        table_id=table_id,
+        member_id=member.id,
+        seat=seat,
+        name=member.display_name,
+        send_nowait=transport.get("send"),
+        abort=transport.get("abort"),
+    )
     conn.session_id = session_id
     caps = socket_caps(websocket.app)
-    address = client_address(websocket.client.host if websocket.client else None,
-                             websocket.headers, websocket.app.state.trusted_proxies)
+    address = client_address(
+        websocket.client.host if websocket.client else None,
+        websocket.headers,
+        websocket.app.state.trusted_proxies,
+    )
     for older in caps.admit(conn, member.id, address):
         older.drop(CLOSE_REPLACED, "replaced by a newer socket of this member or address")
     code = 1000
@@ -285,8 +293,13 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
         return
     hello = _parse(first)
     if not isinstance(hello, dict) or hello.get("type") != "hello":
-        conn.send(_error(hello.get("id") if isinstance(hello, dict) else None, "bad_command",
-                         "the first message must be hello"))
+        conn.send(
+            _error(
+                hello.get("id") if isinstance(hello, dict) else None,
+                "bad_command",
+                "the first message must be hello",
+            )
+        )
         await conn.flush()
         return
     last_seq = hello.get("last_seq")
@@ -306,8 +319,10 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
         if not budget.take():
             # Every frame before this one was answered (in order); this one and what follows
             # are not read.
-            log.info("closing a table socket over its frame budget",
-                     extra={"table": conn.table_id, "member": conn.member_id})
+            log.info(
+                "closing a table socket over its frame budget",
+                extra={"table": conn.table_id, "member": conn.member_id},
+            )
             await conn.flush()
             conn.drop(CLOSE_OVER_BUDGET, "too many frames: see the protocol's frame budget")
             return
@@ -318,9 +333,14 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
         await _handle(hub, commands, conn, message, received, chats)
 
 
-async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
-                  message: dict[str, Any], received: float,
-                  chats: RecentChats | None = None) -> None:
+async def _handle(
+    hub: Hub,
+    commands: TableCommands,
+    conn: Connection,
+    message: dict[str, Any],
+    received: float,
+    chats: RecentChats | None = None,
+) -> None:
     """Answer one message; a table command (:data:`WRITE_COMMANDS`) is counted in
     ``hub.command_stats`` with its time from ``received`` (``perf_counter``) to its answer.
     ``chats`` lets a flood's refused chat lines skip the table's row lock."""
@@ -336,25 +356,40 @@ async def _handle(hub: Hub, commands: TableCommands, conn: Connection,
         return
     if kind == "last_trick":
         state = hub.state_of(conn.table_id)
-        deal = (state.deal if state is not None else None)
+        deal = state.deal if state is not None else None
         trick = winner = None
         if deal is not None:
             view = engine.view(deal, conn.seat)
             trick, winner = view.get("last_trick"), view.get("last_trick_winner")
-        conn.send({"type": "last_trick", "id": _valid_id(cid),
-                   "seq": state.seq if state else 0, "trick": trick, "winner": winner})
+        conn.send(
+            {
+                "type": "last_trick",
+                "id": _valid_id(cid),
+                "seq": state.seq if state else 0,
+                "trick": trick,
+                "winner": winner,
+            }
+        )
         return
     if kind not in WRITE_COMMANDS:
         shown = kind if kind is not None and len(kind) <= 40 else "(not a short string)"
-        conn.send(_error(cid, "unknown_command", f"unknown command type {shown!r}",
-                         conn.last_seq))
+        conn.send(_error(cid, "unknown_command", f"unknown command type {shown!r}", conn.last_seq))
         return
     try:
         result = await commands.execute(
-            hub.sessionmaker, hub.cache, table_id=conn.table_id, member_id=conn.member_id,
-            seat=conn.seat, name=conn.name, command=message, now=hub.clock.now(),
-            session_id=conn.session_id, solver=hub.workers, committer=hub.committer,
-            chats=chats)
+            hub.sessionmaker,
+            hub.cache,
+            table_id=conn.table_id,
+            member_id=conn.member_id,
+            seat=conn.seat,
+            name=conn.name,
+            command=message,
+            now=hub.clock.now(),
+            session_id=conn.session_id,
+            solver=hub.workers,
+            committer=hub.committer,
+            chats=chats,
+        )
     except CommandRejected as exc:
         await hub.catch_up(conn.table_id)
         state = hub.state_of(conn.table_id)

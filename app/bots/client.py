@@ -53,10 +53,20 @@ class BotStats:
 class BotClient:
     """One seat (or a spectator, ``play=False``) at one table."""
 
-    def __init__(self, base_ws: str, table_id: int, cookie: str, origin: str, *,
-                 strategy: Strategy | None = None, play: bool = True,
-                 max_deals: int | None = None, observer: Observer | None = None,
-                 name: str = "bot", think: float = 0.0) -> None:
+    def __init__(
+        self,
+        base_ws: str,
+        table_id: int,
+        cookie: str,
+        origin: str,
+        *,
+        strategy: Strategy | None = None,
+        play: bool = True,
+        max_deals: int | None = None,
+        observer: Observer | None = None,
+        name: str = "bot",
+        think: float = 0.0,
+    ) -> None:
         self.url = f"{base_ws}/ws/tables/{table_id}"
         self.table_id = table_id
         self.cookie = cookie
@@ -93,14 +103,17 @@ class BotClient:
         while not self._stop and not self.finished.is_set():
             try:
                 async with websockets.connect(
-                    self.url, additional_headers={"Cookie": self.cookie},
-                    origin=self.origin, max_size=2**22, open_timeout=10,  # type: ignore[arg-type]
-                    ping_interval=20, ping_timeout=20,
+                    self.url,
+                    additional_headers={"Cookie": self.cookie},
+                    origin=self.origin,  # type: ignore[arg-type]
+                    max_size=2**22,
+                    open_timeout=10,
+                    ping_interval=20,
+                    ping_timeout=20,
                 ) as ws:
                     self._ws = ws
                     self._rejoined = True
-                    await self._send(ws, json.dumps({"type": "hello",
-                                                     "last_seq": self.last_seq}))
+                    await self._send(ws, json.dumps({"type": "hello", "last_seq": self.last_seq}))
                     delay = 0.2
                     async for raw in ws:
                         await self._on_message(orjson.loads(raw))
@@ -210,8 +223,11 @@ class BotClient:
         if self.table.get("status") == "finished" or self._deals_done():
             self.finished.set()
             return
-        if (self.max_deals is not None and kind == "deal_ended"
-                and message.get("data", {}).get("deal_no", 0) >= self.max_deals):
+        if (
+            self.max_deals is not None
+            and kind == "deal_ended"
+            and message.get("data", {}).get("deal_no", 0) >= self.max_deals
+        ):
             self.finished.set()
             return
         await self._maybe_act()
@@ -220,8 +236,15 @@ class BotClient:
         return self.max_deals is not None and int(self.table.get("deal_no", 0)) > self.max_deals
 
     async def _maybe_act(self) -> None:
-        if (not self.play or self.pending is not None or not self.legal or self.view is None
-                or self._ws is None or self.seat is None or self._deals_done()):
+        if (
+            not self.play
+            or self.pending is not None
+            or not self.legal
+            or self.view is None
+            or self._ws is None
+            or self.seat is None
+            or self._deals_done()
+        ):
             return
         if self.failures >= 3:
             choice: dict[str, Any] | None = dict(random.choice(self.legal))

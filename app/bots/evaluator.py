@@ -14,11 +14,29 @@ from collections.abc import Sequence
 
 from app.rules import parse_card
 
-FEATURES = ("bias", "trump_len", "trump_A", "trump_K", "trump_Q", "trump_J", "side_A",
-            "side_K", "side_Q", "side_long")
+FEATURES = (
+    "bias",
+    "trump_len",
+    "trump_A",
+    "trump_K",
+    "trump_Q",
+    "trump_J",
+    "side_A",
+    "side_K",
+    "side_Q",
+    "side_long",
+)
 WEIGHTS: dict[str, float] = {
-    "bias": -3.996, "trump_len": 1.322, "trump_A": 1.387, "trump_K": 0.957, "trump_Q": 0.547,
-    "trump_J": 0.164, "side_A": 1.312, "side_K": 0.519, "side_Q": 0.542, "side_long": 0.0,
+    "bias": -3.996,
+    "trump_len": 1.322,
+    "trump_A": 1.387,
+    "trump_K": 0.957,
+    "trump_Q": 0.547,
+    "trump_J": 0.164,
+    "side_A": 1.312,
+    "side_K": 0.519,
+    "side_Q": 0.542,
+    "side_long": 0.0,
 }
 """Output of ``python -m bench.bots_fit --deals 200 --seed 1`` (root-mean-square error 0.73
 tricks). ``side_long`` fits to zero: with the longest suit as trumps a long side suit is rare."""
@@ -50,8 +68,9 @@ def features(cards: Sequence[str], trump: int | None) -> dict[str, float]:
     return out
 
 
-def declarer_tricks(cards: Sequence[str], trump: int | None,
-                    weights: dict[str, float] | None = None) -> float:
+def declarer_tricks(
+    cards: Sequence[str], trump: int | None, weights: dict[str, float] | None = None
+) -> float:
     """Expected tricks of ``cards`` as declarer on lead with ``trump`` (the fitted model)."""
     w = weights or WEIGHTS
     return sum(w[name] * value for name, value in features(cards, trump).items())
@@ -59,8 +78,10 @@ def declarer_tricks(cards: Sequence[str], trump: int | None,
 
 def best_strain(cards: Sequence[str]) -> tuple[float, int | None]:
     """The trump suit (None: no-trumps is never preferred here) giving the most tricks."""
-    return max(((declarer_tricks(cards, t), t) for t in range(4)),
-               key=lambda pair: (pair[0], -1 if pair[1] is None else pair[1]))
+    return max(
+        ((declarer_tricks(cards, t), t) for t in range(4)),
+        key=lambda pair: (pair[0], -1 if pair[1] is None else pair[1]),
+    )
 
 
 __all__ = ["FEATURES", "WEIGHTS", "best_strain", "declarer_tricks", "features"]

@@ -35,29 +35,58 @@ class Seat:
     cookie: str
 
 
-async def make_member(db: AsyncSession, login: str, name: str, now: datetime, *,
-                      bot: bool = True, role: Role = Role.member) -> Seat:
+async def make_member(
+    db: AsyncSession,
+    login: str,
+    name: str,
+    now: datetime,
+    *,
+    bot: bool = True,
+    role: Role = Role.member,
+) -> Seat:
     """A member with an open session; returns his ``Cookie`` header value."""
-    member = Member(login=login, display_name=name, role=role, is_bot=bot, active=True,
-                    must_change_password=False)
+    member = Member(
+        login=login,
+        display_name=name,
+        role=role,
+        is_bot=bot,
+        active=True,
+        must_change_password=False,
+    )
     db.add(member)
     await db.flush()
     token, _ = await open_session(db, member, now, 24)
     return Seat(member.id, login, f"{SESSION_COOKIE}={token}")
 
 
-async def make_bot_table(db: AsyncSession, prefix: str, players: int, now: datetime, *,
-                         preset: str = "club", target: int = 100, first_dealer: int = 0,
-                         move_timer_seconds: int | None = None,
-                         practice: bool = True) -> tuple[int, list[Seat]]:
+async def make_bot_table(
+    db: AsyncSession,
+    prefix: str,
+    players: int,
+    now: datetime,
+    *,
+    preset: str = "club",
+    target: int = 100,
+    first_dealer: int = 0,
+    move_timer_seconds: int | None = None,
+    practice: bool = True,
+) -> tuple[int, list[Seat]]:
     """A practice table (or, with ``practice=False``, a club table outside any session) of
     ``players`` fresh bot members; returns its id and seats."""
-    seats = [await make_member(db, f"{prefix}-{i}", f"Bot {prefix} {i + 1}", now)
-             for i in range(players)]
+    seats = [
+        await make_member(db, f"{prefix}-{i}", f"Bot {prefix} {i + 1}", now) for i in range(players)
+    ]
     table = await create_table(
-        db, seat_member_ids=[s.member_id for s in seats], preset=preset, practice=practice,
-        club_session_id=None, target=target, first_dealer=first_dealer,
-        move_timer_seconds=move_timer_seconds, now=now)
+        db,
+        seat_member_ids=[s.member_id for s in seats],
+        preset=preset,
+        practice=practice,
+        club_session_id=None,
+        target=target,
+        first_dealer=first_dealer,
+        move_timer_seconds=move_timer_seconds,
+        now=now,
+    )
     return table.id, seats
 
 
@@ -86,16 +115,22 @@ def all_seats_latencies(bots: list[BotClient]) -> list[float]:
 class ServeProcess:
     """``prefclub serve`` in a child process on ``port`` (for selfplay and bench)."""
 
-    def __init__(self, database_url: str, data_dir: Path, port: int,
-                 log_path: Path | None = None) -> None:
+    def __init__(
+        self, database_url: str, data_dir: Path, port: int, log_path: Path | None = None
+    ) -> None:
         self.port = port
         self.env = {
-            **os.environ, "DATABASE_URL": database_url, "PREFCLUB_DATA_DIR": str(data_dir),
-            "HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "WARNING",
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "PREFCLUB_DATA_DIR": str(data_dir),
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "LOG_LEVEL": "WARNING",
             "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(48),
             # Every bot connects from 127.0.0.1: the per-address caps meant for the public
             # (docs/security.md) would close a load generator's own sockets.
-            "INCOMPLETE_PER_ADDRESS": "0", "WS_PER_ADDRESS": "1000000",
+            "INCOMPLETE_PER_ADDRESS": "0",
+            "WS_PER_ADDRESS": "1000000",
         }
         self.log_path = log_path or data_dir / f"serve-{port}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -116,14 +151,20 @@ class ServeProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve"], cwd=PROJECT_ROOT, env=self.env,
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [sys.executable, "-m", "app.cli", "serve"],
+            cwd=PROJECT_ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         async with httpx.AsyncClient() as client:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
-                    raise RuntimeError("the server exited early:\n"
-                                       + self.log_path.read_text(errors="replace"))
+                    raise RuntimeError(
+                        "the server exited early:\n" + self.log_path.read_text(errors="replace")
+                    )
                 try:
                     if (await client.get(f"{self.origin}/readyz", timeout=1)).status_code == 200:
                         return

@@ -37,8 +37,9 @@ class SearchStrategy(Strategy):
     """A :class:`Strategy` that plays its cards by PIMC (and, if ``evaluated``, bids by the
     fitted evaluator). ``samples`` and ``budget`` (seconds per card) bound its thinking."""
 
-    def __init__(self, rng: random.Random | None = None, *, samples: int, budget: float,
-                 evaluated: bool) -> None:
+    def __init__(
+        self, rng: random.Random | None = None, *, samples: int, budget: float, evaluated: bool
+    ) -> None:
         super().__init__(rng)
         self.samples = samples
         self.budget = budget
@@ -54,19 +55,27 @@ class SearchStrategy(Strategy):
         if isinstance(deal, Mapping) and deal.get("phase") == "play":
             self.memories.setdefault(seat, Memory()).update(deal)
 
-    def choose(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]],
-               seat: int) -> dict[str, Any] | None:
+    def choose(
+        self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], seat: int
+    ) -> dict[str, Any] | None:
         self.observe(view, seat)
         return super().choose(view, legal, seat)
 
     # -- play ------------------------------------------------------------------------------
 
-    def _play(self, view: Mapping[str, Any], plays: list[Mapping[str, Any]],
-              seat: int) -> dict[str, Any]:
+    def _play(
+        self, view: Mapping[str, Any], plays: list[Mapping[str, Any]], seat: int
+    ) -> dict[str, Any]:
         deal = view["deal"]
         memory = self.memories.setdefault(seat, Memory())
-        decision = choose_card(deal, [p["card"] for p in plays], memory, self.rng,
-                               samples=self.samples, budget=self.budget)
+        decision = choose_card(
+            deal,
+            [p["card"] for p in plays],
+            memory,
+            self.rng,
+            samples=self.samples,
+            budget=self.budget,
+        )
         self.last_samples = decision.samples
         if decision.card is None:
             return super()._play(view, plays, seat)
@@ -92,8 +101,9 @@ class SearchStrategy(Strategy):
                 return {"type": "bid", "call": call}
         return {"type": "bid", "call": "pass"}
 
-    def _discard(self, view: Mapping[str, Any],
-                 discards: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def _discard(
+        self, view: Mapping[str, Any], discards: list[Mapping[str, Any]]
+    ) -> dict[str, Any]:
         deal = view["deal"]
         if not self.evaluated or deal.get("bid") == "misere":
             return super()._discard(view, discards)
@@ -106,8 +116,7 @@ class SearchStrategy(Strategy):
         best = max(discards, key=kept_value)
         return dict(best)
 
-    def _name(self, view: Mapping[str, Any],
-              contracts: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def _name(self, view: Mapping[str, Any], contracts: list[Mapping[str, Any]]) -> dict[str, Any]:
         if not self.evaluated:
             return super()._name(view, contracts)
         hand = view["deal"]["hand"]
@@ -123,8 +132,9 @@ class SearchStrategy(Strategy):
         choice = (reach[-1] if len(reach) > 1 else (fitting or parsed)[0])[1]
         return {"type": "name_contract", "contract": choice}
 
-    def _defend(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]
-                ) -> dict[str, Any]:
+    def _defend(
+        self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
         if not self.evaluated:
             return super()._defend(view, legal)
         deal = view["deal"]
@@ -155,8 +165,9 @@ def bot_level_of(value: object) -> BotLevel:
     return DEFAULT_LEVEL
 
 
-def make_strategy(level: str, rng: random.Random | None = None,
-                  budget: float | None = None) -> Strategy:
+def make_strategy(
+    level: str, rng: random.Random | None = None, budget: float | None = None
+) -> Strategy:
     """A fresh player of ``level`` (``beginner``, ``club`` or ``strong``); unknown levels raise
     ``ValueError``. ``budget`` overrides the seconds a searching level thinks per card."""
     if level == "beginner":
@@ -168,8 +179,13 @@ def make_strategy(level: str, rng: random.Random | None = None,
     raise ValueError(f"unknown bot level {level!r}: one of {', '.join(LEVELS)}")
 
 
-def hint(message: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] | None = None,
-         *, budget: float = 0.8, seed: int | None = None) -> dict[str, Any] | None:
+def hint(
+    message: Mapping[str, Any],
+    legal: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    budget: float = 0.8,
+    seed: int | None = None,
+) -> dict[str, Any] | None:
     """The strong bot's move for the player who sees ``message`` (a protocol message
     ``{"deal": view, "legal": [...]}``, or a bare ``view`` with ``legal`` given): one of the
     legal actions, None when there is nothing to do. CPU-bound (up to ``budget`` seconds):
@@ -187,6 +203,12 @@ def hint(message: Mapping[str, Any], legal: Sequence[Mapping[str, Any]] | None =
     return strategy.choose(full, legal, int(seat))
 
 
-
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "BotLevel", "SearchStrategy", "bot_level_of", "hint",
-           "make_strategy"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "BotLevel",
+    "SearchStrategy",
+    "bot_level_of",
+    "hint",
+    "make_strategy",
+]

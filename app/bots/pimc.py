@@ -83,8 +83,9 @@ def trump_of(contract: str | None) -> int | None:
     return SUIT_LETTERS.index(contract[-1])
 
 
-def sample_hands(deal: Mapping[str, Any], memory: Memory, rng: random.Random,
-                 tries: int = 50) -> dict[int, int] | None:
+def sample_hands(
+    deal: Mapping[str, Any], memory: Memory, rng: random.Random, tries: int = 50
+) -> dict[int, int] | None:
     """One random placement of the unseen cards: seat → mask for every active seat.
 
     Known hands (the seat's own, open ones) are kept; the other active seats get as many cards
@@ -113,11 +114,11 @@ def sample_hands(deal: Mapping[str, Any], memory: Memory, rng: random.Random,
         spare = len(pool) - sum(need.values())
         ok = True
         # Cards in suits some seat is void in first: they have the fewest places to go.
-        ordered = sorted(pool, key=lambda c: -sum(c >> 3 in memory.voids.get(s, ()) for s in
-                                                 hidden))
+        ordered = sorted(
+            pool, key=lambda c: -sum(c >> 3 in memory.voids.get(s, ()) for s in hidden)
+        )
         for card in ordered:
-            places = [s for s in hidden if left[s] > 0 and card >> 3 not in
-                      memory.voids.get(s, ())]
+            places = [s for s in hidden if left[s] > 0 and card >> 3 not in memory.voids.get(s, ())]
             weights = [left[s] for s in places]
             if spare > 0:
                 places.append(-1)
@@ -149,9 +150,15 @@ def _winner(trick: Sequence[tuple[int, int]], trump: int | None) -> int:
     return best_pos
 
 
-def declarer_tricks_after(hands: tuple[int, int, int], leader: int,
-                          trick: tuple[tuple[int, int], ...], card: int, trump: int | None,
-                          declarer: int, misere: bool) -> int:
+def declarer_tricks_after(
+    hands: tuple[int, int, int],
+    leader: int,
+    trick: tuple[tuple[int, int], ...],
+    card: int,
+    trump: int | None,
+    declarer: int,
+    misere: bool,
+) -> int:
     """The declarer's tricks from now (current trick included) if the hand to play plays
     ``card`` and everyone plays perfectly after (exact, by :func:`app.rules.best_tricks`)."""
     pos = (leader + len(trick)) % 3
@@ -226,8 +233,15 @@ class Decision:
     scores: dict[str, float]
 
 
-def choose_card(deal: Mapping[str, Any], legal_cards: Sequence[str], memory: Memory,
-                rng: random.Random, *, samples: int, budget: float) -> Decision:
+def choose_card(
+    deal: Mapping[str, Any],
+    legal_cards: Sequence[str],
+    memory: Memory,
+    rng: random.Random,
+    *,
+    samples: int,
+    budget: float,
+) -> Decision:
     """The card to play by PIMC, or ``Decision(None, …)`` when no sample was solved in time
     (or the deal is not one the declarer-vs-defence solver models: a pass-out)."""
     kind = deal.get("kind")

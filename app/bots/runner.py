@@ -57,9 +57,13 @@ RETRY_SECONDS = 60.0
 class BotRunner:
     """The bot clients this process runs, per table, and the leases (advisory locks) on them."""
 
-    def __init__(self, port: int, database_url: str | None = None,
-                 sessionmaker: async_sessionmaker[AsyncSession] | None = None,
-                 now: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        port: int,
+        database_url: str | None = None,
+        sessionmaker: async_sessionmaker[AsyncSession] | None = None,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
         self.base_ws = f"ws://127.0.0.1:{port}"
         self.origin = f"http://127.0.0.1:{port}"
         self.database_url = database_url
@@ -87,7 +91,8 @@ class BotRunner:
             try:
                 if self._lease is None or self._lease.closed:
                     self._lease = await psycopg.AsyncConnection.connect(
-                        libpq_url(self.database_url), autocommit=True)
+                        libpq_url(self.database_url), autocommit=True
+                    )
                 params = () if table_id is None else (BOT_LOCK_CLASS, table_id)
                 cur = await self._lease.execute(sql, params)
                 row = await cur.fetchone()
@@ -105,8 +110,7 @@ class BotRunner:
         runner already (one holder, one set of bots per table)."""
         if table_id in self._held:
             return False
-        got = await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)",
-                                      table_id)
+        got = await self._lease_query("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", table_id)
         if got:
             self._held.add(table_id)
         return got
@@ -126,25 +130,39 @@ class BotRunner:
         if self.running(table_id):
             return
         self.tasks[table_id] = asyncio.create_task(
-            self._table(table_id, cookies, False, bot_level_of(level)), name=f"bots-{table_id}")
+            self._table(table_id, cookies, False, bot_level_of(level)), name=f"bots-{table_id}"
+        )
 
     def running(self, table_id: int) -> bool:
         task = self.tasks.get(table_id)
         return task is not None and not task.done()
 
-    async def _table(self, table_id: int, cookies: list[str], claimed: bool,
-                     level: str = "beginner") -> None:
+    async def _table(
+        self, table_id: int, cookies: list[str], claimed: bool, level: str = "beginner"
+    ) -> None:
         try:
             if not claimed and not await self.claim(table_id):
                 return  # another process runs them
         except psycopg.Error:
             log.warning("house-bot lease unavailable", extra={"table": table_id})
             return
-        bots = [asyncio.create_task(self._run(BotClient(
-            self.base_ws, table_id, cookie, self.origin,
-            strategy=make_strategy(level, random.Random()),
-            name=f"house{table_id}-{index}", think=THINK_SECONDS)), name=f"bot-{table_id}-{index}")
-            for index, cookie in enumerate(cookies)]
+        bots = [
+            asyncio.create_task(
+                self._run(
+                    BotClient(
+                        self.base_ws,
+                        table_id,
+                        cookie,
+                        self.origin,
+                        strategy=make_strategy(level, random.Random()),
+                        name=f"house{table_id}-{index}",
+                        think=THINK_SECONDS,
+                    )
+                ),
+                name=f"bot-{table_id}-{index}",
+            )
+            for index, cookie in enumerate(cookies)
+        ]
         try:
             await asyncio.gather(*bots)
         finally:
@@ -187,16 +205,30 @@ class BotRunner:
         async with self.sessionmaker() as db:
             levels: dict[int, str | None] = {}
             if level_column is not None:
-                levels = {table_id: level for table_id, level in (await db.execute(
-                    select(Table.id, level_column).where(
-                        Table.practice.is_(True), Table.status == "playing"))).all()}
-            rows = (await db.execute(
-                select(TableSeat.table_id, Member.id)
-                .join(Table, Table.id == TableSeat.table_id)
-                .join(Member, Member.id == TableSeat.member_id)
-                .where(Table.practice.is_(True), Table.status == "playing",
-                       Member.is_bot.is_(True), Member.login.in_(HOUSE_BOT_LOGINS))
-                .order_by(TableSeat.table_id, TableSeat.seat))).all()
+                levels = {
+                    table_id: level
+                    for table_id, level in (
+                        await db.execute(
+                            select(Table.id, level_column).where(
+                                Table.practice.is_(True), Table.status == "playing"
+                            )
+                        )
+                    ).all()
+                }
+            rows = (
+                await db.execute(
+                    select(TableSeat.table_id, Member.id)
+                    .join(Table, Table.id == TableSeat.table_id)
+                    .join(Member, Member.id == TableSeat.member_id)
+                    .where(
+                        Table.practice.is_(True),
+                        Table.status == "playing",
+                        Member.is_bot.is_(True),
+                        Member.login.in_(HOUSE_BOT_LOGINS),
+                    )
+                    .order_by(TableSeat.table_id, TableSeat.seat)
+                )
+            ).all()
         wanted: dict[int, list[int]] = {}
         for table_id, member_id in rows:
             wanted.setdefault(table_id, []).append(member_id)
@@ -218,9 +250,10 @@ class BotRunner:
             except Exception:
                 await self.release(table_id)
                 raise
-            self.tasks[table_id] = asyncio.create_task(self._table(
-                table_id, cookies, True, bot_level_of(levels.get(table_id))),
-                name=f"bots-{table_id}")
+            self.tasks[table_id] = asyncio.create_task(
+                self._table(table_id, cookies, True, bot_level_of(levels.get(table_id))),
+                name=f"bots-{table_id}",
+            )
             adopted.append(table_id)
         if adopted:
             log.info("house bots adopted", extra={"tables": adopted})
@@ -274,14 +307,17 @@ def house_bot_runner(app: Any) -> Any:
     a ``spawn(table_id, cookies)`` method)."""
     runner = getattr(app.state, "bot_runner", None)
     if runner is None:
-        runner = BotRunner(app.state.settings.port, getattr(app.state, "database_url", None),
-                           getattr(app.state, "sessionmaker", None), app.state.clock.now)
+        runner = BotRunner(
+            app.state.settings.port,
+            getattr(app.state, "database_url", None),
+            getattr(app.state, "sessionmaker", None),
+            app.state.clock.now,
+        )
         app.state.bot_runner = runner
     return runner
 
 
-def start_house_bots(app: Any, table_id: int, cookies: list[str],
-                     level: str | None = None) -> None:
+def start_house_bots(app: Any, table_id: int, cookies: list[str], level: str | None = None) -> None:
     """Connect the house bots of a committed practice table (see :func:`house_bot_runner`)
     at the table's bot ``level`` (``beginner`` when None)."""
     runner = house_bot_runner(app)

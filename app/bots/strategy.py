@@ -81,13 +81,16 @@ def misere_safe(cards: Sequence[str]) -> bool:
 
 def contract_parts(text: str | None) -> tuple[int, str] | None:
     """Level and strain of a contract's text; a game without the talon (A-12) as its game."""
-    if not text or text in ("misere", "misere_bp", "preferans", "pass", "here") or text.startswith(
-        "dark_"
+    if (
+        not text
+        or text in ("misere", "misere_bp", "preferans", "pass", "here")
+        or text.startswith("dark_")
     ):
         return None  # A-10, A-11: the bots never call in the dark
     text = text.removesuffix("BP")
     return int(text[:-2] if text.endswith("NT") else text[:-1]), (
-        "NT" if text.endswith("NT") else text[-1])
+        "NT" if text.endswith("NT") else text[-1]
+    )
 
 
 def _typed(legal: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
@@ -111,8 +114,9 @@ class Strategy:
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random()
 
-    def choose(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]],
-               seat: int) -> dict[str, Any] | None:
+    def choose(
+        self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], seat: int
+    ) -> dict[str, Any] | None:
         """One of ``legal`` (as a command body without ``id``), or None to wait."""
         if not legal:
             return None
@@ -155,8 +159,7 @@ class Strategy:
         parsed = [p for c in calls if (p := contract_parts(c)) is not None]
         if "here" in calls and parsed and estimate >= min(parsed)[0] - 0.5:
             return {"type": "bid", "call": "here"}
-        options = sorted(
-            (p, c) for c in calls if (p := contract_parts(c)) is not None)
+        options = sorted((p, c) for c in calls if (p := contract_parts(c)) is not None)
         for (level, s), call in options:
             if level <= estimate and (s == strain or level < estimate - 0.5):
                 return {"type": "bid", "call": call}
@@ -174,8 +177,9 @@ class Strategy:
 
     # -- declarer ----------------------------------------------------------------------------
 
-    def _discard(self, view: Mapping[str, Any],
-                 discards: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def _discard(
+        self, view: Mapping[str, Any], discards: list[Mapping[str, Any]]
+    ) -> dict[str, Any]:
         deal = view["deal"]
         hand = deal["hand"]
         misere = deal.get("bid") == "misere"
@@ -189,15 +193,17 @@ class Strategy:
                 if misere:
                     total -= rank * 2 + (3 if len(suits[suit]) <= 2 else 0)
                 else:
-                    total += rank * 2 + (20 if suit == trump else 0) - (
-                        6 if len(suits[suit]) <= 2 else 0)
+                    total += (
+                        rank * 2
+                        + (20 if suit == trump else 0)
+                        - (6 if len(suits[suit]) <= 2 else 0)
+                    )
             return total
 
         best = min(discards, key=lambda a: cost(a["cards"]))
         return dict(best)
 
-    def _name(self, view: Mapping[str, Any],
-              contracts: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def _name(self, view: Mapping[str, Any], contracts: list[Mapping[str, Any]]) -> dict[str, Any]:
         deal = view["deal"]
         names = [c["contract"] for c in contracts]
         if "misere" in names:
@@ -211,8 +217,9 @@ class Strategy:
 
     # -- defence ---------------------------------------------------------------------------
 
-    def _defend(self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]
-                ) -> dict[str, Any]:
+    def _defend(
+        self, view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
         deal = view["deal"]
         calls = {a.get("call") for a in legal if a.get("type") == "defend"}
         if calls == {"whist"}:
@@ -234,8 +241,9 @@ class Strategy:
 
     # -- play ------------------------------------------------------------------------------
 
-    def _play(self, view: Mapping[str, Any], plays: list[Mapping[str, Any]],
-              seat: int) -> dict[str, Any]:
+    def _play(
+        self, view: Mapping[str, Any], plays: list[Mapping[str, Any]], seat: int
+    ) -> dict[str, Any]:
         deal = view["deal"]
         cards = [p["card"] for p in plays]
         kind = deal.get("kind")
@@ -254,15 +262,18 @@ class Strategy:
         for s, card in trick[1:]:
             if _beats(card, win_card, led, trump):
                 win_seat, win_card = s, card
-        partner_wins = (kind == "game" and hand_seat != declarer and win_seat != declarer
-                        and win_seat >= 0)
+        partner_wins = (
+            kind == "game" and hand_seat != declarer and win_seat != declarer and win_seat >= 0
+        )
         if kind == "misere" and hand_seat != declarer:
             wants_tricks = False
             partner_wins = False
-        winners = sorted((c for c in cards if _beats(c, win_card, led, trump)),
-                         key=lambda c: parse(c)[1])
-        losers = sorted((c for c in cards if not _beats(c, win_card, led, trump)),
-                        key=lambda c: parse(c)[1])
+        winners = sorted(
+            (c for c in cards if _beats(c, win_card, led, trump)), key=lambda c: parse(c)[1]
+        )
+        losers = sorted(
+            (c for c in cards if not _beats(c, win_card, led, trump)), key=lambda c: parse(c)[1]
+        )
         if wants_tricks and not partner_wins and winners:
             return {"type": "play_card", "card": winners[0]}
         if not wants_tricks and losers:
@@ -278,8 +289,9 @@ class Strategy:
                 return aces[0]
             longest = max((s for s in SUITS if suits[s]), key=lambda s: len(suits[s]))
             top = suits[longest][0]
-            return f"{RANKS[top]}{longest}" if top >= 6 else (
-                f"{RANKS[suits[longest][-1]]}{longest}")
+            return (
+                f"{RANKS[top]}{longest}" if top >= 6 else (f"{RANKS[suits[longest][-1]]}{longest}")
+            )
         lowest = min(cards, key=lambda c: parse(c)[1])
         return lowest
 

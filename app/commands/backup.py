@@ -27,12 +27,16 @@ EXIT_INVALID = 2
 
 
 def _exit_for(error: ServiceError) -> int:
-    return EXIT_FAILED if error.status >= 500 and error.code != "backup_dir_not_writable" \
+    return (
+        EXIT_FAILED
+        if error.status >= 500 and error.code != "backup_dir_not_writable"
         else EXIT_INVALID
+    )
 
 
-def run_backup(url: str, settings: Settings, file: str | None, now: datetime,
-               out: TextIO, err: TextIO) -> int:
+def run_backup(
+    url: str, settings: Settings, file: str | None, now: datetime, out: TextIO, err: TextIO
+) -> int:
     """Write a backup to ``file``, or into the backup folder as a ``manual`` one."""
     try:
         if file is None:

@@ -50,13 +50,20 @@ class ClubHttpProtocol(HttpToolsProtocol):
     (one registry per configured class: every connection of a server shares it)."""
 
     @classmethod
-    def configured(cls, header_timeout: float, incomplete_per_address: int
-                   ) -> type[ClubHttpProtocol]:
+    def configured(
+        cls, header_timeout: float, incomplete_per_address: int
+    ) -> type[ClubHttpProtocol]:
         """This protocol with its own limits and registry (what ``prefclub serve`` hands
         uvicorn, from the settings)."""
-        return type("ClubHttpProtocol", (cls,), {
-            "header_timeout": header_timeout, "incomplete_per_address": incomplete_per_address,
-            "_incomplete": defaultdict(dict)})
+        return type(
+            "ClubHttpProtocol",
+            (cls,),
+            {
+                "header_timeout": header_timeout,
+                "incomplete_per_address": incomplete_per_address,
+                "_incomplete": defaultdict(dict),
+            },
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -67,11 +74,16 @@ class ClubHttpProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         self._address = self.client[0] if self.client else None
         waiting = self._incomplete[self._address] if self._address is not None else None
-        if (waiting is not None and self.incomplete_per_address > 0
-                and len(waiting) >= self.incomplete_per_address
-                and self._stalled(waiting) >= self.incomplete_per_address):
-            log.info("closing a connection: too many incomplete requests from its address",
-                     extra={"limit": self.incomplete_per_address})
+        if (
+            waiting is not None
+            and self.incomplete_per_address > 0
+            and len(waiting) >= self.incomplete_per_address
+            and self._stalled(waiting) >= self.incomplete_per_address
+        ):
+            log.info(
+                "closing a connection: too many incomplete requests from its address",
+                extra={"limit": self.incomplete_per_address},
+            )
             self._address = None
             transport.close()
             return
@@ -85,8 +97,9 @@ class ClubHttpProtocol(HttpToolsProtocol):
     def _await_headers(self) -> None:
         """Start the header deadline and count the connection as incomplete."""
         if self._header_deadline is None:
-            self._header_deadline = self.loop.call_later(self.header_timeout,
-                                                         self._headers_too_late)
+            self._header_deadline = self.loop.call_later(
+                self.header_timeout, self._headers_too_late
+            )
         if self._address is not None:
             self._incomplete[self._address].setdefault(self, self.loop.time())
 
@@ -105,8 +118,7 @@ class ClubHttpProtocol(HttpToolsProtocol):
     def _headers_too_late(self) -> None:
         self._header_deadline = None
         self._headers_done()
-        log.info("closing a connection: its request headers took over %s s",
-                 self.header_timeout)
+        log.info("closing a connection: its request headers took over %s s", self.header_timeout)
         if not self.transport.is_closing():
             self.transport.close()
 

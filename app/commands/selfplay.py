@@ -49,8 +49,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _setup(url: str, tables: int, players: int, deals: int, preset: str,
-                 run: str) -> list[tuple[int, list[Any]]]:
+async def _setup(
+    url: str, tables: int, players: int, deals: int, preset: str, run: str
+) -> list[tuple[int, list[Any]]]:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
@@ -58,16 +59,25 @@ async def _setup(url: str, tables: int, players: int, deals: int, preset: str,
             assert now is not None
             out = []
             for t in range(tables):
-                out.append(await make_bot_table(
-                    db, f"selfplay-{run}-t{t}", players, now, preset=preset,
-                    target=10 * deals + 10, first_dealer=t % players))
+                out.append(
+                    await make_bot_table(
+                        db,
+                        f"selfplay-{run}-t{t}",
+                        players,
+                        now,
+                        preset=preset,
+                        target=10 * deals + 10,
+                        first_dealer=t % players,
+                    )
+                )
             return out
     finally:
         await engine.dispose()
 
 
-async def _finish(url: str, table_ids: list[int], out_dir: Path,
-                  deals: int) -> list[dict[str, Any]]:
+async def _finish(
+    url: str, table_ids: list[int], out_dir: Path, deals: int
+) -> list[dict[str, Any]]:
     engine = make_engine(url)
     results = []
     try:
@@ -90,17 +100,31 @@ async def _finish(url: str, table_ids: list[int], out_dir: Path,
                 and replayed.pulka.sheet.to_json() == row.sheet
                 and row.deals == deals
             )
-            results.append({"pulka_id": row.id, "table_id": table_id, "export": str(path),
-                            "deals": row.deals, "rescore_matched": bool(matched)})
+            results.append(
+                {
+                    "pulka_id": row.id,
+                    "table_id": table_id,
+                    "export": str(path),
+                    "deals": row.deals,
+                    "rescore_matched": bool(matched),
+                }
+            )
     finally:
         await engine.dispose()
     return results
 
 
-async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
-                   out_dir: Path | None = None, timeout: float = 600.0,
-                   log: Any = None) -> tuple[dict[str, Any], bool]:
+async def selfplay(
+    tables: int,
+    players: int,
+    deals: int,
+    preset: str = "club",
+    out_dir: Path | None = None,
+    timeout: float = 600.0,
+    log: Any = None,
+) -> tuple[dict[str, Any], bool]:
     """Run the bots; return the summary and whether everything finished and matched."""
+
     def say(text: str) -> None:
         if log is not None:
             print(text, file=log, flush=True)
@@ -114,8 +138,10 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
     run = uuid.uuid4().hex[:8]
     made = await _setup(url, tables, players, deals, preset, run)
     server = ServeProcess(url, work / "data", free_port(), log_path=work / "serve.log")
-    say(f"selfplay: {tables} tables x {players} players, {deals} deals; server on port "
-        f"{server.port}, log {server.log_path}")
+    say(
+        f"selfplay: {tables} tables x {players} players, {deals} deals; server on port "
+        f"{server.port}, log {server.log_path}"
+    )
     await server.start()
     started = time.perf_counter()
     groups: list[list[BotClient]] = []
@@ -123,10 +149,17 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
         for table_id, seats in made:
             group = []
             for index, seat in enumerate(seats):
-                group.append(BotClient(
-                    server.ws_base, table_id, seat.cookie, server.origin,
-                    strategy=Strategy(random.Random(f"{run}-{table_id}-{index}")),
-                    max_deals=deals, name=f"t{table_id}s{index}"))
+                group.append(
+                    BotClient(
+                        server.ws_base,
+                        table_id,
+                        seat.cookie,
+                        server.origin,
+                        strategy=Strategy(random.Random(f"{run}-{table_id}-{index}")),
+                        max_deals=deals,
+                        name=f"t{table_id}s{index}",
+                    )
+                )
             groups.append(group)
         bots = [b for g in groups for b in g]
         runs = [asyncio.create_task(b.run()) for b in bots]
@@ -149,39 +182,52 @@ async def selfplay(tables: int, players: int, deals: int, preset: str = "club",
         "error_codes": _codes(bots),
         "latency_ms": summary_latency(bots, groups),
         "seconds": round(elapsed, 2),
-        "tables": [{"pulka_id": r["pulka_id"], "export": r["export"],
-                    "rescore_matched": r["rescore_matched"]} for r in results],
+        "tables": [
+            {
+                "pulka_id": r["pulka_id"],
+                "export": r["export"],
+                "rescore_matched": r["rescore_matched"],
+            }
+            for r in results
+        ],
     }
     ok = done_ok and all(r["rescore_matched"] for r in results)
     return summary, ok
 
 
-def run_selfplay(tables: int, players: int, deals: int, preset: str, as_json: bool,
-                 out_dir: Path | None = None) -> int:
+def run_selfplay(
+    tables: int, players: int, deals: int, preset: str, as_json: bool, out_dir: Path | None = None
+) -> int:
     """The CLI entry point: prints progress (and the JSON summary last); returns the exit code."""
     if players not in TABLE_SIZES or tables < 1 or deals < 1:
-        print("error: --players must be 3, 4 or 5, --tables and --deals at least 1",
-              file=sys.stderr)
+        print(
+            "error: --players must be 3, 4 or 5, --tables and --deals at least 1", file=sys.stderr
+        )
         return 2
     if preset not in PRESET_NAMES:
         print(f"error: --preset must be one of {', '.join(PRESET_NAMES)}", file=sys.stderr)
         return 2
     sizes = Conventions.preset_named(preset).table_sizes()
     if players not in sizes:
-        print(f"error: the {preset} preset is played by {' or '.join(map(str, sizes))} players",
-              file=sys.stderr)
+        print(
+            f"error: the {preset} preset is played by {' or '.join(map(str, sizes))} players",
+            file=sys.stderr,
+        )
         return 2
-    summary, ok = asyncio.run(selfplay(tables, players, deals, preset, out_dir,
-                                       log=sys.stderr))
+    summary, ok = asyncio.run(selfplay(tables, players, deals, preset, out_dir, log=sys.stderr))
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
     else:
-        print(f"deals played: {summary['deals']}, commands: {summary['commands']}, "
-              f"errors: {summary['errors']}")
+        print(
+            f"deals played: {summary['deals']}, commands: {summary['commands']}, "
+            f"errors: {summary['errors']}"
+        )
         print(f"latency ms: {summary['latency_ms']}")
         for table in summary["tables"]:
-            print(f"pulka {table['pulka_id']}: {table['export']} rescore "
-                  f"{'matched' if table['rescore_matched'] else 'DIFFERS'}")
+            print(
+                f"pulka {table['pulka_id']}: {table['export']} rescore "
+                f"{'matched' if table['rescore_matched'] else 'DIFFERS'}"
+            )
     return 0 if ok else 1
 
 

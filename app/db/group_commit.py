@@ -74,8 +74,9 @@ def count_write(info: dict[Any, Any]) -> None:
         info[_WRITES] += 1
 
 
-def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
-                 context: Any, executemany: bool) -> None:
+def _count_write(
+    conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+) -> None:
     """Engine hook: count the statements of a grouped unit that may have written — any but a
     ``SELECT``. (``store.write_if_current`` goes to the driver and counts itself, with
     :func:`count_write`, only when it wrote.)"""
@@ -88,10 +89,16 @@ def _count_write(conn: Connection, cursor: Any, statement: str, parameters: Any,
 class GroupCommit:
     """A per-process committer over ``sessionmaker``'s engine (see the module docstring)."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], *,
-                 harmless: tuple[type[BaseException], ...] = (), max_batch: int = MAX_BATCH,
-                 lanes: int = LANES, direct: DirectWriter | None = None,
-                 direct_setup: str | None = None) -> None:
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        *,
+        harmless: tuple[type[BaseException], ...] = (),
+        max_batch: int = MAX_BATCH,
+        lanes: int = LANES,
+        direct: DirectWriter | None = None,
+        direct_setup: str | None = None,
+    ) -> None:
         bind = sessionmaker.kw.get("bind")
         if not isinstance(bind, AsyncEngine):
             raise TypeError("group commit needs a sessionmaker bound to an AsyncEngine")
@@ -166,8 +173,8 @@ class GroupCommit:
         conn = self._idle.pop() if self._idle else None
         try:
             while self._queue:
-                batch = self._queue[:self.max_batch]
-                del self._queue[:self.max_batch]
+                batch = self._queue[: self.max_batch]
+                del self._queue[: self.max_batch]
                 batch.sort(key=lambda u: u.key)
                 writes = [u for u in batch if u.work is None]
                 if writes:
@@ -196,8 +203,7 @@ class GroupCommit:
             written = await self.direct(driver, [u.item for u in first.values()])
         except Exception as exc:
             if not isinstance(exc, psycopg.IntegrityError):  # a twin: the statement wrote nothing
-                log.warning("direct write failed; its writes take the ordinary path",
-                            exc_info=True)
+                log.warning("direct write failed; its writes take the ordinary path", exc_info=True)
                 await self._drop_direct()
             written = set()
         else:
@@ -237,8 +243,9 @@ class GroupCommit:
             with contextlib.suppress(Exception):
                 await conn.close()
 
-    async def _commit(self, batch: list[_Unit],
-                      conn: AsyncConnection | None) -> AsyncConnection | None:
+    async def _commit(
+        self, batch: list[_Unit], conn: AsyncConnection | None
+    ) -> AsyncConnection | None:
         """One batch in one transaction on ``conn`` (None: a fresh one); every unit's future
         is resolved when this returns. Returns the connection to keep (None: discarded)."""
         outcomes: list[tuple[bool, Any]] = []
@@ -296,8 +303,7 @@ class GroupCommit:
     async def _run_shared(self, conn: Any, unit: _Unit) -> tuple[bool, Any]:
         """One unit inside the batch's transaction: (True, result) or (False, exception)."""
         assert unit.work is not None
-        db = AsyncSession(bind=conn, join_transaction_mode="rollback_only",
-                          expire_on_commit=False)
+        db = AsyncSession(bind=conn, join_transaction_mode="rollback_only", expire_on_commit=False)
         try:
             value = await unit.work(db)
             if _used(db):
@@ -312,6 +318,7 @@ class GroupCommit:
 
     async def _alone(self, batch: list[_Unit]) -> None:
         """Run each unit in a transaction of its own (after a batch failed)."""
+
         async def one(unit: _Unit) -> None:
             assert unit.work is not None
             try:

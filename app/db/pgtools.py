@@ -41,8 +41,9 @@ def tool_path(name: str) -> Path:
     return client_bin_dir() / name
 
 
-async def run_tool(name: str, *args: str, stdin: bytes | None = None,
-                   stdout_path: Path | None = None) -> ToolResult:
+async def run_tool(
+    name: str, *args: str, stdin: bytes | None = None, stdout_path: Path | None = None
+) -> ToolResult:
     """Run the client tool ``name`` with ``args`` and wait for it without blocking the loop.
 
     ``stdout_path`` sends its standard output to that file instead of memory (``pg_restore``
@@ -51,13 +52,18 @@ async def run_tool(name: str, *args: str, stdin: bytes | None = None,
     out = stdout_path.open("wb") if stdout_path is not None else None
     try:
         process = await asyncio.create_subprocess_exec(
-            str(tool_path(name)), *args,
+            str(tool_path(name)),
+            *args,
             stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
             stdout=out if out is not None else asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE)
+            stderr=asyncio.subprocess.PIPE,
+        )
         stdout, stderr = await process.communicate(stdin)
     finally:
         if out is not None:
             out.close()
-    return ToolResult(process.returncode if process.returncode is not None else -1,
-                      stdout or b"", stderr.decode(errors="replace").strip())
+    return ToolResult(
+        process.returncode if process.returncode is not None else -1,
+        stdout or b"",
+        stderr.decode(errors="replace").strip(),
+    )

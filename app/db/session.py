@@ -20,8 +20,9 @@ from sqlalchemy.ext.asyncio import (
 def make_engine(url: str) -> AsyncEngine:
     """An async engine for ``url`` (psycopg 3), with connection health checks; statement
     parameters (password hashes, token hashes) never appear in error messages or logs."""
-    return create_async_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-                               hide_parameters=True)
+    return create_async_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
+    )
 
 
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -27,8 +27,9 @@ CHECK_INTERVAL = 1.0
 RETRY_AFTER_FAILURE = 5.0
 
 
-async def supervise_embedded(data_dir: Path, engine: AsyncEngine,
-                             interval: float = CHECK_INTERVAL) -> None:
+async def supervise_embedded(
+    data_dir: Path, engine: AsyncEngine, interval: float = CHECK_INTERVAL
+) -> None:
     """Run until cancelled: restart the embedded server of ``data_dir`` whenever it crashed."""
     pgdata = embedded.pgdata_of(data_dir)
     while True:

@@ -23,8 +23,9 @@ class FrameBudget:
 
     __slots__ = ("_at", "_clock", "_tokens", "burst", "rate")
 
-    def __init__(self, rate: float, burst: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if rate <= 0 or burst < 1:
             raise ValueError("a frame budget needs a positive rate and a burst of at least 1")
         self.rate = rate

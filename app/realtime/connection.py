@@ -71,10 +71,19 @@ class Connection:
     up most of what each garbage collection walked (docs/performance.md "Loop stalls").
     """
 
-    def __init__(self, socket: Socket, *, table_id: int, member_id: int, seat: int | None,
-                 name: str, queue_limit: int = 256, send_timeout: float = 10.0,
-                 send_nowait: Callable[[list[str]], bool] | None = None,
-                 abort: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        socket: Socket,
+        *,
+        table_id: int,
+        member_id: int,
+        seat: int | None,
+        name: str,
+        queue_limit: int = 256,
+        send_timeout: float = 10.0,
+        send_nowait: Callable[[list[str]], bool] | None = None,
+        abort: Callable[[], None] | None = None,
+    ) -> None:
         self.socket = socket
         self.abort = abort
         """Closes the TCP connection at once (:data:`SEND_NOWAIT`); used after a drop."""
@@ -117,8 +126,9 @@ class Connection:
         if self.closed.is_set() or self._flushing:
             return False
         if self.queued >= self.queue_limit:
-            log.warning("dropping a slow client", extra={"table": self.table_id,
-                                                         "member": self.member_id})
+            log.warning(
+                "dropping a slow client", extra={"table": self.table_id, "member": self.member_id}
+            )
             self.drop(CLOSE_TOO_SLOW, "too slow: reconnect and resync")
             return False
         text = message if isinstance(message, str) else dumps(message)

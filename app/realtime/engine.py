@@ -46,11 +46,13 @@ def shuffle(rng: random.Random) -> list[int]:
     return list(shuffled_deck(rng))
 
 
-def start_deal(pulka: Pulka, dealer: int, min_level: int, deck: Sequence[int],
-               salt: bytes) -> DealState:
+def start_deal(
+    pulka: Pulka, dealer: int, min_level: int, deck: Sequence[int], salt: bytes
+) -> DealState:
     """The deal state right after the shuffle, waiting for the cut."""
-    config = DealConfig(players=pulka.players, dealer=dealer, conventions=pulka.conventions,
-                        min_level=min_level)
+    config = DealConfig(
+        players=pulka.players, dealer=dealer, conventions=pulka.conventions, min_level=min_level
+    )
     return new_deal(config, deck, salt)
 
 
@@ -73,8 +75,9 @@ def event_to_json(event: Any) -> dict[str, Any]:
     return _event_to_json(event)
 
 
-def apply(deal: DealState, action: Action,
-          claim_result: bool | None = None) -> tuple[DealState, tuple[Any, ...]]:
+def apply(
+    deal: DealState, action: Action, claim_result: bool | None = None
+) -> tuple[DealState, tuple[Any, ...]]:
     """The engine's ``apply``. A claim (R-W11) is never solved here when its result is known:
     from the log (``claim_result``, the event recorded it) or from the worker pool
     (:func:`remember_claim`); see :func:`_claim_holds_hook`."""
@@ -105,9 +108,11 @@ def apply(deal: DealState, action: Action,
 _SOLVED_LIMIT = 256
 _solved: OrderedDict[tuple[DealState, Action], bool] = OrderedDict()
 _known_claim: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
-    "prefclub_known_claim", default=None)
+    "prefclub_known_claim", default=None
+)
 _forbid_inline: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "prefclub_forbid_inline_claims", default=False)
+    "prefclub_forbid_inline_claims", default=False
+)
 
 
 class ClaimNotSolved(Exception):

@@ -43,4 +43,5 @@ def check_deal(payload: Mapping[str, Any], *, table_id: int, seq: int, kind: str
     if found not in KNOWN_DEAL_FORMATS:
         raise StoredFormatError(
             f"table {table_id}: event {seq} ({kind}) is stored as {found!r}; this server "
-            f"reads {', '.join(sorted(KNOWN_DEAL_FORMATS))} only (docs/formats.md)")
+            f"reads {', '.join(sorted(KNOWN_DEAL_FORMATS))} only (docs/formats.md)"
+        )

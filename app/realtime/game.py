@@ -97,8 +97,12 @@ class TableState:
 def waits_for_first_deal(state: TableState) -> bool:
     """Is this table waiting for its first deal (refused so far, R-S1) with every seat filled?
     Then the server deals it as soon as the deal gate opens (``app.services.first_deal``)."""
-    return (state.status == "waiting" and state.deal_no == 0 and state.deal is None
-            and None not in state.member_ids)
+    return (
+        state.status == "waiting"
+        and state.deal_no == 0
+        and state.deal is None
+        and None not in state.member_ids
+    )
 
 
 class CommandRejected(Exception):
@@ -115,8 +119,9 @@ class CommandRejected(Exception):
 # -- folding -----------------------------------------------------------------------------------
 
 
-def fold(state: TableState | None, table_id: int, seq: int, kind: str,
-         payload: Mapping[str, Any]) -> TableState:
+def fold(
+    state: TableState | None, table_id: int, seq: int, kind: str, payload: Mapping[str, Any]
+) -> TableState:
     """The state after event ``seq`` (``state`` is the state before it, or None at a checkpoint)."""
     after = _fold(state, table_id, seq, kind, payload)
     deadline = payload.get("deadline_at")
@@ -125,27 +130,43 @@ def fold(state: TableState | None, table_id: int, seq: int, kind: str,
     return after
 
 
-def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
-          payload: Mapping[str, Any]) -> TableState:
+def _fold(
+    state: TableState | None, table_id: int, seq: int, kind: str, payload: Mapping[str, Any]
+) -> TableState:
     if kind == "pulka_started":
         return TableState(
-            table_id=table_id, seq=seq, players=payload["players"],
-            names=tuple(payload["names"]), member_ids=tuple(payload["member_ids"]),
+            table_id=table_id,
+            seq=seq,
+            players=payload["players"],
+            names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]),
             pulka=Pulka.from_json(payload["pulka"]),
         )
     if kind == "deal_started":
         check_deal(payload, table_id=table_id, seq=seq, kind=kind)
         pulka = pulka_after(state.pulka if state is not None else None, payload["pulka"])
-        deal = engine.start_deal(pulka, payload["dealer"], payload["min_level"],
-                                 payload["deck"], bytes.fromhex(payload["salt"]))
+        deal = engine.start_deal(
+            pulka,
+            payload["dealer"],
+            payload["min_level"],
+            payload["deck"],
+            bytes.fromhex(payload["salt"]),
+        )
         chat = state.chat if state is not None else ()
         # The checkpoint carries the last finished deal, so a state rebuilt from it (after a
         # restart or cache miss) still shows it in snapshots.
         last = state.last_deal if state is not None else payload.get("last_deal")
         return TableState(
-            table_id=table_id, seq=seq, players=payload["players"],
-            names=tuple(payload["names"]), member_ids=tuple(payload["member_ids"]),
-            pulka=pulka, deal=deal, deal_no=payload["deal_no"], chat=chat, last_deal=last,
+            table_id=table_id,
+            seq=seq,
+            players=payload["players"],
+            names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]),
+            pulka=pulka,
+            deal=deal,
+            deal_no=payload["deal_no"],
+            chat=chat,
+            last_deal=last,
         )
     if state is None:
         raise ValueError(f"event {seq} ({kind}) needs the state before it")
@@ -156,8 +177,12 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
     if kind == "deal_ended":
         check_deal(payload, table_id=table_id, seq=seq, kind=kind)
         return dataclasses.replace(
-            state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]), chat=(),
-            last_deal=public_data(kind, payload), scored=True,
+            state,
+            seq=seq,
+            pulka=pulka_after(state.pulka, payload["pulka"]),
+            chat=(),
+            last_deal=public_data(kind, payload),
+            scored=True,
         )
     if kind == "deal_refused":
         return dataclasses.replace(state, seq=seq, status="waiting", notice=payload["reason"])
@@ -166,21 +191,34 @@ def _fold(state: TableState | None, table_id: int, seq: int, kind: str,
         return dataclasses.replace(state, seq=seq, chat=(*state.chat, line)[-CHAT_LIMIT:])
     if kind == "pulka_ended":
         return dataclasses.replace(
-            state, seq=seq, status="finished", pulka=pulka_after(state.pulka, payload["pulka"]),
-            settlement=payload["settlement"], notice=f"pulka ended ({payload['ended']})",
+            state,
+            seq=seq,
+            status="finished",
+            pulka=pulka_after(state.pulka, payload["pulka"]),
+            settlement=payload["settlement"],
+            notice=f"pulka ended ({payload['ended']})",
         )
     if kind == "player_joined":
         # The deal that was dealt to three players (if any) is over or was never cut: the table
         # now waits for the four-player deal the newcomer deals.
         return dataclasses.replace(
-            state, seq=seq, players=payload["players"], names=tuple(payload["names"]),
-            member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
-            deal=None, deal_no=payload["deal_no"], scored=False,
+            state,
+            seq=seq,
+            players=payload["players"],
+            names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]),
+            pulka=Pulka.from_json(payload["pulka"]),
+            deal=None,
+            deal_no=payload["deal_no"],
+            scored=False,
         )
     if kind == "player_replaced":
         return dataclasses.replace(
-            state, seq=seq, names=tuple(payload["names"]),
-            member_ids=tuple(payload["member_ids"]), pulka=Pulka.from_json(payload["pulka"]),
+            state,
+            seq=seq,
+            names=tuple(payload["names"]),
+            member_ids=tuple(payload["member_ids"]),
+            pulka=Pulka.from_json(payload["pulka"]),
         )
     if kind in RECORDED_KINDS:  # a real-cards table (§10)
         return fold_recorded(state, seq, kind, payload)
@@ -200,8 +238,9 @@ def pulka_after(before: Pulka | None, data: Mapping[str, Any]) -> Pulka:
     if before is not None and _same_pulka(before, data):
         events = data["events"]
         known = len(before.events)
-        same_so_far = known == 0 or (len(events) >= known
-                                     and events[known - 1] == before.events[-1].to_json())
+        same_so_far = known == 0 or (
+            len(events) >= known and events[known - 1] == before.events[-1].to_json()
+        )
         if same_so_far and len(events) == known:
             return before
         if same_so_far and len(events) == known + 1 and "deal" in events[-1]:
@@ -213,13 +252,16 @@ def _same_pulka(before: Pulka, data: Mapping[str, Any]) -> bool:
     """Do ``before`` and ``data`` share the settings a replay starts from, and is ``before``
     still open (a close is the one change of a pulka that is not a deal)?"""
     joined = sum(1 for e in before.events if e.kind == "join")
-    return (before.closed is None and data.get("target") == before.target
-            and data.get("stake") == str(before.stake)
-            and data.get("first_dealer") == before.first_dealer
-            and data.get("players") == before.players - joined
-            and data.get("names") == (None if before.initial_names is None
-                                      else list(before.initial_names))
-            and data.get("conventions") == conventions_to_json(before.conventions))
+    return (
+        before.closed is None
+        and data.get("target") == before.target
+        and data.get("stake") == str(before.stake)
+        and data.get("first_dealer") == before.first_dealer
+        and data.get("players") == before.players - joined
+        and data.get("names")
+        == (None if before.initial_names is None else list(before.initial_names))
+        and data.get("conventions") == conventions_to_json(before.conventions)
+    )
 
 
 def _logged_claim(payload: Mapping[str, Any]) -> bool | None:
@@ -237,32 +279,58 @@ def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "pulka_started":
         return {"players": payload["players"], "names": list(payload["names"])}
     if kind == "deal_started":
-        return {"deal_no": payload["deal_no"], "dealer": payload["dealer"],
-                "min_level": payload["min_level"]}
+        return {
+            "deal_no": payload["deal_no"],
+            "dealer": payload["dealer"],
+            "min_level": payload["min_level"],
+        }
     if kind == "action":
-        return {"seat": payload["seat"], "events": list(payload["events"]),
-                "auto": bool(payload.get("auto", False))}
+        return {
+            "seat": payload["seat"],
+            "events": list(payload["events"]),
+            "auto": bool(payload.get("auto", False)),
+        }
     if kind == "deal_ended":
-        return {"deal_no": payload["deal_no"], "outcome": payload["outcome"],
-                "entries": payload["entries"], "sheet": payload["sheet"]}
+        return {
+            "deal_no": payload["deal_no"],
+            "outcome": payload["outcome"],
+            "entries": payload["entries"],
+            "sheet": payload["sheet"],
+        }
     if kind == "deal_refused":
         return {"reason": payload["reason"]}
     if kind == "chat":
         return {"seat": payload["seat"], "name": payload["name"], "text": payload["text"]}
     if kind == "pulka_ended":
-        return {"ended": payload["ended"], "sheet": payload["sheet"],
-                "settlement": payload["settlement"]}
+        return {
+            "ended": payload["ended"],
+            "sheet": payload["sheet"],
+            "settlement": payload["settlement"],
+        }
     if kind == "player_joined":
-        return {"seat": payload["seat"], "member_id": payload["member_id"],
-                "name": payload["name"], "after_dealer_seat": payload["after_dealer_seat"],
-                "dealer": payload["seat"], "players": payload["players"],
-                "names": list(payload["names"]), "member_ids": list(payload["member_ids"]),
-                "entries": payload["entries"], "sheet": payload["sheet"]}
+        return {
+            "seat": payload["seat"],
+            "member_id": payload["member_id"],
+            "name": payload["name"],
+            "after_dealer_seat": payload["after_dealer_seat"],
+            "dealer": payload["seat"],
+            "players": payload["players"],
+            "names": list(payload["names"]),
+            "member_ids": list(payload["member_ids"]),
+            "entries": payload["entries"],
+            "sheet": payload["sheet"],
+        }
     if kind == "player_replaced":
-        return {"seat": payload["seat"], "member_id": payload["member_id"],
-                "name": payload["name"], "leaving_member_id": payload["leaving_member_id"],
-                "leaving_name": payload["leaving_name"], "players": len(payload["names"]),
-                "names": list(payload["names"]), "member_ids": list(payload["member_ids"])}
+        return {
+            "seat": payload["seat"],
+            "member_id": payload["member_id"],
+            "name": payload["name"],
+            "leaving_member_id": payload["leaving_member_id"],
+            "leaving_name": payload["leaving_name"],
+            "players": len(payload["names"]),
+            "names": list(payload["names"]),
+            "member_ids": list(payload["member_ids"]),
+        }
     if kind in RECORDED_KINDS:
         return public_recorded(kind, payload)
     return {}
@@ -271,10 +339,15 @@ def public_data(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
 # -- new events --------------------------------------------------------------------------------
 
 
-def pulka_started(pulka: Pulka, names: Sequence[str],
-                  member_ids: Sequence[int | None]) -> tuple[str, dict[str, Any]]:
-    return "pulka_started", {"players": pulka.players, "names": list(names),
-                             "member_ids": list(member_ids), "pulka": pulka.to_json()}
+def pulka_started(
+    pulka: Pulka, names: Sequence[str], member_ids: Sequence[int | None]
+) -> tuple[str, dict[str, Any]]:
+    return "pulka_started", {
+        "players": pulka.players,
+        "names": list(names),
+        "member_ids": list(member_ids),
+        "pulka": pulka.to_json(),
+    }
 
 
 def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[str, dict[str, Any]]:
@@ -283,30 +356,40 @@ def deal_started(state: TableState, rng: random.Random | None = None) -> tuple[s
     deck = engine.shuffle(rng or random.SystemRandom())
     salt = secrets.token_bytes(16)
     return "deal_started", {
-        "format": DEAL_FORMAT, "deal_no": state.deal_no + 1, "dealer": pulka.next_dealer,
-        "min_level": pulka.next_min_level(), "deck": list(deck), "salt": salt.hex(),
-        "pulka": pulka.to_json(), "players": state.players, "names": list(state.names),
-        "member_ids": list(state.member_ids), "last_deal": state.last_deal,
+        "format": DEAL_FORMAT,
+        "deal_no": state.deal_no + 1,
+        "dealer": pulka.next_dealer,
+        "min_level": pulka.next_min_level(),
+        "deck": list(deck),
+        "salt": salt.hex(),
+        "pulka": pulka.to_json(),
+        "players": state.players,
+        "names": list(state.names),
+        "member_ids": list(state.member_ids),
+        "last_deal": state.last_deal,
     }
 
 
-def action_event(state: TableState, seat: int, action_json: Mapping[str, Any],
-                 auto: bool = False) -> tuple[str, dict[str, Any]]:
+def action_event(
+    state: TableState, seat: int, action_json: Mapping[str, Any], auto: bool = False
+) -> tuple[str, dict[str, Any]]:
     """Check an action with the engine; the ``action`` event, or CommandRejected."""
     payload, _ = _checked_action(state, seat, action_json, auto)
     return "action", payload
 
 
-def action_played(state: TableState, seq: int, seat: int,
-                  action_json: Mapping[str, Any]) -> tuple[str, dict[str, Any], TableState]:
+def action_played(
+    state: TableState, seq: int, seat: int, action_json: Mapping[str, Any]
+) -> tuple[str, dict[str, Any], TableState]:
     """:func:`action_event` as event ``seq``, with the state after it — what :func:`fold` of
     that event gives, without applying the action a second time (the hot path of a move)."""
     payload, deal = _checked_action(state, seat, action_json, False)
     return "action", payload, dataclasses.replace(state, seq=seq, deal=deal, deadline_at=None)
 
 
-def _checked_action(state: TableState, seat: int, action_json: Mapping[str, Any],
-                    auto: bool) -> tuple[dict[str, Any], Any]:
+def _checked_action(
+    state: TableState, seat: int, action_json: Mapping[str, Any], auto: bool
+) -> tuple[dict[str, Any], Any]:
     if state.status != "playing" or state.deal is None:
         raise CommandRejected("not_now", "no deal is being played at this table")
     try:
@@ -320,12 +403,17 @@ def _checked_action(state: TableState, seat: int, action_json: Mapping[str, Any]
         raise CommandRejected("bad_command", str(exc)) from None
     except (ValueError, TypeError, KeyError) as exc:
         raise CommandRejected("bad_command", f"malformed action: {exc}") from None
-    return {"seat": seat, "action": engine.action_to_json(action),
-            "events": [engine.event_to_json(e) for e in events], "auto": auto}, deal
+    return {
+        "seat": seat,
+        "action": engine.action_to_json(action),
+        "events": [engine.event_to_json(e) for e in events],
+        "auto": auto,
+    }, deal
 
 
-def chat_event(state: TableState, seat: int | None, name: str,
-               text: object) -> tuple[str, dict[str, Any]]:
+def chat_event(
+    state: TableState, seat: int | None, name: str, text: object
+) -> tuple[str, dict[str, Any]]:
     """A chat line; closed while a deal is in progress (R-W12)."""
     if not isinstance(text, str) or not text.strip():
         raise CommandRejected("bad_command", "chat needs a non-empty text")
@@ -333,8 +421,9 @@ def chat_event(state: TableState, seat: int | None, name: str,
         raise CommandRejected("bad_command", f"chat lines are at most {CHAT_MAX_CHARS} characters")
     if state.deal_in_progress:
         raise CommandRejected(
-            "chat_closed", "table talk is closed during bidding and play; it opens between deals "
-            "(R-W12)")
+            "chat_closed",
+            "table talk is closed during bidding and play; it opens between deals (R-W12)",
+        )
     return "chat", {"seat": seat, "name": name, "text": text.strip()}
 
 
@@ -347,8 +436,11 @@ def deal_ended(state: TableState) -> tuple[str, dict[str, Any]] | None:
         return None
     pulka, entries = state.pulka.record(outcome)
     return "deal_ended", {
-        "format": DEAL_FORMAT, "deal_no": state.deal_no, "outcome": deal_to_json(outcome),
-        "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
+        "format": DEAL_FORMAT,
+        "deal_no": state.deal_no,
+        "outcome": deal_to_json(outcome),
+        "entries": [e.to_json() for e in entries],
+        "sheet": pulka.sheet.to_json(),
         "pulka": pulka.to_json(),
     }
 
@@ -357,8 +449,10 @@ def pulka_ended(state: TableState, reason: str) -> tuple[str, dict[str, Any]]:
     """Close and settle the pulka (R-P8, R-S3)."""
     pulka = state.pulka if state.pulka.closed else state.pulka.close(reason)  # type: ignore[arg-type]
     return "pulka_ended", {
-        "ended": pulka.ended, "sheet": pulka.sheet.to_json(),
-        "settlement": pulka.settle().to_json(), "record": export_document(pulka),
+        "ended": pulka.ended,
+        "sheet": pulka.sheet.to_json(),
+        "settlement": pulka.settle().to_json(),
+        "record": export_document(pulka),
         "pulka": pulka.to_json(),
     }
 
@@ -368,25 +462,25 @@ def seat_view(state: TableState, seat: int | None) -> dict[str, Any]:
     return seat_views(state, (seat,))[seat]
 
 
-def seat_views(state: TableState,
-               seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+def seat_views(state: TableState, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
     """:func:`seat_view` for each of ``seats`` (an event's fan-out: one engine call)."""
     wanted = list(dict.fromkeys(seats))
     deals = engine.views(state.deal, wanted) if state.deal is not None else {}
     return {seat: _with_legal(state, seat, deals.get(seat)) for seat in wanted}
 
 
-def _with_legal(state: TableState, seat: int | None,
-                deal: dict[str, Any] | None) -> dict[str, Any]:
+def _with_legal(state: TableState, seat: int | None, deal: dict[str, Any] | None) -> dict[str, Any]:
     if deal is not None and state.status == "finished" and not deal.get("finished"):
         # The pulka was closed while this deal ran (R-S3, or by agreement): it is abandoned,
         # unscored, and nobody is to move. What was hidden stays hidden (it never ended).
         deal = {**deal, "phase": "abandoned", "to_move": None, "turn": None}
     return {
         "deal": deal,
-        "legal": (engine.legal_json(state.deal, seat)
-                  if seat is not None and state.deal is not None and state.status == "playing"
-                  else []),
+        "legal": (
+            engine.legal_json(state.deal, seat)
+            if seat is not None and state.deal is not None and state.status == "playing"
+            else []
+        ),
     }
 
 
@@ -411,13 +505,15 @@ def table_info(state: TableState) -> dict[str, Any]:
     }
 
 
-def fold_recorded(state: TableState, seq: int, kind: str,
-                  payload: Mapping[str, Any]) -> TableState:
+def fold_recorded(state: TableState, seq: int, kind: str, payload: Mapping[str, Any]) -> TableState:
     """The table state after a recorded-table event."""
     if kind == "recorded_dispute":
         return dataclasses.replace(state, seq=seq)
     check_deal(payload, table_id=state.table_id, seq=seq, kind=kind)
     return dataclasses.replace(
-        state, seq=seq, pulka=pulka_after(state.pulka, payload["pulka"]),
-        last_deal=public_recorded(kind, payload), scored=True,
+        state,
+        seq=seq,
+        pulka=pulka_after(state.pulka, payload["pulka"]),
+        last_deal=public_recorded(kind, payload),
+        scored=True,
     )

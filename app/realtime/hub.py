@@ -113,8 +113,13 @@ class DeadlineFirer(Protocol):
     """Plays the default move at a table whose move deadline passed; True if it moved (the
     services' command executor, ``TableCommands.fire_deadline``)."""
 
-    async def __call__(self, sessionmaker: async_sessionmaker[AsyncSession],
-                       cache: StateCache | None, table_id: int, now: datetime) -> bool: ...
+    async def __call__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        cache: StateCache | None,
+        table_id: int,
+        now: datetime,
+    ) -> bool: ...
 
 
 class SessionSweeper(Protocol):
@@ -128,8 +133,13 @@ class FirstDealer(Protocol):
     """Deals a club table's first deal if it is due; True if this call dealt it (the first-deal
     service's ``deal_first``: row-locked, so any number of callers deal once)."""
 
-    async def __call__(self, sessionmaker: async_sessionmaker[AsyncSession],
-                       cache: StateCache | None, table_id: int, now: datetime) -> bool: ...
+    async def __call__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        cache: StateCache | None,
+        table_id: int,
+        now: datetime,
+    ) -> bool: ...
 
 
 class FirstDealSweeper(Protocol):
@@ -197,9 +207,15 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any],
-                  seat: int | None, shared: tuple[dict[str, Any], dict[str, Any]] | None = None,
-                  view: dict[str, Any] | None = None) -> dict[str, Any]:
+def event_message(
+    state: TableState,
+    seq: int,
+    kind: str,
+    payload: dict[str, Any],
+    seat: int | None,
+    shared: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    view: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Event ``seq`` as ``seat`` (None: a spectator) receives it: public data plus its view.
 
     When several seats get the event, ``shared`` (:func:`event_shared`) and the seat's ``view``
@@ -210,24 +226,33 @@ def event_message(state: TableState, seq: int, kind: str, payload: dict[str, Any
     return {"seq": seq, "type": kind, "data": data, **view, "table": table}
 
 
-def event_shared(state: TableState, kind: str, payload: dict[str, Any],
-                 sheet: dict[str, Any] | None = None
-                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+def event_shared(
+    state: TableState, kind: str, payload: dict[str, Any], sheet: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The parts of an event's message that are the same for every seat: its public data and
     the table's brief (``sheet``: the pulka's sheet as JSON, when the caller has it)."""
     return game.public_data(kind, payload), brief(state, sheet)
 
 
 def brief(state: TableState, sheet: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"status": state.status, "deal_no": state.deal_no,
-            "chat_open": not state.deal_in_progress,
-            "sheet": state.pulka.sheet.to_json() if sheet is None else sheet,
-            "notice": state.notice, "deadline_at": state.deadline_at}
+    return {
+        "status": state.status,
+        "deal_no": state.deal_no,
+        "chat_open": not state.deal_in_progress,
+        "sheet": state.pulka.sheet.to_json() if sheet is None else sheet,
+        "notice": state.notice,
+        "deadline_at": state.deadline_at,
+    }
 
 
 def snapshot_message(state: TableState, seat: int | None) -> dict[str, Any]:
-    return {"type": "snapshot", "seq": state.seq, "seat": seat, **game.seat_view(state, seat),
-            "table": game.table_info(state)}
+    return {
+        "type": "snapshot",
+        "seq": state.seq,
+        "seat": seat,
+        **game.seat_view(state, seat),
+        "table": game.table_info(state),
+    }
 
 
 def replay_safe(items: Iterable[Recent]) -> bool:
@@ -250,10 +275,18 @@ def replay_safe(items: Iterable[Recent]) -> bool:
 class Hub:
     """Every live table this process serves."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], database_url: str,
-                 clock: Clock, *, timers: TableTimers | None = None, poll_interval: float = 2.0,
-                 presence_interval: float = 5.0, heartbeat_interval: float = 15.0,
-                 timer_interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        database_url: str,
+        clock: Clock,
+        *,
+        timers: TableTimers | None = None,
+        poll_interval: float = 2.0,
+        presence_interval: float = 5.0,
+        heartbeat_interval: float = 15.0,
+        timer_interval: float = 1.0,
+    ) -> None:
         self.sessionmaker = sessionmaker
         self.database_url = database_url
         self.clock = clock
@@ -273,8 +306,12 @@ class Hub:
         self._stopping = False
         self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
         """The claim solver's process pool (started by the first claim, stopped with the hub)."""
-        self.committer = GroupCommit(sessionmaker, harmless=(game.CommandRejected,),
-                                     direct=write_moves, direct_setup=WRITER_SETUP)
+        self.committer = GroupCommit(
+            sessionmaker,
+            harmless=(game.CommandRejected,),
+            direct=write_moves,
+            direct_setup=WRITER_SETUP,
+        )
         """Commands of different tables that arrive together share one transaction; moves
         decided in advance share one statement (:func:`~app.realtime.store.write_moves`)."""
         self.command_stats = CommandStats()
@@ -356,8 +393,9 @@ class Hub:
                 self._spawn(self.deal_first(conn.table_id))
             return mode
 
-    async def _join_locked(self, channel: TableChannel, conn: Connection,
-                           last_seq: int | None) -> str:
+    async def _join_locked(
+        self, channel: TableChannel, conn: Connection, last_seq: int | None
+    ) -> str:
         await self._catch_up_locked(channel)
         state = channel.state
         if state is None:
@@ -367,16 +405,30 @@ class Hub:
             missed = [r for r in channel.recent if r.seq > last_seq]
             if last_seq == channel.seq:
                 mode = "current"
-            elif (missed and missed[0].seq == last_seq + 1 and len(missed) <= MAX_REPLAY
-                  and replay_safe(missed)):
+            elif (
+                missed
+                and missed[0].seq == last_seq + 1
+                and len(missed) <= MAX_REPLAY
+                and replay_safe(missed)
+            ):
                 mode = "replay"
-        conn.send({"type": "welcome", "table_id": conn.table_id, "seat": conn.seat,
-                   "member_id": conn.member_id, "seq": channel.seq, "resume": mode})
+        conn.send(
+            {
+                "type": "welcome",
+                "table_id": conn.table_id,
+                "seat": conn.seat,
+                "member_id": conn.member_id,
+                "seq": channel.seq,
+                "resume": mode,
+            }
+        )
         if mode == "replay":
             conn.last_seq = last_seq or 0
             for item in missed:
-                conn.send_event(item.seq, dumps(event_message(
-                    item.state, item.seq, item.kind, item.payload, conn.seat)))
+                conn.send_event(
+                    item.seq,
+                    dumps(event_message(item.state, item.seq, item.kind, item.payload, conn.seat)),
+                )
         elif mode == "current":
             conn.last_seq = channel.seq
         else:
@@ -394,15 +446,15 @@ class Hub:
         if not channel.conns:
             self.channels.pop(conn.table_id, None)
 
-    def session_ended(self, *, session_id: int | None = None,
-                      member_id: int | None = None) -> int:
+    def session_ended(self, *, session_id: int | None = None, member_id: int | None = None) -> int:
         """Close (4401) every local socket opened with ``session_id`` or by ``member_id``: its
         login ended (logout, deactivation). Returns how many were closed."""
         closed = 0
         for channel in list(self.channels.values()):
             for conn in list(channel.conns):
-                if ((session_id is not None and conn.session_id == session_id)
-                        or (member_id is not None and conn.member_id == member_id)):
+                if (session_id is not None and conn.session_id == session_id) or (
+                    member_id is not None and conn.member_id == member_id
+                ):
                     conn.drop(CLOSE_SESSION_ENDED, "login session ended")
                     closed += 1
         return closed
@@ -435,8 +487,7 @@ class Hub:
             if event.seq != channel.seq + 1:  # pragma: no cover - seqs are dense
                 log.error("event gap", extra={"table": channel.table_id, "seq": event.seq})
                 break
-            state = game.fold(channel.state, channel.table_id, event.seq, event.kind,
-                              event.payload)
+            state = game.fold(channel.state, channel.table_id, event.seq, event.kind, event.payload)
             channel.state = state
             channel.seq = event.seq
             channel.recent.append(Recent(event.seq, event.kind, event.payload, state))
@@ -461,8 +512,9 @@ class Hub:
                 channel.recent.append(Recent(item.seq, item.kind, item.payload, item.state))
                 self._fan_out(channel, item.state, item.seq, item.kind, item.payload)
 
-    def _fan_out(self, channel: TableChannel, state: TableState, seq: int, kind: str,
-                 payload: dict[str, Any]) -> None:
+    def _fan_out(
+        self, channel: TableChannel, state: TableState, seq: int, kind: str, payload: dict[str, Any]
+    ) -> None:
         seating = kind in game.SEATING_KINDS
         conns = []
         for conn in list(channel.conns):
@@ -480,8 +532,9 @@ class Hub:
         for conn in conns:
             text_ = texts.get(conn.seat)
             if text_ is None:
-                message = event_message(state, seq, kind, payload, conn.seat, shared,
-                                        views[conn.seat])
+                message = event_message(
+                    state, seq, kind, payload, conn.seat, shared, views[conn.seat]
+                )
                 if seating:
                     message["seat"] = conn.seat
                 text_ = texts[conn.seat] = dumps(message)
@@ -508,8 +561,7 @@ class Hub:
         else:
             self._spawn(self.catch_up(note.table_id))
 
-    async def _apply_note(self, channel: TableChannel,
-                          events: tuple[dict[str, Any], ...]) -> None:
+    async def _apply_note(self, channel: TableChannel, events: tuple[dict[str, Any], ...]) -> None:
         """Fold and fan out events that arrived in a note; read the log instead when they do
         not follow on from what this channel sent last."""
         async with channel.lock:
@@ -536,8 +588,9 @@ class Hub:
         """LISTEN for other processes' events; after any reconnect, resync every table."""
         while not self._stopping:
             try:
-                conn = await psycopg.AsyncConnection.connect(libpq_url(self.database_url),
-                                                             autocommit=True)
+                conn = await psycopg.AsyncConnection.connect(
+                    libpq_url(self.database_url), autocommit=True
+                )
                 async with conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     await conn.execute(f"LISTEN {PRESENCE_CHANNEL}")
@@ -568,8 +621,9 @@ class Hub:
             elif channel == PRESENCE_CHANNEL:
                 data = json.loads(payload)
                 if data["p"] != self.process_id:
-                    self._remote_presence(int(data["t"]), data["p"], list(data["s"]),
-                                          int(data["n"]))
+                    self._remote_presence(
+                        int(data["t"]), data["p"], list(data["s"]), int(data["n"])
+                    )
         except (ValueError, KeyError, TypeError):
             log.warning("bad notification", extra={"payload": payload})
 
@@ -608,12 +662,19 @@ class Hub:
             try:
                 now = self.clock.now()
                 async with self.sessionmaker() as db:
-                    due = (await db.scalars(select(Table.id).where(
-                        Table.deadline_at.is_not(None), Table.deadline_at <= now,
-                        Table.status == "playing").limit(50))).all()
+                    due = (
+                        await db.scalars(
+                            select(Table.id)
+                            .where(
+                                Table.deadline_at.is_not(None),
+                                Table.deadline_at <= now,
+                                Table.status == "playing",
+                            )
+                            .limit(50)
+                        )
+                    ).all()
                 for table_id in due:
-                    if await timers.fire_deadline(self.sessionmaker, self.cache, table_id,
-                                                  now):
+                    if await timers.fire_deadline(self.sessionmaker, self.cache, table_id, now):
                         await self.catch_up(table_id)
             except asyncio.CancelledError:
                 raise
@@ -627,8 +688,9 @@ class Hub:
         if timers is None or timers.deal_first is None:
             return False
         try:
-            dealt = await timers.deal_first(self.sessionmaker, self.cache, table_id,
-                                            self.clock.now())
+            dealt = await timers.deal_first(
+                self.sessionmaker, self.cache, table_id, self.clock.now()
+            )
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -679,8 +741,9 @@ class Hub:
             for channel in list(self.channels.values()):
                 if channel.table_id % slots != slot:
                     continue
-                message = dumps({"type": "heartbeat", "seq": channel.seq,
-                                 "time": self.clock.now().isoformat()})
+                message = dumps(
+                    {"type": "heartbeat", "seq": channel.seq, "time": self.clock.now().isoformat()}
+                )
                 for conn in list(channel.conns):
                     conn.send(message)
                 queued += len(channel.conns)
@@ -691,8 +754,9 @@ class Hub:
     # -- presence --------------------------------------------------------------------------
 
     def _local_presence(self, channel: TableChannel) -> tuple[list[int], int]:
-        seats = sorted({c.seat for c in channel.conns if c.seat is not None
-                        and not c.closed.is_set()})
+        seats = sorted(
+            {c.seat for c in channel.conns if c.seat is not None and not c.closed.is_set()}
+        )
         watchers = sum(1 for c in channel.conns if c.seat is None and not c.closed.is_set())
         return seats, watchers
 
@@ -721,8 +785,12 @@ class Hub:
         seat that is not connected, when this process first saw it away (docs/protocol.md)."""
         connected, watchers = channel.presence
         self._note_away(channel, connected)
-        return {"type": "presence", "connected": connected, "spectators": watchers,
-                "since": {str(seat): at for seat, at in sorted(channel.away.items())}}
+        return {
+            "type": "presence",
+            "connected": connected,
+            "spectators": watchers,
+            "since": {str(seat): at for seat, at in sorted(channel.away.items())},
+        }
 
     def _note_away(self, channel: TableChannel, connected: list[int]) -> None:
         players = channel.state.players if channel.state is not None else 0
@@ -746,8 +814,9 @@ class Hub:
             if conn is not skip:
                 conn.send(message)
 
-    def _remote_presence(self, table_id: int, process: str, seats: list[int],
-                         watchers: int) -> None:
+    def _remote_presence(
+        self, table_id: int, process: str, seats: list[int], watchers: int
+    ) -> None:
         expires = time.monotonic() + 3 * self.presence_interval
         self._remote.setdefault(table_id, {})[process] = (seats, watchers, expires)
         channel = self.channels.get(table_id)
@@ -757,8 +826,10 @@ class Hub:
     async def _announce(self, items: list[tuple[int, list[int], int]]) -> None:
         if not items or self._stopping:
             return
-        notes = [json.dumps({"p": self.process_id, "t": table_id, "s": seats, "n": watchers})
-                 for table_id, seats, watchers in items]
+        notes = [
+            json.dumps({"p": self.process_id, "t": table_id, "s": seats, "n": watchers})
+            for table_id, seats, watchers in items
+        ]
         try:
             async with self.sessionmaker() as db:
                 # One statement for every table: a round trip per table made the periodic

@@ -40,8 +40,7 @@ class LoopLagProbe:
     def start(self) -> None:
         """Start probing on the running loop (once; a second call does nothing)."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(),
-                                                                 name="loop-lag-probe")
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="loop-lag-probe")
 
     async def stop(self) -> None:
         task, self._task = self._task, None

@@ -12,7 +12,20 @@ from __future__ import annotations
 from bisect import bisect_left
 
 COMMAND_BUCKETS: tuple[float, ...] = (
-    0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+    0.0005,
+    0.001,
+    0.002,
+    0.005,
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.2,
+    0.5,
+    1.0,
+    2.0,
+    5.0,
+)
 """Upper bounds (seconds) of the command latency histogram; ``+Inf`` is implied."""
 
 
@@ -54,8 +67,9 @@ class CommandStats:
         """``(upper bound, commands at most that long)`` per bucket, ``+Inf`` last."""
         out: list[tuple[str, int]] = []
         total = 0
-        for bound, n in zip((*(repr(b) for b in COMMAND_BUCKETS), "+Inf"), self.buckets,
-                            strict=True):
+        for bound, n in zip(
+            (*(repr(b) for b in COMMAND_BUCKETS), "+Inf"), self.buckets, strict=True
+        ):
             total += n
             out.append((bound, total))
         return out

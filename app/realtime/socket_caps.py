@@ -36,8 +36,10 @@ class SocketCaps(Generic[S]):
         """Count ``socket`` as open; the older sockets it pushes over a cap, oldest first (the
         caller closes them; they stop counting now)."""
         evicted: list[S] = []
-        for group, cap in ((self._members.get(member_id), self.per_member),
-                           (self._addresses.get(address), self.per_address)):
+        for group, cap in (
+            (self._members.get(member_id), self.per_member),
+            (self._addresses.get(address), self.per_address),
+        ):
             while group is not None and len(group) >= cap:
                 oldest = next(iter(group))
                 self.release(oldest)

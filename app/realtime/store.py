@@ -63,8 +63,10 @@ def parse_note(payload: str) -> Note:
     origin = parts[2] if len(parts) > 2 and parts[2] else None
     events = None
     if bar:
-        events = tuple({"seq": int(e["seq"]), "kind": str(e["kind"]), "payload": dict(e["payload"])}
-                       for e in json.loads(body))
+        events = tuple(
+            {"seq": int(e["seq"]), "kind": str(e["kind"]), "payload": dict(e["payload"])}
+            for e in json.loads(body)
+        )
     return Note(int(parts[0]), int(parts[1]), origin, events)
 
 
@@ -125,13 +127,21 @@ class StateCache:
 async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
     """The table row, locked until the transaction ends (serialises every writer)."""
     return await db.scalar(
-        select(Table).where(Table.id == table_id).with_for_update().execution_options(
-            populate_existing=True)
+        select(Table)
+        .where(Table.id == table_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
     )
 
 
-async def recheck_command(db: AsyncSession, table_id: int, member_id: int, command_id: str,
-                          session_id: int | None, now: datetime) -> tuple[bool, int | None]:
+async def recheck_command(
+    db: AsyncSession,
+    table_id: int,
+    member_id: int,
+    command_id: str,
+    session_id: int | None,
+    now: datetime,
+) -> tuple[bool, int | None]:
     """Under the table's row lock: (is the login session still live, the seq the command id
     already produced or None) — one indexed round trip.
 
@@ -143,27 +153,43 @@ async def recheck_command(db: AsyncSession, table_id: int, member_id: int, comma
     is refused. The session row is only read, never locked: no write per command.
     ``session_id`` None (an internal caller) skips the session check.
     """
-    done = (select(TableCommand.seq)
-            .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
-                   TableCommand.command_id == command_id)
-            .scalar_subquery())
+    done = (
+        select(TableCommand.seq)
+        .where(
+            TableCommand.table_id == table_id,
+            TableCommand.member_id == member_id,
+            TableCommand.command_id == command_id,
+        )
+        .scalar_subquery()
+    )
     if session_id is None:
         return True, await db.scalar(select(done))
-    row = (await db.execute(
-        select(AuthSession.id, done)
-        .join(Member, Member.id == AuthSession.member_id)
-        .where(AuthSession.id == session_id, AuthSession.member_id == member_id,
-               AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
-               Member.active.is_(True))
-    )).first()
+    row = (
+        await db.execute(
+            select(AuthSession.id, done)
+            .join(Member, Member.id == AuthSession.member_id)
+            .where(
+                AuthSession.id == session_id,
+                AuthSession.member_id == member_id,
+                AuthSession.revoked_at.is_(None),
+                AuthSession.expires_at > now,
+                Member.active.is_(True),
+            )
+        )
+    ).first()
     if row is None:
         return False, None
     return True, row[1]
 
 
-async def lock_and_check(db: AsyncSession, table_id: int, member_id: int, command_id: str,
-                         session_id: int | None,
-                         now: datetime) -> tuple[Table | None, bool, int | None]:
+async def lock_and_check(
+    db: AsyncSession,
+    table_id: int,
+    member_id: int,
+    command_id: str,
+    session_id: int | None,
+    now: datetime,
+) -> tuple[Table | None, bool, int | None]:
     """The hot path's first round trip: lock the table row and, in the same statement, look up
     the command id and the login session — (the locked table or None, is the session live, the
     seq the command id already produced or None).
@@ -176,24 +202,43 @@ async def lock_and_check(db: AsyncSession, table_id: int, member_id: int, comman
     of the statement is ordered before a logout that commits during the wait (the logout then
     closes the socket). ``session_id`` None (an internal caller) skips the session check.
     """
-    done = (select(TableCommand.seq)
-            .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
-                   TableCommand.command_id == command_id)
-            .scalar_subquery())
-    live = (exists().where(AuthSession.id == session_id, AuthSession.member_id == member_id,
-                           AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
-                           Member.id == AuthSession.member_id, Member.active.is_(True))
-            if session_id is not None else true())
-    row = (await db.execute(
-        select(Table, done, live).where(Table.id == table_id).with_for_update(of=Table)
-        .execution_options(populate_existing=True))).first()
+    done = (
+        select(TableCommand.seq)
+        .where(
+            TableCommand.table_id == table_id,
+            TableCommand.member_id == member_id,
+            TableCommand.command_id == command_id,
+        )
+        .scalar_subquery()
+    )
+    live = (
+        exists().where(
+            AuthSession.id == session_id,
+            AuthSession.member_id == member_id,
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > now,
+            Member.id == AuthSession.member_id,
+            Member.active.is_(True),
+        )
+        if session_id is not None
+        else true()
+    )
+    row = (
+        await db.execute(
+            select(Table, done, live)
+            .where(Table.id == table_id)
+            .with_for_update(of=Table)
+            .execution_options(populate_existing=True)
+        )
+    ).first()
     if row is None:
         return None, True, None
     return row[0], bool(row[2]), row[1]
 
 
-async def events_after(db: AsyncSession, table_id: int, after: int,
-                       upto: int | None = None) -> Sequence[TableEvent]:
+async def events_after(
+    db: AsyncSession, table_id: int, after: int, upto: int | None = None
+) -> Sequence[TableEvent]:
     """Events with ``after < seq <= upto`` in order."""
     query = select(TableEvent).where(TableEvent.table_id == table_id, TableEvent.seq > after)
     if upto is not None:
@@ -209,7 +254,8 @@ async def current_version(db: AsyncSession, table_id: int) -> int:
 async def rebuild(db: AsyncSession, table_id: int, upto: int | None = None) -> TableState | None:
     """Fold the table's events from the last checkpoint at or before ``upto`` (None: latest)."""
     query = select(func.max(TableEvent.seq)).where(
-        TableEvent.table_id == table_id, TableEvent.kind.in_(CHECKPOINT_KINDS))
+        TableEvent.table_id == table_id, TableEvent.kind.in_(CHECKPOINT_KINDS)
+    )
     if upto is not None:
         query = query.where(TableEvent.seq <= upto)
     start = await db.scalar(query)
@@ -233,8 +279,9 @@ async def load_state(db: AsyncSession, table: Table, cache: StateCache | None) -
     return state
 
 
-def append(db: AsyncSession, table: Table, state: TableState | None, kind: str,
-           payload: Mapping[str, Any]) -> TableState:
+def append(
+    db: AsyncSession, table: Table, state: TableState | None, kind: str, payload: Mapping[str, Any]
+) -> TableState:
     """Add the next event to the unit of work and return the state after it."""
     seq = table.version + 1
     new_state = fold(state, table.id, seq, kind, payload)
@@ -272,8 +319,10 @@ def appended(db: AsyncSession) -> list[Appended]:
 
 async def notify(db: AsyncSession, table_id: int, seq: int) -> None:
     """Tell every process (after commit) that ``table_id`` has events up to ``seq``."""
-    await db.execute(text("SELECT pg_notify(:channel, :payload)"),
-                     {"channel": NOTIFY_CHANNEL, "payload": f"{table_id}:{seq}"})
+    await db.execute(
+        text("SELECT pg_notify(:channel, :payload)"),
+        {"channel": NOTIFY_CHANNEL, "payload": f"{table_id}:{seq}"},
+    )
 
 
 _WRITE_COMMAND = text("""
@@ -293,8 +342,9 @@ SELECT pg_notify(:channel, :note)
 """)
 
 
-async def write_command(db: AsyncSession, table: Table, member_id: int, command_id: str,
-                        origin: str | None = None) -> None:
+async def write_command(
+    db: AsyncSession, table: Table, member_id: int, command_id: str, origin: str | None = None
+) -> None:
     """The hot path's one write: the events this unit of work appended (those not flushed yet),
     the table row (``version``, status, move deadline), the command id and the ``NOTIFY`` —
     one statement, one round trip, instead of one per row.
@@ -317,13 +367,23 @@ async def write_command(db: AsyncSession, table: Table, member_id: int, command_
     if whole and len(note) + len(events.encode()) + 1 < NOTE_LIMIT:
         note = f"{note}|{events}"
     with db.no_autoflush:  # the table row's changes are written by this very statement
-        await db.execute(_WRITE_COMMAND, {
-            "table_id": table.id, "version": table.version, "status": table.status,
-            "deadline_at": table.deadline_at, "deadline_seq": table.deadline_seq,
-            "finished_at": table.finished_at, "member_id": member_id, "command_id": command_id,
-            "events": events, "response": f'{{"seq":{table.version}}}',
-            "channel": NOTIFY_CHANNEL, "note": note,
-        })
+        await db.execute(
+            _WRITE_COMMAND,
+            {
+                "table_id": table.id,
+                "version": table.version,
+                "status": table.status,
+                "deadline_at": table.deadline_at,
+                "deadline_seq": table.deadline_seq,
+                "finished_at": table.finished_at,
+                "member_id": member_id,
+                "command_id": command_id,
+                "events": events,
+                "response": f'{{"seq":{table.version}}}',
+                "channel": NOTIFY_CHANNEL,
+                "note": note,
+            },
+        )
     db.expunge(table)
 
 
@@ -414,8 +474,10 @@ class Move:
     def event_rows(self) -> list[dict[str, Any]]:
         """The events as rows (``seq``, ``kind``, ``payload``): the statement inserts them, and
         a note carries them as they are."""
-        return [{"seq": self.base + n, "kind": kind, "payload": orjson.Fragment(payload)}
-                for n, (kind, payload) in enumerate(self.events, 1)]
+        return [
+            {"seq": self.base + n, "kind": kind, "payload": orjson.Fragment(payload)}
+            for n, (kind, payload) in enumerate(self.events, 1)
+        ]
 
     def row(self) -> dict[str, Any]:
         """The move as a row of :data:`_WRITE_MOVES`, with the head of its ``NOTIFY`` payload
@@ -423,17 +485,22 @@ class Move:
         pulka_at = None
         if self.deals is not None:
             pulka_at = [kind for kind, _ in self.events].index("deal_ended")
-        return {"table_id": self.table_id, "base": self.base, "version": self.version,
-                "member_id": self.member_id, "command_id": self.command_id,
-                "session_id": self.session_id, "at": self.at.isoformat(),
-                "events": self.event_rows(),
-                "head": f"{self.table_id}:{self.version}:{self.origin or ''}",
-                "pulka_at": pulka_at,
-                "deals": self.deals}
+        return {
+            "table_id": self.table_id,
+            "base": self.base,
+            "version": self.version,
+            "member_id": self.member_id,
+            "command_id": self.command_id,
+            "session_id": self.session_id,
+            "at": self.at.isoformat(),
+            "events": self.event_rows(),
+            "head": f"{self.table_id}:{self.version}:{self.origin or ''}",
+            "pulka_at": pulka_at,
+            "deals": self.deals,
+        }
 
 
-async def write_moves(driver: psycopg.AsyncConnection[Any],
-                      moves: Sequence[Move]) -> set[int]:
+async def write_moves(driver: psycopg.AsyncConnection[Any], moves: Sequence[Move]) -> set[int]:
     """Commands of different tables, each decided in advance (:class:`Move`), written in one
     statement (on a connection in autocommit mode, one statement is one transaction and one
     WAL flush): for each move, lock its table row *if it is still at* ``base`` and has no move
@@ -454,9 +521,14 @@ async def write_moves(driver: psycopg.AsyncConnection[Any],
     they are: only moves that leave the pulka playing, at tables without a move timer, come
     here.
     """
-    cursor = await driver.execute(_WRITE_MOVES, {
-        "moves": orjson.dumps([m.row() for m in moves]).decode(), "channel": NOTIFY_CHANNEL,
-        "limit": NOTE_LIMIT})
+    cursor = await driver.execute(
+        _WRITE_MOVES,
+        {
+            "moves": orjson.dumps([m.row() for m in moves]).decode(),
+            "channel": NOTIFY_CHANNEL,
+            "limit": NOTE_LIMIT,
+        },
+    )
     return {int(row[0]) for row in await cursor.fetchall()}
 
 

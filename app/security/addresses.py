@@ -66,8 +66,7 @@ def _forwarded_chain(headers: Mapping[str, str]) -> list[str]:
     return []
 
 
-def client_address(peer: str | None, headers: Mapping[str, str],
-                   trusted: TrustedProxies) -> str:
+def client_address(peer: str | None, headers: Mapping[str, str], trusted: TrustedProxies) -> str:
     """The client's address for ``peer`` (the socket's) and the request's headers."""
     peer_ip = parse_address(peer) if peer else None
     if peer_ip is None:

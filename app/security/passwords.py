@@ -107,8 +107,9 @@ class HashPool:
     per-test loops of the test suite. Threads start on the first job.
     """
 
-    def __init__(self, workers: int = HASH_WORKERS, queue: int = HASH_QUEUE,
-                 trusted: int = TRUSTED_QUEUE) -> None:
+    def __init__(
+        self, workers: int = HASH_WORKERS, queue: int = HASH_QUEUE, trusted: int = TRUSTED_QUEUE
+    ) -> None:
         if workers < 1:
             raise ValueError("need at least one hashing thread")
         self.workers = workers
@@ -140,8 +141,7 @@ class HashPool:
         cap = self.limit if lane is Lane.OPEN else self.trusted_limit
         return self._admitted[lane] >= cap
 
-    def submit(self, fn: Callable[..., _T], *args: object,
-               lane: Lane = Lane.OPEN) -> Future[_T]:
+    def submit(self, fn: Callable[..., _T], *args: object, lane: Lane = Lane.OPEN) -> Future[_T]:
         """Queue ``fn(*args)``; :class:`PasswordHasherBusy` (nothing queued) when ``lane`` is
         full."""
         job = _Job(fn, args, lane)
@@ -238,8 +238,9 @@ async def hash_password_async(password: str) -> str:
     return result
 
 
-async def verify_password_async(password: str, password_hash: str | None, *,
-                                trusted: bool = False) -> bool:
+async def verify_password_async(
+    password: str, password_hash: str | None, *, trusted: bool = False
+) -> bool:
     """:func:`verify_password` in the pool, off the event loop; ``trusted``: in the lane a
     flood cannot fill. A missing hash (an unknown login) is answered by
     :func:`pretend_verify`."""
@@ -250,15 +251,17 @@ async def verify_password_async(password: str, password_hash: str | None, *,
     return result
 
 
-async def verify_and_update_async(password: str, password_hash: str | None, *,
-                                   trusted: bool = False) -> tuple[bool, str | None]:
+async def verify_and_update_async(
+    password: str, password_hash: str | None, *, trusted: bool = False
+) -> tuple[bool, str | None]:
     """:func:`verify_and_update` in the pool (the lanes of :func:`verify_password_async`); an
     unknown login (no hash) is answered by :func:`pretend_verify`."""
     if not password_hash:
         return await pretend_verify(password), None
     lane = Lane.TRUSTED if trusted else Lane.OPEN
-    result: tuple[bool, str | None] = await POOL.run(verify_and_update, password, password_hash,
-                                                     lane=lane)
+    result: tuple[bool, str | None] = await POOL.run(
+        verify_and_update, password, password_hash, lane=lane
+    )
     return result
 
 

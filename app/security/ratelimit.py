@@ -145,8 +145,9 @@ def _wait(policy: Policy, failures: int, last: datetime | None, now: datetime) -
     return (last + timedelta(seconds=delay) - now).total_seconds()
 
 
-async def begin(db: AsyncSession, secret: str, login: str, address: str,
-                now: datetime, *, vouched: bool = False) -> Attempt | Limited:
+async def begin(
+    db: AsyncSession, secret: str, login: str, address: str, now: datetime, *, vouched: bool = False
+) -> Attempt | Limited:
     """Record a password check about to run, or refuse it (nothing recorded) while a delay runs.
 
     ``vouched``: the request carries a live session of this very login (the caller checked).
@@ -161,15 +162,22 @@ async def begin(db: AsyncSession, secret: str, login: str, address: str,
     by_address = and_(LoginAttempt.ip == address_key, failed)
     pair_failed = and_(pair, failed)
     pair_good = and_(pair, LoginAttempt.success.is_(True))
-    row = (await db.execute(
-        select(
-            func.count().filter(pair_failed), func.max(LoginAttempt.at).filter(pair_failed),
-            func.count().filter(by_login), func.max(LoginAttempt.at).filter(by_login),
-            func.count().filter(by_address), func.max(LoginAttempt.at).filter(by_address),
-            func.count().filter(pair_good),
-        ).where(or_(LoginAttempt.login == login_key, LoginAttempt.ip == address_key),
-                LoginAttempt.at > now - TRUSTED_FOR)
-    )).one()
+    row = (
+        await db.execute(
+            select(
+                func.count().filter(pair_failed),
+                func.max(LoginAttempt.at).filter(pair_failed),
+                func.count().filter(by_login),
+                func.max(LoginAttempt.at).filter(by_login),
+                func.count().filter(by_address),
+                func.max(LoginAttempt.at).filter(by_address),
+                func.count().filter(pair_good),
+            ).where(
+                or_(LoginAttempt.login == login_key, LoginAttempt.ip == address_key),
+                LoginAttempt.at > now - TRUSTED_FOR,
+            )
+        )
+    ).one()
     trusted = vouched or bool(row[6])
     if row[6]:
         TRUSTED.remember(login_key, address_key, now)
@@ -183,8 +191,10 @@ async def begin(db: AsyncSession, secret: str, login: str, address: str,
             worst = (wait, policy)
     if worst[0] > 0:
         seconds = max(1, math.ceil(worst[0]))
-        return Limited(seconds, f"too many failed password attempts for {worst[1].what}; "
-                                f"try again in {seconds} s")
+        return Limited(
+            seconds,
+            f"too many failed password attempts for {worst[1].what}; try again in {seconds} s",
+        )
     attempt = LoginAttempt(login=login_key, ip=address_key, at=now, success=False)
     db.add(attempt)
     await db.flush()
@@ -198,11 +208,17 @@ async def succeeded(db: AsyncSession, attempt: Attempt, now: datetime) -> None:
     TRUSTED.remember(attempt.login_key, attempt.address_key, now)
     pair = and_(LoginAttempt.login == attempt.login_key, LoginAttempt.ip == attempt.address_key)
     await db.execute(delete(LoginAttempt).where(pair, LoginAttempt.id != attempt.id))
-    await db.execute(update(LoginAttempt).where(LoginAttempt.id == attempt.id)
-                     .values(success=True, at=now))
-    await db.execute(delete(LoginAttempt).where(or_(
-        and_(LoginAttempt.success.is_(False), LoginAttempt.at < now - 2 * WINDOW),
-        LoginAttempt.at < now - TRUSTED_FOR)))
+    await db.execute(
+        update(LoginAttempt).where(LoginAttempt.id == attempt.id).values(success=True, at=now)
+    )
+    await db.execute(
+        delete(LoginAttempt).where(
+            or_(
+                and_(LoginAttempt.success.is_(False), LoginAttempt.at < now - 2 * WINDOW),
+                LoginAttempt.at < now - TRUSTED_FOR,
+            )
+        )
+    )
 
 
 async def abandoned(db: AsyncSession, attempt: Attempt) -> None:

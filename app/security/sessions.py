@@ -34,9 +34,14 @@ async def open_session(
     """Start a session for ``member``; return (session token, csrf token)."""
     token = secrets.token_urlsafe(32)
     csrf = secrets.token_urlsafe(32)
-    db.add(AuthSession(member_id=member.id, token_hash=token_hash(token),
-                       csrf_hash=token_hash(csrf),
-                       expires_at=now + timedelta(hours=hours)))
+    db.add(
+        AuthSession(
+            member_id=member.id,
+            token_hash=token_hash(token),
+            csrf_hash=token_hash(csrf),
+            expires_at=now + timedelta(hours=hours),
+        )
+    )
     await db.flush()
     return token, csrf
 
@@ -48,8 +53,12 @@ async def session_for_token(db: AsyncSession, token: str, now: datetime) -> Auth
     row = await db.scalar(
         select(AuthSession)
         .join(Member, Member.id == AuthSession.member_id)
-        .where(AuthSession.token_hash == token_hash(token), AuthSession.revoked_at.is_(None),
-               AuthSession.expires_at > now, Member.active.is_(True))
+        .where(
+            AuthSession.token_hash == token_hash(token),
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > now,
+            Member.active.is_(True),
+        )
     )
     return row
 
@@ -61,13 +70,20 @@ async def is_session_live(db: AsyncSession, session: int | str, now: datetime) -
     One indexed lookup, meant to run inside the transaction of every websocket command, so a
     socket opened before the session ended cannot keep acting after it.
     """
-    key = (AuthSession.id == session if isinstance(session, int)
-           else AuthSession.token_hash == token_hash(session))
+    key = (
+        AuthSession.id == session
+        if isinstance(session, int)
+        else AuthSession.token_hash == token_hash(session)
+    )
     found = await db.scalar(
         select(AuthSession.id)
         .join(Member, Member.id == AuthSession.member_id)
-        .where(key, AuthSession.revoked_at.is_(None), AuthSession.expires_at > now,
-               Member.active.is_(True))
+        .where(
+            key,
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > now,
+            Member.active.is_(True),
+        )
     )
     return found is not None
 

@@ -52,8 +52,10 @@ def make_pool() -> WorkerPool:
 def facts_from_replay(replay: Mapping[str, Any]) -> DealFacts:
     """A finished deal's replay (``app.services.archive.deal_replay``) as :class:`DealFacts`."""
     active = tuple(replay["active"])
-    dealt = {int(seat): cards_mask(parse_card(c) for c in cards)
-             for seat, cards in replay["dealt"].items()}
+    dealt = {
+        int(seat): cards_mask(parse_card(c) for c in cards)
+        for seat, cards in replay["dealt"].items()
+    }
     declarer = replay.get("declarer")
     return DealFacts(
         active=(active[0], active[1], active[2]),
@@ -63,34 +65,43 @@ def facts_from_replay(replay: Mapping[str, Any]) -> DealFacts:
         declarer=int(declarer) if declarer is not None else None,
         contract=replay.get("contract"),
         discard=cards_mask(parse_card(c) for c in replay.get("discard") or ()),
-        tricks=tuple(tuple((int(c["seat"]), parse_card(c["card"])) for c in t["cards"])
-                     for t in replay.get("tricks") or ()),
+        tricks=tuple(
+            tuple((int(c["seat"]), parse_card(c["card"])) for c in t["cards"])
+            for t in replay.get("tricks") or ()
+        ),
         winners=tuple(int(t["winner"]) for t in replay.get("tricks") or ()),
     )
 
 
 async def cached(db: AsyncSession, table_id: int, deal_no: int) -> dict[str, Any] | None:
     """The stored analysis of a deal, if it was computed."""
-    return await db.scalar(select(DealAnalysis.result).where(
-        DealAnalysis.table_id == table_id, DealAnalysis.deal_no == deal_no))
+    return await db.scalar(
+        select(DealAnalysis.result).where(
+            DealAnalysis.table_id == table_id, DealAnalysis.deal_no == deal_no
+        )
+    )
 
 
-async def _compute(db: AsyncSession, pool: WorkerPool, table_id: int, deal_no: int,
-                   facts: DealFacts) -> dict[str, Any]:
+async def _compute(
+    db: AsyncSession, pool: WorkerPool, table_id: int, deal_no: int, facts: DealFacts
+) -> dict[str, Any]:
     try:
         result = await pool.run(analyse_deal, facts)
     except PoolBusy as exc:
         raise AnalysisBusy(str(exc)) from None
-    await db.execute(insert(DealAnalysis).values(table_id=table_id, deal_no=deal_no,
-                                                 result=result)
-                     .on_conflict_do_nothing(index_elements=["table_id", "deal_no"]))
+    await db.execute(
+        insert(DealAnalysis)
+        .values(table_id=table_id, deal_no=deal_no, result=result)
+        .on_conflict_do_nothing(index_elements=["table_id", "deal_no"])
+    )
     await db.commit()
     stored = await cached(db, table_id, deal_no)
     return stored if stored is not None else result
 
 
-async def deal_analysis(db: AsyncSession, pool: WorkerPool, table_id: int, deal_no: int,
-                        replay: Mapping[str, Any]) -> dict[str, Any]:
+async def deal_analysis(
+    db: AsyncSession, pool: WorkerPool, table_id: int, deal_no: int, replay: Mapping[str, Any]
+) -> dict[str, Any]:
     """The analysis of finished deal ``deal_no`` of ``table_id`` (whose ``replay`` the caller
     read): from the cache, else computed in ``pool`` and stored. Raises :class:`AnalysisBusy`."""
     found = await cached(db, table_id, deal_no)

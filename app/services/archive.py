@@ -90,30 +90,39 @@ class Fact:
 async def _facts(db: AsyncSession, table_id: int) -> list[Fact]:
     """The summary events of one table (``SUMMARY_KINDS``), oldest first, as :class:`Fact` s."""
     rows = await db.execute(
-        select(TableEvent.seq, TableEvent.kind,
-               *(TableEvent.payload[name] for name in FACT_FIELDS))
+        select(TableEvent.seq, TableEvent.kind, *(TableEvent.payload[name] for name in FACT_FIELDS))
         .where(TableEvent.table_id == table_id, TableEvent.kind.in_(SUMMARY_KINDS))
-        .order_by(TableEvent.seq))
-    return [Fact(seq, kind, {k: v for k, v in zip(FACT_FIELDS, values, strict=True)
-                             if v is not None})
-            for seq, kind, *values in rows.all()]
+        .order_by(TableEvent.seq)
+    )
+    return [
+        Fact(seq, kind, {k: v for k, v in zip(FACT_FIELDS, values, strict=True) if v is not None})
+        for seq, kind, *values in rows.all()
+    ]
 
 
-async def _finished(db: AsyncSession, pulka_id: int
-                    ) -> tuple[PulkaRow, Table, list[dict[str, Any]] | None]:
+async def _finished(
+    db: AsyncSession, pulka_id: int
+) -> tuple[PulkaRow, Table, list[dict[str, Any]] | None]:
     """The finished pulka (without its ``state``), its table and its sheet's running totals
     as stored when it finished, in one query."""
-    found = (await db.execute(
-        select(PulkaRow, Table, PulkaStats.lines)
-        .join(Table, Table.id == PulkaRow.table_id)
-        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
-        .where(PulkaRow.id == pulka_id).options(defer(PulkaRow.state)))).first()
+    found = (
+        await db.execute(
+            select(PulkaRow, Table, PulkaStats.lines)
+            .join(Table, Table.id == PulkaRow.table_id)
+            .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+            .where(PulkaRow.id == pulka_id)
+            .options(defer(PulkaRow.state))
+        )
+    ).first()
     if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
     row, table, lines = found
     if row.status != "finished":
-        raise ArchiveError(409, f"pulka {pulka_id} is still being played; the archive shows "
-                                "finished pulkas only", PULKA_NOT_OVER)
+        raise ArchiveError(
+            409,
+            f"pulka {pulka_id} is still being played; the archive shows finished pulkas only",
+            PULKA_NOT_OVER,
+        )
     return row, table, lines
 
 
@@ -132,16 +141,26 @@ def _players(events: Sequence[TableEvent | Fact]) -> tuple[list[str], list[int |
     return names, ids
 
 
-def _summary(row: Any, table: Any, names: list[str],
-             member_ids: list[int | None]) -> dict[str, Any]:
+def _summary(
+    row: Any, table: Any, names: list[str], member_ids: list[int | None]
+) -> dict[str, Any]:
     """A pulka's summary from its row and its table's (the ORM rows, or any objects with the
     same attributes: the list reads only the columns it shows)."""
     return {
-        "id": row.id, "table_id": table.id, "practice": table.practice,
-        "club_session_id": table.club_session_id, "preset": table.preset,
-        "players": table.players, "target": table.target, "stake": str(table.stake),
-        "names": names, "member_ids": member_ids, "deals": row.deals, "ended": row.ended,
-        "started_at": _when(table.created_at), "finished_at": _when(row.finished_at),
+        "id": row.id,
+        "table_id": table.id,
+        "practice": table.practice,
+        "club_session_id": table.club_session_id,
+        "preset": table.preset,
+        "players": table.players,
+        "target": table.target,
+        "stake": str(table.stake),
+        "names": names,
+        "member_ids": member_ids,
+        "deals": row.deals,
+        "ended": row.ended,
+        "started_at": _when(table.created_at),
+        "finished_at": _when(row.finished_at),
         "settlement": row.settlement,
     }
 
@@ -150,8 +169,13 @@ LIST_LIMIT = 200
 """Pulkas in one page of the list unless the client asks for fewer (or more, up to 500)."""
 
 
-async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
-                      limit: int = LIST_LIMIT, before: int | None = None) -> list[dict[str, Any]]:
+async def list_pulkas(
+    db: AsyncSession,
+    *,
+    practice: bool | None = False,
+    limit: int = LIST_LIMIT,
+    before: int | None = None,
+) -> list[dict[str, Any]]:
     """Finished pulkas, newest first (``practice``: False club only, True practice only, None
     both); ``before``: only those listed after pulka ``before`` (keyset paging: the next page
     starts after the last pulka of this one).
@@ -161,30 +185,63 @@ async def list_pulkas(db: AsyncSession, *, practice: bool | None = False,
     the columns the summary shows; a second small one first finds ``before``'s sort key.
     Raises :class:`ArchiveError` 404 when ``before`` is not a finished pulka."""
     query = (
-        select(PulkaRow.id, PulkaRow.deals, PulkaRow.ended, PulkaRow.finished_at,
-               PulkaRow.settlement, Table.id.label("table_id"), Table.practice,
-               Table.club_session_id, Table.preset, Table.players, Table.target, Table.stake,
-               Table.created_at, PulkaStats.names, PulkaStats.member_ids)
+        select(
+            PulkaRow.id,
+            PulkaRow.deals,
+            PulkaRow.ended,
+            PulkaRow.finished_at,
+            PulkaRow.settlement,
+            Table.id.label("table_id"),
+            Table.practice,
+            Table.club_session_id,
+            Table.preset,
+            Table.players,
+            Table.target,
+            Table.stake,
+            Table.created_at,
+            PulkaStats.names,
+            PulkaStats.member_ids,
+        )
         .select_from(PulkaStats)
         .join(PulkaRow, PulkaRow.id == PulkaStats.pulka_id)
-        .join(Table, Table.id == PulkaStats.table_id))
+        .join(Table, Table.id == PulkaStats.table_id)
+    )
     if practice is not None:
         query = query.where(PulkaStats.practice.is_(practice))
     if before is not None:
-        after = (await db.execute(select(PulkaStats.finished_at, PulkaStats.pulka_id)
-                                  .where(PulkaStats.pulka_id == before))).first()
+        after = (
+            await db.execute(
+                select(PulkaStats.finished_at, PulkaStats.pulka_id).where(
+                    PulkaStats.pulka_id == before
+                )
+            )
+        ).first()
         if after is None:
             raise ArchiveError(404, f"there is no finished pulka {before}")
-        query = query.where(tuple_(PulkaStats.finished_at, PulkaStats.pulka_id)
-                            < tuple_(after.finished_at, after.pulka_id))
+        query = query.where(
+            tuple_(PulkaStats.finished_at, PulkaStats.pulka_id)
+            < tuple_(after.finished_at, after.pulka_id)
+        )
     query = query.order_by(PulkaStats.finished_at.desc(), PulkaStats.pulka_id.desc())
     out = []
     for r in (await db.execute(query.limit(limit))).all():
-        row = _Columns(id=r.id, deals=r.deals, ended=r.ended, finished_at=r.finished_at,
-                       settlement=r.settlement)
-        table = _Columns(id=r.table_id, practice=r.practice, club_session_id=r.club_session_id,
-                         preset=r.preset, players=r.players, target=r.target, stake=r.stake,
-                         created_at=r.created_at)
+        row = _Columns(
+            id=r.id,
+            deals=r.deals,
+            ended=r.ended,
+            finished_at=r.finished_at,
+            settlement=r.settlement,
+        )
+        table = _Columns(
+            id=r.table_id,
+            practice=r.practice,
+            club_session_id=r.club_session_id,
+            preset=r.preset,
+            players=r.players,
+            target=r.target,
+            stake=r.stake,
+            created_at=r.created_at,
+        )
         out.append(_summary(row, table, list(r.names), list(r.member_ids)))
     return out
 
@@ -200,8 +257,15 @@ class _Columns:
 
 
 def _deal_list(events: Sequence[TableEvent | Fact]) -> list[dict[str, Any]]:
-    return [{"deal_no": e.payload["deal_no"], "outcome": e.payload["outcome"],
-             "entries": e.payload["entries"]} for e in events if e.kind == "deal_ended"]
+    return [
+        {
+            "deal_no": e.payload["deal_no"],
+            "outcome": e.payload["outcome"],
+            "entries": e.payload["entries"],
+        }
+        for e in events
+        if e.kind == "deal_ended"
+    ]
 
 
 async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
@@ -215,8 +279,9 @@ async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
     names, ids = _players(events)
     sheet = row.sheet
     if lines is None or sheet is None:
-        pulka = Pulka.from_json(await db.scalar(select(PulkaRow.state)
-                                                .where(PulkaRow.id == pulka_id)) or {})
+        pulka = Pulka.from_json(
+            await db.scalar(select(PulkaRow.state).where(PulkaRow.id == pulka_id)) or {}
+        )
         lines = sheet_lines(pulka.entries)
         sheet = sheet if sheet is not None else pulka.sheet.to_json()
     return {
@@ -231,8 +296,9 @@ async def pulka_detail(db: AsyncSession, pulka_id: int) -> dict[str, Any]:
 # -- one deal -----------------------------------------------------------------------------------
 
 
-async def _deal_events(db: AsyncSession, table_id: int, deal_no: int,
-                       seqs: list[int] | None = None) -> Sequence[Any]:
+async def _deal_events(
+    db: AsyncSession, table_id: int, deal_no: int, seqs: list[int] | None = None
+) -> Sequence[Any]:
     """The events :func:`deal_replay` needs: from the ``deal_started`` of finished deal
     ``deal_no`` to its ``deal_ended``. A finished pulka's ``pulka_stats`` row says where they
     lie (``seqs``); otherwise they are found among the summary events, read lean, and when the
@@ -246,26 +312,37 @@ async def _deal_events(db: AsyncSession, table_id: int, deal_no: int,
             start = f
         elif f.kind == "player_joined":
             start = None
-        elif (f.kind == "deal_ended" and start is not None
-              and f.payload["deal_no"] == deal_no == start.payload["deal_no"]):
+        elif (
+            f.kind == "deal_ended"
+            and start is not None
+            and f.payload["deal_no"] == deal_no == start.payload["deal_no"]
+        ):
             return await _events_between(db, table_id, start.seq, f.seq)
     return facts
 
 
-async def _events_between(db: AsyncSession, table_id: int, first: int,
-                          last: int) -> Sequence[Any]:
-    return list((await db.execute(
-        select(TableEvent.seq, TableEvent.kind, TableEvent.payload)
-        .where(TableEvent.table_id == table_id, TableEvent.seq.between(first, last))
-        .order_by(TableEvent.seq))).all())
-
+async def _events_between(db: AsyncSession, table_id: int, first: int, last: int) -> Sequence[Any]:
+    return list(
+        (
+            await db.execute(
+                select(TableEvent.seq, TableEvent.kind, TableEvent.payload)
+                .where(TableEvent.table_id == table_id, TableEvent.seq.between(first, last))
+                .order_by(TableEvent.seq)
+            )
+        ).all()
+    )
 
 
 def _reveal_of(data: Mapping[str, Any]) -> DealReveal:
     return DealReveal(
-        commitment=data["commitment"], deck=tuple(data["deck"]), salt=data["salt"],
-        cut=data["cut"], players=data["players"], dealer=data["dealer"],
-        hands=tuple(tuple(h) for h in data["hands"]), talon=(data["talon"][0], data["talon"][1]),
+        commitment=data["commitment"],
+        deck=tuple(data["deck"]),
+        salt=data["salt"],
+        cut=data["cut"],
+        players=data["players"],
+        dealer=data["dealer"],
+        hands=tuple(tuple(h) for h in data["hands"]),
+        talon=(data["talon"][0], data["talon"][1]),
     )
 
 
@@ -274,12 +351,21 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
 
     Raises :class:`ArchiveError`: 404 (no such pulka or deal), 409 (the deal never ended).
     """
-    found = (await db.execute(
-        select(PulkaRow.id, PulkaRow.deals, PulkaRow.status, Table.id.label("table_id"),
-               Table.practice, PulkaStats.deal_seqs[str(deal_no)].label("seqs"))
-        .join(Table, Table.id == PulkaRow.table_id)
-        .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
-        .where(PulkaRow.id == pulka_id))).first()
+    found = (
+        await db.execute(
+            select(
+                PulkaRow.id,
+                PulkaRow.deals,
+                PulkaRow.status,
+                Table.id.label("table_id"),
+                Table.practice,
+                PulkaStats.deal_seqs[str(deal_no)].label("seqs"),
+            )
+            .join(Table, Table.id == PulkaRow.table_id)
+            .outerjoin(PulkaStats, PulkaStats.pulka_id == PulkaRow.id)
+            .where(PulkaRow.id == pulka_id)
+        )
+    ).first()
     if found is None:
         raise ArchiveError(404, f"there is no pulka {pulka_id}")
     row = _Columns(id=found.id, deals=found.deals, status=found.status)
@@ -295,25 +381,36 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
             start, actions = None, []
         elif e.kind == "action" and start is not None:
             actions.append(e.payload)
-        elif (e.kind == "deal_ended" and start is not None
-              and e.payload["deal_no"] == deal_no == start["deal_no"]):
+        elif (
+            e.kind == "deal_ended"
+            and start is not None
+            and e.payload["deal_no"] == deal_no == start["deal_no"]
+        ):
             ended, seqs[1] = e.payload, e.seq
             break
     if ended is None or start is None:
         if start is not None and start["deal_no"] == deal_no:
-            raise ArchiveError(409, f"deal {deal_no} has not ended (it is being played or was "
-                                    "abandoned): only finished deals are shown (R-W8)",
-                               DEAL_NOT_OVER)
+            raise ArchiveError(
+                409,
+                f"deal {deal_no} has not ended (it is being played or was "
+                "abandoned): only finished deals are shown (R-W8)",
+                DEAL_NOT_OVER,
+            )
         raise ArchiveError(404, f"pulka {pulka_id} has no finished deal {deal_no}")
     try:
         check_deal(start, table_id=table.id, seq=seqs[0], kind="deal_started")
         check_deal(ended, table_id=table.id, seq=seqs[1], kind="deal_ended")
     except StoredFormatError as exc:
-        raise ArchiveError(409, f"pulka {pulka_id}, deal {deal_no}: {exc.message}",
-                           exc.code) from None
+        raise ArchiveError(
+            409, f"pulka {pulka_id}, deal {deal_no}: {exc.message}", exc.code
+        ) from None
     conventions = Conventions.from_mapping(start["pulka"]["conventions"])
-    config = DealConfig(players=start["players"], dealer=start["dealer"],
-                        conventions=conventions, min_level=start["min_level"])
+    config = DealConfig(
+        players=start["players"],
+        dealer=start["dealer"],
+        conventions=conventions,
+        min_level=start["min_level"],
+    )
     parsed = [action_from_json({**a["action"], "seat": a["seat"]}) for a in actions]
     state, events = replay(config, start["deck"], bytes.fromhex(start["salt"]), parsed)
     if not state.finished:  # the log says it ended: the engine must agree
@@ -321,28 +418,51 @@ async def deal_replay(db: AsyncSession, pulka_id: int, deal_no: int) -> dict[str
     result = outcome(state)
     if result is None or outcome_to_json(result) != ended["outcome"]:
         # Never a silent difference: the deal was stored under rules this code reads otherwise.
-        raise ArchiveError(409, f"pulka {pulka_id}, deal {deal_no}: the replay does not give "
-                                "the stored result", REPLAY_MISMATCH)
+        raise ArchiveError(
+            409,
+            f"pulka {pulka_id}, deal {deal_no}: the replay does not give the stored result",
+            REPLAY_MISMATCH,
+        )
     shown = view(state, None)
     public = [event_to_json(ev) for ev in events]
-    tricks = [{"no": ev["trick"], "winner": ev["seat"], "cards": ev["cards"]}
-              for ev in public if ev["type"] == "trick_taken"]
+    tricks = [
+        {"no": ev["trick"], "winner": ev["seat"], "cards": ev["cards"]}
+        for ev in public
+        if ev["type"] == "trick_taken"
+    ]
     reveal = deal_reveal(state)
     return {
-        "pulka_id": row.id, "table_id": table.id, "practice": table.practice,
-        "deal_no": deal_no, "deals": row.deals, "pulka_status": row.status,
-        "players": start["players"], "names": list(start["names"]),
-        "dealer": start["dealer"], "forehand": shown["forehand"],
+        "pulka_id": row.id,
+        "table_id": table.id,
+        "practice": table.practice,
+        "deal_no": deal_no,
+        "deals": row.deals,
+        "pulka_status": row.status,
+        "players": start["players"],
+        "names": list(start["names"]),
+        "dealer": start["dealer"],
+        "forehand": shown["forehand"],
         "active": list(playing_seats(start["players"], start["dealer"])),
         "min_level": start["min_level"],
-        "dealt": shown["dealt"], "talon": shown["talon"], "discard": shown["discard"],
-        "auction": shown["auction"], "declarer": shown["declarer"],
-        "contract": shown["contract"], "defence": shown["defence"],
-        "whisters": shown["whisters"], "play_mode": shown["play_mode"], "kind": shown["kind"],
-        "end": shown["end"], "tricks": tricks, "tricks_taken": shown["tricks"],
-        "outcome": ended["outcome"], "entries": ended["entries"], "sheet": ended["sheet"],
-        "actions": [{"seat": a["seat"], "action": a["action"], "auto": bool(a.get("auto"))}
-                    for a in actions],
+        "dealt": shown["dealt"],
+        "talon": shown["talon"],
+        "discard": shown["discard"],
+        "auction": shown["auction"],
+        "declarer": shown["declarer"],
+        "contract": shown["contract"],
+        "defence": shown["defence"],
+        "whisters": shown["whisters"],
+        "play_mode": shown["play_mode"],
+        "kind": shown["kind"],
+        "end": shown["end"],
+        "tricks": tricks,
+        "tricks_taken": shown["tricks"],
+        "outcome": ended["outcome"],
+        "entries": ended["entries"],
+        "sheet": ended["sheet"],
+        "actions": [
+            {"seat": a["seat"], "action": a["action"], "auto": bool(a.get("auto"))} for a in actions
+        ],
         "events": public,
         "reveal": reveal,
         "verified": verify_deal(_reveal_of(reveal), conventions.cut_min),
@@ -369,10 +489,17 @@ class MemberStats:
 
     def to_json(self, with_series: bool) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "member_id": self.member_id, "name": self.name, "pulkas": self.pulkas,
-            "deals": self.deals, "declared": self.declared, "made": self.made,
-            "failed": self.failed, "miseres": self.miseres, "miseres_made": self.miseres_made,
-            "whists": _num(self.whists), "money": f"{self.money:.2f}",
+            "member_id": self.member_id,
+            "name": self.name,
+            "pulkas": self.pulkas,
+            "deals": self.deals,
+            "declared": self.declared,
+            "made": self.made,
+            "failed": self.failed,
+            "miseres": self.miseres,
+            "miseres_made": self.miseres_made,
+            "whists": _num(self.whists),
+            "money": f"{self.money:.2f}",
             "average_whists": _num(self.whists / self.pulkas) if self.pulkas else 0,
             "average_money": f"{self.money / self.pulkas:.2f}" if self.pulkas else "0.00",
         }
@@ -397,9 +524,13 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
     club = line.practice.is_(False)
     if member_id is None:
         stats: dict[int, MemberStats] = {}
-        for totals, name in (await db.execute(
-                select(MemberTotals, Member.display_name)
-                .outerjoin(Member, Member.id == MemberTotals.member_id))).all():
+        for totals, name in (
+            await db.execute(
+                select(MemberTotals, Member.display_name).outerjoin(
+                    Member, Member.id == MemberTotals.member_id
+                )
+            )
+        ).all():
             one = MemberStats(totals.member_id, name or "")
             for c in TOTALS:
                 setattr(one, c, getattr(totals, c))
@@ -410,11 +541,22 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
                 stats[mid].name = seat_name
         return sorted(stats.values(), key=lambda s: (-s.whists, s.name))
     one = MemberStats(member_id)
-    rows = (await db.execute(
-        select(line.pulka_id, line.finished_at, line.started_at, line.seat, line.name,
-               line.whists, line.money, *(getattr(line, c) for c in COUNTS))
-        .where(club, line.member_id == member_id)
-        .order_by(line.finished_at.asc().nulls_first(), line.pulka_id))).all()
+    rows = (
+        await db.execute(
+            select(
+                line.pulka_id,
+                line.finished_at,
+                line.started_at,
+                line.seat,
+                line.name,
+                line.whists,
+                line.money,
+                *(getattr(line, c) for c in COUNTS),
+            )
+            .where(club, line.member_id == member_id)
+            .order_by(line.finished_at.asc().nulls_first(), line.pulka_id)
+        )
+    ).all()
     for i, c in enumerate(COUNTS, start=7):
         setattr(one, c, sum(r[i] for r in rows))
     whists, money, series = Decimal(0), Decimal(0), one.series
@@ -423,8 +565,15 @@ async def club_stats(db: AsyncSession, member_id: int | None = None) -> list[Mem
             continue
         whists += w
         money += m
-        series.append({"pulka_id": pulka_id, "date": _when(finished_at or started_at),
-                       "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(whists)})
+        series.append(
+            {
+                "pulka_id": pulka_id,
+                "date": _when(finished_at or started_at),
+                "whists": _num(w),
+                "money": f"{m:.2f}",
+                "total_whists": _num(whists),
+            }
+        )
         if not one.name:
             one.name = name
     one.pulkas, one.whists, one.money = len(series), whists, money
@@ -438,8 +587,14 @@ async def _seat_names(db: AsyncSession, member_ids: list[int]) -> list[tuple[int
     """For members with no member row: the name each first sat under (oldest pulka first)."""
     line = PulkaMemberStats
     rows = await db.execute(
-        select(line.member_id, line.name).distinct(line.member_id)
-        .where(line.practice.is_(False), line.member_id.in_(member_ids),
-               line.seat.is_not(None), line.name != "")
-        .order_by(line.member_id, line.finished_at.asc().nulls_first(), line.pulka_id))
+        select(line.member_id, line.name)
+        .distinct(line.member_id)
+        .where(
+            line.practice.is_(False),
+            line.member_id.in_(member_ids),
+            line.seat.is_not(None),
+            line.name != "",
+        )
+        .order_by(line.member_id, line.finished_at.asc().nulls_first(), line.pulka_id)
+    )
     return [(mid, name) for mid, name in rows.all()]

@@ -79,9 +79,16 @@ def plain(value: Any) -> Any:
     raise TypeError(f"the audit log stores no {type(value).__name__}")
 
 
-async def record(session: AsyncSession, *, actor: Actor | Member | int | None, action: str,
-                 target: str, before: Mapping[str, Any] | None,
-                 after: Mapping[str, Any] | None, address: str | None = None) -> None:
+async def record(
+    session: AsyncSession,
+    *,
+    actor: Actor | Member | int | None,
+    action: str,
+    target: str,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    address: str | None = None,
+) -> None:
     """Append one audit row in the caller's transaction (it commits or rolls back with it).
 
     ``actor`` is an :class:`Actor` (carrying the request's address) or a member, his id, or
@@ -94,13 +101,20 @@ async def record(session: AsyncSession, *, actor: Actor | Member | int | None, a
     where = address if address is not None else who.address
     if "\n" in target or (where is not None and "\n" in where):
         raise ValueError("audit targets and addresses are one line")
-    await session.execute(insert(AuditEntry).values(
-        actor_id=who.member_id, address=where, action=action, target=target,
-        before=null() if before is None else plain(before),  # SQL NULL, not JSON null
-        after=null() if after is None else plain(after)))
+    await session.execute(
+        insert(AuditEntry).values(
+            actor_id=who.member_id,
+            address=where,
+            action=action,
+            target=target,
+            before=null() if before is None else plain(before),  # SQL NULL, not JSON null
+            after=null() if after is None else plain(after),
+        )
+    )
 
 
 # ------------------------------------------------------------------------------- reading the log
+
 
 @dataclass(frozen=True, slots=True)
 class Filter:
@@ -114,19 +128,26 @@ class Filter:
     until: datetime | None = None
 
 
-async def entries(session: AsyncSession, where: Filter, *, before_id: int | None = None,
-                  limit: int = 50) -> list[tuple[AuditEntry, str | None]]:
+async def entries(
+    session: AsyncSession, where: Filter, *, before_id: int | None = None, limit: int = 50
+) -> list[tuple[AuditEntry, str | None]]:
     """A page of the log, newest first, with each actor's display name; ``before_id`` is the
     keyset cursor (the last id of the previous page)."""
-    query = (select(AuditEntry, Member.display_name)
-             .outerjoin(Member, Member.id == AuditEntry.actor_id)
-             .order_by(AuditEntry.id.desc()).limit(limit))
+    query = (
+        select(AuditEntry, Member.display_name)
+        .outerjoin(Member, Member.id == AuditEntry.actor_id)
+        .order_by(AuditEntry.id.desc())
+        .limit(limit)
+    )
     if where.action is not None:
         if not ACTION_PREFIX.fullmatch(where.action):
             raise ValueError(f"bad action filter {where.action!r}")
-        query = query.where(or_(AuditEntry.action == where.action,
-                                AuditEntry.action.startswith(where.action + ".",
-                                                             autoescape=True)))
+        query = query.where(
+            or_(
+                AuditEntry.action == where.action,
+                AuditEntry.action.startswith(where.action + ".", autoescape=True),
+            )
+        )
     if where.actor_id is not None:
         query = query.where(AuditEntry.actor_id == where.actor_id)
     if where.target is not None:
@@ -142,23 +163,39 @@ async def entries(session: AsyncSession, where: Filter, *, before_id: int | None
 
 def entry_json(row: AuditEntry, actor_name: str | None) -> Json:
     """An audit row for the API (its hashes included, so a reader can check the links)."""
-    return {"id": row.id, "at": row.at, "actor_id": row.actor_id, "actor_name": actor_name,
-            "address": row.address, "action": row.action, "target": row.target,
-            "before": row.before, "after": row.after, "format": row.format,
-            "prev_hash": row.prev_hash, "hash": row.hash}
+    return {
+        "id": row.id,
+        "at": row.at,
+        "actor_id": row.actor_id,
+        "actor_name": actor_name,
+        "address": row.address,
+        "action": row.action,
+        "target": row.target,
+        "before": row.before,
+        "after": row.after,
+        "format": row.format,
+        "prev_hash": row.prev_hash,
+        "hash": row.hash,
+    }
 
 
 # ---------------------------------------------------------------------------- checking the chain
 
-_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-                 "\r": "\\r", "\t": "\\t"}
+_JSON_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 """How PostgreSQL's ``jsonb::text`` escapes these characters (other controls as ``\\uXXXX``)."""
 
 
 def _json_string(text: str) -> str:
     """``text`` as a JSON string literal, escaped exactly as ``jsonb::text`` escapes it."""
-    escaped = (_JSON_ESCAPES.get(ch) or (f"\\u{ord(ch):04x}" if ch < " " else ch)
-               for ch in text)
+    escaped = (_JSON_ESCAPES.get(ch) or (f"\\u{ord(ch):04x}" if ch < " " else ch) for ch in text)
     return '"' + "".join(escaped) + '"'
 
 
@@ -187,12 +224,20 @@ def jsonb_text(value: Any) -> str:
 def canonical_text(prev_hash: str, row: AuditEntry) -> str:
     """The text whose SHA-256 is the row's ``hash`` (format 1, docs/audit.md)."""
     at = row.at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return "\n".join((
-        "audit/1", prev_hash, str(row.id), at,
-        "" if row.actor_id is None else str(row.actor_id), row.address or "",
-        row.action, row.target,
-        "" if row.before is None else jsonb_text(row.before),
-        "" if row.after is None else jsonb_text(row.after)))
+    return "\n".join(
+        (
+            "audit/1",
+            prev_hash,
+            str(row.id),
+            at,
+            "" if row.actor_id is None else str(row.actor_id),
+            row.address or "",
+            row.action,
+            row.target,
+            "" if row.before is None else jsonb_text(row.before),
+            "" if row.after is None else jsonb_text(row.after),
+        )
+    )
 
 
 def row_hash(prev_hash: str, row: AuditEntry) -> str:
@@ -206,12 +251,15 @@ def _check_batch(prev: str, rows: Sequence[AuditEntry]) -> tuple[str, list[str]]
         if row.format != FORMAT:
             problems.append(f"audit row {row.id}: unknown format {row.format}")
         if row.prev_hash != prev:
-            problems.append(f"audit row {row.id}: prev_hash {row.prev_hash[:12]}… is not the "
-                            f"hash of the row before it ({prev[:12]}…): a row was removed or "
-                            "inserted out of order")
+            problems.append(
+                f"audit row {row.id}: prev_hash {row.prev_hash[:12]}… is not the "
+                f"hash of the row before it ({prev[:12]}…): a row was removed or "
+                "inserted out of order"
+            )
         if row_hash(row.prev_hash, row) != row.hash:
-            problems.append(f"audit row {row.id}: its hash does not match its contents "
-                            "(the row was edited)")
+            problems.append(
+                f"audit row {row.id}: its hash does not match its contents (the row was edited)"
+            )
         prev = row.hash
     return prev, problems
 
@@ -227,9 +275,17 @@ async def check_audit_chain(session: AsyncSession) -> list[str]:
     prev = GENESIS
     last_id = 0
     while True:
-        rows = list((await session.scalars(
-            select(AuditEntry).where(AuditEntry.id > last_id).order_by(AuditEntry.id)
-            .limit(BATCH).execution_options(populate_existing=True))).all())
+        rows = list(
+            (
+                await session.scalars(
+                    select(AuditEntry)
+                    .where(AuditEntry.id > last_id)
+                    .order_by(AuditEntry.id)
+                    .limit(BATCH)
+                    .execution_options(populate_existing=True)
+                )
+            ).all()
+        )
         if not rows:
             return problems
         prev, found = await asyncio.to_thread(_check_batch, prev, rows)

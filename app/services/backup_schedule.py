@@ -55,9 +55,14 @@ async def last_session_end(db: AsyncSession) -> datetime | None:
 class BackupScheduler:
     """Makes the automatic backups of one server process (see the module docstring)."""
 
-    def __init__(self, url: str, settings: Settings, clock: Clock,
-                 sessionmaker: async_sessionmaker[AsyncSession],
-                 poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        url: str,
+        settings: Settings,
+        clock: Clock,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
         self.url = url
         self.settings = settings
         self.clock = clock
@@ -88,22 +93,22 @@ class BackupScheduler:
             except asyncio.CancelledError:
                 raise
             except ServiceError as exc:
-                log.error("automatic backup failed",
-                          extra={"code": exc.code, "detail": str(exc)})
+                log.error("automatic backup failed", extra={"code": exc.code, "detail": str(exc)})
             except Exception as exc:
                 if self._started:
                     log.exception("automatic backup failed")
                 else:
-                    log.warning("automatic backups wait for the database",
-                                extra={"error": type(exc).__name__})
+                    log.warning(
+                        "automatic backups wait for the database",
+                        extra={"error": type(exc).__name__},
+                    )
             await asyncio.sleep(self.poll_seconds)
 
     async def tick(self) -> backups.BackupInfo | None:
         """Make the backup that is due now, if any; return it."""
         now = self.clock.now()
         if now >= self.due:
-            due, self.due = self.due, next_daily(now, self.settings.backup_time,
-                                                 self.settings.zone)
+            due, self.due = self.due, next_daily(now, self.settings.backup_time, self.settings.zone)
             return await self._backup("daily", now, since=due)
         async with self.sessionmaker() as db:
             ended = await last_session_end(db)
@@ -112,12 +117,14 @@ class BackupScheduler:
             return await self._backup("session", now, since=ended.replace(microsecond=0))
         return None
 
-    async def _backup(self, reason: Reason, now: datetime,
-                      since: datetime) -> backups.BackupInfo | None:
+    async def _backup(
+        self, reason: Reason, now: datetime, since: datetime
+    ) -> backups.BackupInfo | None:
         """Back up unless another process holds the lock or already made this one."""
         async with session_scope(self.sessionmaker) as db:
-            if not await db.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"),
-                                   {"key": LOCK_KEY}):
+            if not await db.scalar(
+                text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": LOCK_KEY}
+            ):
                 return None
             folder = self.settings.backup_dir
             made = await asyncio.to_thread(backups.list_backups, folder)

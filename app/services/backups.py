@@ -84,8 +84,9 @@ def list_backups(folder: Path) -> list[BackupInfo]:
         parsed = parse_name(entry.name)
         if parsed is None or not entry.is_file(follow_symlinks=False):
             continue
-        result.append(BackupInfo(entry.name, parsed[1], parsed[0], entry.stat().st_size,
-                                 Path(entry.path)))
+        result.append(
+            BackupInfo(entry.name, parsed[1], parsed[0], entry.stat().st_size, Path(entry.path))
+        )
     result.sort(key=lambda b: (b.made_at, b.name), reverse=True)
     return result
 
@@ -118,8 +119,10 @@ def ensure_writable(folder: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
             pass
     except OSError as exc:
-        raise BackupError(f"the backup folder {folder} is not writable ({exc.strerror})",
-                          code="backup_dir_not_writable") from None
+        raise BackupError(
+            f"the backup folder {folder} is not writable ({exc.strerror})",
+            code="backup_dir_not_writable",
+        ) from None
 
 
 async def dump_to(url: str, target: Path) -> int:
@@ -134,8 +137,14 @@ async def dump_to(url: str, target: Path) -> int:
         raise ConflictError(f"{target} already exists", code="backup_exists")
     partial = folder / f".{target.name}.{os.getpid()}.partial"
     try:
-        result = await run_tool("pg_dump", "--format=custom", "--no-owner", "--no-acl",
-                                f"--file={partial}", f"--dbname={libpq_url(url)}")
+        result = await run_tool(
+            "pg_dump",
+            "--format=custom",
+            "--no-owner",
+            "--no-acl",
+            f"--file={partial}",
+            f"--dbname={libpq_url(url)}",
+        )
         if not result.ok:
             raise BackupError(f"pg_dump failed: {result.stderr}")
         try:
@@ -157,14 +166,12 @@ def _publish(partial: Path, target: Path) -> None:
     os.link(partial, target)
 
 
-async def make_backup(url: str, settings: Settings, reason: Reason,
-                      now: datetime) -> BackupInfo:
+async def make_backup(url: str, settings: Settings, reason: Reason, now: datetime) -> BackupInfo:
     """Make a backup in the settings' folder, then rotate its automatic backups."""
     folder = settings.backup_dir
     name = backup_name(now, reason)
     size = await dump_to(url, folder / name)
-    made = BackupInfo(name, reason, now.astimezone(UTC).replace(microsecond=0), size,
-                      folder / name)
+    made = BackupInfo(name, reason, now.astimezone(UTC).replace(microsecond=0), size, folder / name)
     await asyncio.to_thread(rotate, folder, settings.backup_keep)
     return made
 

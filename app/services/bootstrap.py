@@ -37,8 +37,17 @@ async def ensure_first_admin(session: AsyncSession) -> FirstAdmin | None:
     )
     session.add(member)
     await session.flush()
-    await audit.record(session, actor=None, action="member.created", target=f"member:{member.id}",
-                       before=None, after={"login": member.login,
-                                           "display_name": member.display_name,
-                                           "role": member.role, "by": "first start"})
+    await audit.record(
+        session,
+        actor=None,
+        action="member.created",
+        target=f"member:{member.id}",
+        before=None,
+        after={
+            "login": member.login,
+            "display_name": member.display_name,
+            "role": member.role,
+            "by": "first start",
+        },
+    )
     return FirstAdmin(login=FIRST_ADMIN_LOGIN, password=password)

@@ -77,17 +77,25 @@ def find_problems(rows: Sequence[Sequence[Any]]) -> list[str]:
         if position != last + 1:
             problems.append(f"positions {last + 1}..{position - 1} are missing from the chain")
         if prev != expected_prev:
-            problems.append(f"position {position} ({_deal(table_id, seq)}): its prev_hash is "
-                            "not the hash of the entry before it")
+            problems.append(
+                f"position {position} ({_deal(table_id, seq)}): its prev_hash is "
+                "not the hash of the entry before it"
+            )
         if link_hash(prev, position, table_id, seq, chained) != hash_:
-            problems.append(f"position {position} ({_deal(table_id, seq)}): its hash does not "
-                            "match its contents")
+            problems.append(
+                f"position {position} ({_deal(table_id, seq)}): its hash does not "
+                "match its contents"
+            )
         if ev_table is None:
-            problems.append(f"position {position}: {_deal(table_id, seq)} is missing from "
-                            "table_events (a dropped deal)")
+            problems.append(
+                f"position {position}: {_deal(table_id, seq)} is missing from "
+                "table_events (a dropped deal)"
+            )
         elif deck_commitment(deck, salt) != chained:
-            problems.append(f"position {position}: {_deal(table_id, seq)} does not match its "
-                            "chained commitment (its deck or salt was edited)")
+            problems.append(
+                f"position {position}: {_deal(table_id, seq)} does not match its "
+                "chained commitment (its deck or salt was edited)"
+            )
         expected_prev, last = hash_, position
     return problems
 

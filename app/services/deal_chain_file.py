@@ -66,34 +66,44 @@ ORDER BY e.table_id, e.seq
 def entry_json(row: Sequence[Any]) -> dict[str, Any]:
     """One entry of the document from a row of :data:`_PAGE`."""
     position, table_id, seq, commit, prev, hash_, present, deck, salt = row
-    entry: dict[str, Any] = {"position": position, "table": table_id, "seq": seq,
-                             "commitment": commit, "prev_hash": prev, "hash": hash_}
+    entry: dict[str, Any] = {
+        "position": position,
+        "table": table_id,
+        "seq": seq,
+        "commitment": commit,
+        "prev_hash": prev,
+        "hash": hash_,
+    }
     if not present:
         entry["status"] = "missing"
     elif deck is None or salt is None:
         entry["status"] = "hidden"
     else:
         entry["status"] = "revealed"
-        entry["deck"] = [CARD_TEXTS[c] if isinstance(c, int) and 0 <= c < 32 else str(c)
-                         for c in deck]
+        entry["deck"] = [
+            CARD_TEXTS[c] if isinstance(c, int) and 0 <= c < 32 else str(c) for c in deck
+        ]
         entry["salt"] = salt
     return entry
 
 
-async def chain_document(sessions: async_sessionmaker[AsyncSession]
-                         ) -> AsyncIterator[bytes]:
+async def chain_document(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[bytes]:
     """The ``deal-chain/1`` document in chunks (one per page), each page in its own short
     session, so a long download holds no transaction open."""
     async with sessions() as db:
         head = (await db.execute(_HEAD)).first()
     last, head_hash = (int(head[0]), str(head[1])) if head is not None else (0, GENESIS)
-    yield (b'{"format":"' + FORMAT.encode() + b'","head":'
-           + orjson.dumps({"position": last, "hash": head_hash}) + b',"entries":[')
+    yield (
+        b'{"format":"'
+        + FORMAT.encode()
+        + b'","head":'
+        + orjson.dumps({"position": last, "hash": head_hash})
+        + b',"entries":['
+    )
     after, first = 0, True
     while after < last:
         async with sessions() as db:
-            rows = (await db.execute(_PAGE, {"after": after, "head": last,
-                                             "limit": PAGE})).all()
+            rows = (await db.execute(_PAGE, {"after": after, "head": last, "limit": PAGE})).all()
         if not rows:
             break
         body = b",".join(orjson.dumps(entry_json(r)) for r in rows)

@@ -17,8 +17,14 @@ class ServiceError(ValueError):
     """The facts the page fills into its translation of ``code`` (the API sends them as
     ``params``), e.g. ``{"start": "10:02"}``: the same facts the English message names."""
 
-    def __init__(self, message: str, *, status: int | None = None,
-                 code: str | None = None, params: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         if status is not None:
             self.status = status

@@ -36,22 +36,39 @@ async def due_first_deals(db: AsyncSession, now: datetime) -> list[int]:
     """Club tables of a session open at ``now`` that have not dealt yet (one indexed query)."""
     dealt = exists().where(TableEvent.table_id == Table.id, TableEvent.kind == "deal_started")
     rows = await db.scalars(
-        select(Table.id).join(ClubSession, ClubSession.id == Table.club_session_id)
-        .where(Table.status == "playing", Table.mode == "live", Table.practice.is_(False),
-               ClubSession.ended_at.is_(None), ClubSession.starts_at <= now,
-               ClubSession.ends_at > now, ~dealt)
-        .order_by(Table.id).limit(SWEEP_LIMIT))
+        select(Table.id)
+        .join(ClubSession, ClubSession.id == Table.club_session_id)
+        .where(
+            Table.status == "playing",
+            Table.mode == "live",
+            Table.practice.is_(False),
+            ClubSession.ended_at.is_(None),
+            ClubSession.starts_at <= now,
+            ClubSession.ends_at > now,
+            ~dealt,
+        )
+        .order_by(Table.id)
+        .limit(SWEEP_LIMIT)
+    )
     return list(rows.all())
 
 
-async def deal_first(sessionmaker: async_sessionmaker[AsyncSession], cache: StateCache | None,
-                     table_id: int, now: datetime) -> bool:
+async def deal_first(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    cache: StateCache | None,
+    table_id: int,
+    now: datetime,
+) -> bool:
     """Deal the table's first deal if it is due (session open, seats filled, not dealt yet);
     True if this call dealt it. Safe to call any number of times, from any process."""
     async with session_scope(sessionmaker) as db:
         table = await lock_table(db, table_id)
-        if (table is None or table.status != "playing" or table.mode != "live"
-                or table.club_session_id is None):
+        if (
+            table is None
+            or table.status != "playing"
+            or table.mode != "live"
+            or table.club_session_id is None
+        ):
             return False
         state = before = await load_state(db, table, cache)
         if not waits_for_first_deal(state) or await deal_refusal(db, table, now) is not None:

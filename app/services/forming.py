@@ -49,8 +49,12 @@ def table_sizes(n: int) -> list[int]:
 
 async def _lock_session(db: AsyncSession, session_id: int) -> ClubSession:
     """The session row, locked until the transaction ends (and re-read under the lock)."""
-    row = await db.scalar(select(ClubSession).where(ClubSession.id == session_id)
-                          .with_for_update().execution_options(populate_existing=True))
+    row = await db.scalar(
+        select(ClubSession)
+        .where(ClubSession.id == session_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     if row is None:
         raise NotFoundError(f"no session {session_id}")
     return row
@@ -63,20 +67,31 @@ async def _names(db: AsyncSession, ids: list[int]) -> dict[int, str]:
 
 async def _seated_in_session(db: AsyncSession, session_id: int) -> set[int]:
     """Members already at a drawn table or a live table of the session."""
-    drawn = (await db.scalars(select(DrawnTable.member_ids).where(
-        DrawnTable.club_session_id == session_id))).all()
+    drawn = (
+        await db.scalars(
+            select(DrawnTable.member_ids).where(DrawnTable.club_session_id == session_id)
+        )
+    ).all()
     ids = {m for group in drawn for m in group}
-    live = (await db.scalars(
-        select(TableSeat.member_id).join(Table, Table.id == TableSeat.table_id)
-        .where(Table.club_session_id == session_id, TableSeat.member_id.is_not(None)))).all()
+    live = (
+        await db.scalars(
+            select(TableSeat.member_id)
+            .join(Table, Table.id == TableSeat.table_id)
+            .where(Table.club_session_id == session_id, TableSeat.member_id.is_not(None))
+        )
+    ).all()
     return ids | {m for m in live if m is not None}
 
 
 async def waiting_members(db: AsyncSession, session_id: int) -> list[int]:
     """Checked-in members not yet at a table, in order of arrival."""
-    present = (await db.scalars(
-        select(Attendance.member_id).where(Attendance.club_session_id == session_id)
-        .order_by(Attendance.checked_in_at, Attendance.id))).all()
+    present = (
+        await db.scalars(
+            select(Attendance.member_id)
+            .where(Attendance.club_session_id == session_id)
+            .order_by(Attendance.checked_in_at, Attendance.id)
+        )
+    ).all()
     seated = await _seated_in_session(db, session_id)
     return [m for m in present if m not in seated]
 
@@ -89,9 +104,14 @@ class TablesDrawn:
     tables: list[DrawnTable]
 
 
-async def draw_session_tables(db: AsyncSession, session: ClubSession, by: Member, now: datetime,
-                              rng: random.Random,
-                              sizes: list[int] | None = None) -> TablesDrawn:
+async def draw_session_tables(
+    db: AsyncSession,
+    session: ClubSession,
+    by: Member,
+    now: datetime,
+    rng: random.Random,
+    sizes: list[int] | None = None,
+) -> TablesDrawn:
     """R-T1: the members present draw suit cards; each suit is a table.
 
     A session draws its tables once: the session row is locked (``SELECT ... FOR UPDATE``) and
@@ -105,11 +125,16 @@ async def draw_session_tables(db: AsyncSession, session: ClubSession, by: Member
         raise ConflictError("this session is over")
     if now < session.starts_at - CHECK_IN_OPENS:
         raise ConflictError("tables are drawn on the day of the session")
-    if await db.scalar(select(DrawRecord.id).where(
-            DrawRecord.club_session_id == session.id, DrawRecord.kind == "tables").limit(1)):
-        raise ConflictError("the tables of this session are already drawn; a latecomer joins "
-                            "a three-player table as its fourth (R-S4, R-T4)",
-                            code="tables_already_drawn")
+    if await db.scalar(
+        select(DrawRecord.id)
+        .where(DrawRecord.club_session_id == session.id, DrawRecord.kind == "tables")
+        .limit(1)
+    ):
+        raise ConflictError(
+            "the tables of this session are already drawn; a latecomer joins "
+            "a three-player table as its fourth (R-S4, R-T4)",
+            code="tables_already_drawn",
+        )
     members = await waiting_members(db, session.id)
     if sizes is None:
         sizes = table_sizes(len(members))
@@ -127,8 +152,12 @@ async def draw_session_tables(db: AsyncSession, session: ClubSession, by: Member
     await db.flush()
     tables = []
     for suit, group in enumerate(drawn.tables):
-        t = DrawnTable(club_session_id=session.id, draw_id=row.id, suit=suit,
-                       member_ids=[int(m) for m in group])
+        t = DrawnTable(
+            club_session_id=session.id,
+            draw_id=row.id,
+            suit=suit,
+            member_ids=[int(m) for m in group],
+        )
         db.add(t)
         tables.append(t)
     await db.flush()
@@ -153,11 +182,21 @@ class Seated:
     table_id: int
 
 
-async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bool,
-                      session_id: int | None, target: int, by: Member, rng: random.Random,
-                      now: datetime, seat_record: DrawRecord | None, preset: str = "club",
-                      move_timer_seconds: int | None = None,
-                      drawn_dealer: tuple[int, dict[str, Any]] | None = None) -> Seated:
+async def _open_table(
+    db: AsyncSession,
+    *,
+    seats: list[int | None],
+    practice: bool,
+    session_id: int | None,
+    target: int,
+    by: Member,
+    rng: random.Random,
+    now: datetime,
+    seat_record: DrawRecord | None,
+    preset: str = "club",
+    move_timer_seconds: int | None = None,
+    drawn_dealer: tuple[int, dict[str, Any]] | None = None,
+) -> Seated:
     """The first dealer — R-T3's lot, or ``drawn_dealer`` (the seat and its record) when the
     rule set's own seating named him (A-26) — then the live table."""
     if drawn_dealer is None:
@@ -166,17 +205,31 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
     else:
         first, lot_record = drawn_dealer
     names = await _names(db, [m for m in seats if m is not None])
-    dealer = DrawRecord(kind="first_dealer", club_session_id=session_id, made_by_id=by.id,
-                        record={"seats": [{"seat": i, "member_id": m,
-                                           "name": names.get(m) if m else None}
-                                          for i, m in enumerate(seats)],
-                                **lot_record})
+    dealer = DrawRecord(
+        kind="first_dealer",
+        club_session_id=session_id,
+        made_by_id=by.id,
+        record={
+            "seats": [
+                {"seat": i, "member_id": m, "name": names.get(m) if m else None}
+                for i, m in enumerate(seats)
+            ],
+            **lot_record,
+        },
+    )
     db.add(dealer)
     try:
-        table = await create_table(db, seat_member_ids=seats, preset=preset, practice=practice,
-                                   club_session_id=session_id, target=target,
-                                   first_dealer=first, now=now,
-                                   move_timer_seconds=move_timer_seconds)
+        table = await create_table(
+            db,
+            seat_member_ids=seats,
+            preset=preset,
+            practice=practice,
+            club_session_id=session_id,
+            target=target,
+            first_dealer=first,
+            now=now,
+            move_timer_seconds=move_timer_seconds,
+        )
     except TableSetupError as exc:
         if practice:  # the member's own settings (preset, timer): unprocessable
             raise ServiceError(str(exc), status=422, code=exc.code) from None
@@ -188,9 +241,17 @@ async def _open_table(db: AsyncSession, *, seats: list[int | None], practice: bo
     return Seated(seats, seat_record, dealer, table.id)
 
 
-async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, now: datetime,
-                           rng: random.Random, order: list[int] | None,
-                           target: int = DEFAULT_TARGET, preset: str = "club") -> Seated:
+async def seat_drawn_table(
+    db: AsyncSession,
+    drawn: DrawnTable,
+    *,
+    by: Member,
+    now: datetime,
+    rng: random.Random,
+    order: list[int] | None,
+    target: int = DEFAULT_TARGET,
+    preset: str = "club",
+) -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
     open the live table under the conventions ``preset`` (the table's choice; club by default),
@@ -198,13 +259,20 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
 
     The drawn table's row is locked and re-read first, so concurrent requests seat it once
     (the others get a 409 ``already_seated``)."""
-    locked = await db.scalar(select(DrawnTable).where(DrawnTable.id == drawn.id)
-                             .with_for_update().execution_options(populate_existing=True))
+    locked = await db.scalar(
+        select(DrawnTable)
+        .where(DrawnTable.id == drawn.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     assert locked is not None
     drawn = locked
     if preset not in PRESET_NAMES:  # the players' own choice: unprocessable, nothing changed
-        raise ServiceError(f"unknown preset {preset!r}; known presets: {', '.join(PRESET_NAMES)}",
-                           status=422, code="bad_table_setup")
+        raise ServiceError(
+            f"unknown preset {preset!r}; known presets: {', '.join(PRESET_NAMES)}",
+            status=422,
+            code="bad_table_setup",
+        )
     if drawn.table_id is not None:
         raise ConflictError("this table is already seated", code="already_seated")
     session = await db.get(ClubSession, drawn.club_session_id)
@@ -229,26 +297,41 @@ async def seat_drawn_table(db: AsyncSession, drawn: DrawnTable, *, by: Member, n
             seats = [int(p) for p in own.seats]
             drew = dict(own.seat_record)
             drawn_dealer = (own.dealer, dict(own.dealer_record))
-        record: dict[str, Any] = {"suit": SUIT_LETTERS[drawn.suit],
-                                  "names": {str(k): v for k, v in names.items()}, **drew}
+        record: dict[str, Any] = {
+            "suit": SUIT_LETTERS[drawn.suit],
+            "names": {str(k): v for k, v in names.items()},
+            **drew,
+        }
         kind = "seats"
     else:
         if sorted(order) != sorted(drawn.member_ids):
-            raise ServiceError("the seat order must list exactly the table's players",
-                               status=422)
+            raise ServiceError("the seat order must list exactly the table's players", status=422)
         seats = list(order)
-        record = {"rule": "R-T2", "suit": SUIT_LETTERS[drawn.suit], "chosen": True,
-                  "seats": [str(m) for m in order]}
+        record = {
+            "rule": "R-T2",
+            "suit": SUIT_LETTERS[drawn.suit],
+            "chosen": True,
+            "seats": [str(m) for m in order],
+        }
         kind = "seat_choice"
-    seat_row = DrawRecord(kind=kind, club_session_id=session.id, made_by_id=by.id,
-                          record=record)
+    seat_row = DrawRecord(kind=kind, club_session_id=session.id, made_by_id=by.id, record=record)
     db.add(seat_row)
     await db.flush()
     timer = (await club_settings(db)).move_timer_seconds  # the club's setting (issue 11)
-    result = await _open_table(db, seats=seats, practice=False, session_id=session.id,
-                               target=target, by=by, rng=rng, now=now, seat_record=seat_row,
-                               move_timer_seconds=timer, preset=preset,
-                               drawn_dealer=drawn_dealer)
+    result = await _open_table(
+        db,
+        seats=seats,
+        practice=False,
+        session_id=session.id,
+        target=target,
+        by=by,
+        rng=rng,
+        now=now,
+        seat_record=seat_row,
+        move_timer_seconds=timer,
+        preset=preset,
+        drawn_dealer=drawn_dealer,
+    )
     drawn.table_id = result.table_id
     await db.flush()
     return result
@@ -263,9 +346,17 @@ class PracticeTable:
     bot_cookies: list[str]
 
 
-async def open_practice_table(db: AsyncSession, member: Member, *, players: int, target: int,
-                              rng: random.Random, now: datetime, preset: str = "club",
-                              move_timer_seconds: int | None = None) -> PracticeTable:
+async def open_practice_table(
+    db: AsyncSession,
+    member: Member,
+    *,
+    players: int,
+    target: int,
+    rng: random.Random,
+    now: datetime,
+    preset: str = "club",
+    move_timer_seconds: int | None = None,
+) -> PracticeTable:
     """Any member, any time: a practice table with him in seat 0 and the club's house bots
     (``bot-1``, ``bot-2``, …) in the other seats; the first dealer is drawn (R-T3).
 
@@ -278,22 +369,34 @@ async def open_practice_table(db: AsyncSession, member: Member, *, players: int,
         raise ServiceError("a practice table has 3 or 4 seats", status=422)
     bots = await bot_members(db, players - 1)
     seats: list[int | None] = [member.id, *(b.id for b in bots)]
-    seated = await _open_table(db, seats=seats, practice=True, session_id=None, target=target,
-                               by=member, rng=rng, now=now, seat_record=None, preset=preset,
-                               move_timer_seconds=move_timer_seconds)
+    seated = await _open_table(
+        db,
+        seats=seats,
+        practice=True,
+        session_id=None,
+        target=target,
+        by=member,
+        rng=rng,
+        now=now,
+        seat_record=None,
+        preset=preset,
+        move_timer_seconds=move_timer_seconds,
+    )
     cookies = [await bot_cookie(db, b, now) for b in bots]
     return PracticeTable(seated, cookies)
 
 
 async def draws_of_session(db: AsyncSession, session_id: int) -> list[DrawRecord]:
     """Every draw made in a session, in order."""
-    rows = await db.scalars(select(DrawRecord).where(DrawRecord.club_session_id == session_id)
-                            .order_by(DrawRecord.id))
+    rows = await db.scalars(
+        select(DrawRecord).where(DrawRecord.club_session_id == session_id).order_by(DrawRecord.id)
+    )
     return list(rows)
 
 
 async def draws_of_table(db: AsyncSession, table_id: int) -> list[DrawRecord]:
     """The seat draw and first-dealer lot of a table."""
-    rows = await db.scalars(select(DrawRecord).where(DrawRecord.table_id == table_id)
-                            .order_by(DrawRecord.id))
+    rows = await db.scalars(
+        select(DrawRecord).where(DrawRecord.table_id == table_id).order_by(DrawRecord.id)
+    )
     return list(rows)

@@ -84,15 +84,20 @@ def parse_amount(text: str, *, signed: bool = False) -> Decimal:
     """
     found = AMOUNT_PATTERN.fullmatch(text)
     if found is None or (found.group(1) and not signed):
-        raise FundError("fund_amount_invalid",
-                        "the amount must be a plain decimal: digits 0-9 with at most 2 decimals "
-                        "after a point or a comma" + (", optionally negative" if signed else ""),
-                        status=422)
+        raise FundError(
+            "fund_amount_invalid",
+            "the amount must be a plain decimal: digits 0-9 with at most 2 decimals "
+            "after a point or a comma" + (", optionally negative" if signed else ""),
+            status=422,
+        )
     amount = Decimal(f"{found.group(1)}{found.group(2)}.{found.group(3) or '0'}").quantize(KOPECK)
     if amount == 0 or (amount < 0 and not signed) or abs(amount) > MAX_AMOUNT:
-        raise FundError("fund_amount_out_of_range",
-                        f"the amount must be {'non-zero' if signed else 'more than 0.00'} and "
-                        f"at most {money(MAX_AMOUNT)}", status=422)
+        raise FundError(
+            "fund_amount_out_of_range",
+            f"the amount must be {'non-zero' if signed else 'more than 0.00'} and "
+            f"at most {money(MAX_AMOUNT)}",
+            status=422,
+        )
     return amount
 
 
@@ -104,9 +109,11 @@ def money(value: Decimal) -> str:
 def _exact(amount: Decimal, what: str = "the amount") -> Decimal:
     """``amount`` in whole kopecks, or a 400."""
     if amount != amount.quantize(KOPECK):
-        raise FundError("fund_amount_invalid",
-                        f"{what} must be in whole kopecks (at most 2 decimal places)",
-                        status=422)
+        raise FundError(
+            "fund_amount_invalid",
+            f"{what} must be in whole kopecks (at most 2 decimal places)",
+            status=422,
+        )
     return amount.quantize(KOPECK)
 
 
@@ -116,25 +123,45 @@ async def _lock_ledger(db: AsyncSession) -> None:
 
 
 def _entry_facts(e: FundEntry) -> dict[str, Any]:
-    return {"id": e.id, "kind": e.kind, "member_id": e.member_id, "pulka_id": e.pulka_id,
-            "proposal_id": e.proposal_id, "amount": money(e.amount), "reason": e.reason}
+    return {
+        "id": e.id,
+        "kind": e.kind,
+        "member_id": e.member_id,
+        "pulka_id": e.pulka_id,
+        "proposal_id": e.proposal_id,
+        "amount": money(e.amount),
+        "reason": e.reason,
+    }
 
 
-async def _audit_entry(db: AsyncSession, actor: Actor | None, entry: FundEntry,
-                       action: str = "fund.entry") -> None:
-    await audit.record(db, actor=actor, action=action, target=f"fund_entry:{entry.id}",
-                       before=None, after=_entry_facts(entry))
+async def _audit_entry(
+    db: AsyncSession, actor: Actor | None, entry: FundEntry, action: str = "fund.entry"
+) -> None:
+    await audit.record(
+        db,
+        actor=actor,
+        action=action,
+        target=f"fund_entry:{entry.id}",
+        before=None,
+        after=_entry_facts(entry),
+    )
 
 
 def _proposal_facts(p: FundProposal) -> dict[str, Any]:
-    return {"status": p.status, "title": p.title, "amount": money(p.amount),
-            "proposer_id": p.proposer_id}
+    return {
+        "status": p.status,
+        "title": p.title,
+        "amount": money(p.amount),
+        "proposer_id": p.proposer_id,
+    }
 
 
 # ---------------------------------------------------------------------------------------- R-F1
 
-async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
-                             now: datetime) -> list[FundEntry]:
+
+async def record_pulka_debts(
+    db: AsyncSession, pulka_row: PulkaRow, now: datetime
+) -> list[FundEntry]:
     """Owe each loser's payment of a settled club pulka to the fund (R-F1); the new entries.
 
     Idempotent per pulka: a second call (or a concurrent one) adds nothing. A practice pulka, an
@@ -147,10 +174,16 @@ async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
     table = await db.get(Table, pulka_row.table_id)
     if table is None or table.practice:
         return []
-    seats: dict[int, int | None] = {seat: member_id for seat, member_id in (await db.execute(
-        select(TableSeat.seat, TableSeat.member_id)
-        .join(Member, Member.id == TableSeat.member_id)
-        .where(TableSeat.table_id == table.id, Member.is_bot.is_(False)))).all()}
+    seats: dict[int, int | None] = {
+        seat: member_id
+        for seat, member_id in (
+            await db.execute(
+                select(TableSeat.seat, TableSeat.member_id)
+                .join(Member, Member.id == TableSeat.member_id)
+                .where(TableSeat.table_id == table.id, Member.is_bot.is_(False))
+            )
+        ).all()
+    }
     added: list[FundEntry] = []
     for seat, value in enumerate(pulka_row.settlement.get("money", [])):
         loss = -Decimal(str(value))
@@ -158,15 +191,23 @@ async def record_pulka_debts(db: AsyncSession, pulka_row: PulkaRow,
         if loss <= 0 or member_id is None:
             continue
         entry_id = await db.scalar(
-            insert(FundEntry).values(
-                kind=EntryKind.payment_due, member_id=member_id, pulka_id=pulka_row.id,
-                amount=loss.quantize(KOPECK), recorded_by_id=None, recorded_at=now,
+            insert(FundEntry)
+            .values(
+                kind=EntryKind.payment_due,
+                member_id=member_id,
+                pulka_id=pulka_row.id,
+                amount=loss.quantize(KOPECK),
+                recorded_by_id=None,
+                recorded_at=now,
                 reason=f"R-F1: lost {money(loss)} in pulka {pulka_row.id} "
-                       f"(table {table.id}, seat {seat + 1})",
-            ).on_conflict_do_nothing(
+                f"(table {table.id}, seat {seat + 1})",
+            )
+            .on_conflict_do_nothing(
                 index_elements=["pulka_id", "member_id"],
                 index_where=text("kind = 'payment_due'"),
-            ).returning(FundEntry.id))
+            )
+            .returning(FundEntry.id)
+        )
         if entry_id is not None:
             entry = await db.get(FundEntry, entry_id)
             assert entry is not None
@@ -186,13 +227,21 @@ async def record_table_debts(db: AsyncSession, table_id: int, now: datetime) -> 
 async def record_missing_debts(db: AsyncSession, now: datetime) -> int:
     """Record R-F1 for settled club pulkas that have no debt entries yet (e.g. settled before
     the fund existed); how many entries were added."""
-    rows = (await db.scalars(
-        select(PulkaRow).join(Table, Table.id == PulkaRow.table_id)
-        .where(PulkaRow.status == "finished", PulkaRow.settlement.is_not(None),
-               Table.practice.is_(False),
-               ~exists().where(FundEntry.pulka_id == PulkaRow.id,
-                               FundEntry.kind == EntryKind.payment_due))
-        .order_by(PulkaRow.id))).all()
+    rows = (
+        await db.scalars(
+            select(PulkaRow)
+            .join(Table, Table.id == PulkaRow.table_id)
+            .where(
+                PulkaRow.status == "finished",
+                PulkaRow.settlement.is_not(None),
+                Table.practice.is_(False),
+                ~exists().where(
+                    FundEntry.pulka_id == PulkaRow.id, FundEntry.kind == EntryKind.payment_due
+                ),
+            )
+            .order_by(PulkaRow.id)
+        )
+    ).all()
     added = 0
     for row in rows:
         added += len(await record_pulka_debts(db, row, now))
@@ -201,15 +250,18 @@ async def record_missing_debts(db: AsyncSession, now: datetime) -> int:
 
 # ------------------------------------------------------------------------------ reading the fund
 
+
 async def balance(db: AsyncSession) -> Decimal:
     """The money in the fund: the sum of the ledger's money entries (R-F1, R-F5)."""
-    total = await db.scalar(select(func.coalesce(func.sum(FundEntry.amount), 0))
-                            .where(FundEntry.kind.in_(MONEY_KINDS)))
+    total = await db.scalar(
+        select(func.coalesce(func.sum(FundEntry.amount), 0)).where(FundEntry.kind.in_(MONEY_KINDS))
+    )
     return Decimal(total or 0).quantize(KOPECK)
 
 
-async def ledger(db: AsyncSession, *, limit: int = 50,
-                 before_id: int | None = None) -> list[FundEntry]:
+async def ledger(
+    db: AsyncSession, *, limit: int = 50, before_id: int | None = None
+) -> list[FundEntry]:
     """Ledger entries, newest first; ``before_id`` pages back."""
     query = select(FundEntry).order_by(FundEntry.id.desc()).limit(limit)
     if before_id is not None:
@@ -233,27 +285,47 @@ class Debt:
 
 async def debts(db: AsyncSession) -> list[Debt]:
     """Every member with fund entries: owed (R-F1), paid, outstanding; most outstanding first."""
-    owed = func.coalesce(func.sum(case(
-        (FundEntry.kind == EntryKind.payment_due, FundEntry.amount), else_=0)), 0)
-    paid = func.coalesce(func.sum(case(
-        (FundEntry.kind.in_((EntryKind.payment, EntryKind.adjustment)), FundEntry.amount),
-        else_=0)), 0)
-    rows = (await db.execute(
-        select(Member.id, Member.display_name, owed, paid)
-        .join(FundEntry, FundEntry.member_id == Member.id)
-        .group_by(Member.id, Member.display_name))).all()
-    result = [Debt(r[0], r[1], Decimal(r[2]).quantize(KOPECK), Decimal(r[3]).quantize(KOPECK))
-              for r in rows]
+    owed = func.coalesce(
+        func.sum(case((FundEntry.kind == EntryKind.payment_due, FundEntry.amount), else_=0)), 0
+    )
+    paid = func.coalesce(
+        func.sum(
+            case(
+                (FundEntry.kind.in_((EntryKind.payment, EntryKind.adjustment)), FundEntry.amount),
+                else_=0,
+            )
+        ),
+        0,
+    )
+    rows = (
+        await db.execute(
+            select(Member.id, Member.display_name, owed, paid)
+            .join(FundEntry, FundEntry.member_id == Member.id)
+            .group_by(Member.id, Member.display_name)
+        )
+    ).all()
+    result = [
+        Debt(r[0], r[1], Decimal(r[2]).quantize(KOPECK), Decimal(r[3]).quantize(KOPECK))
+        for r in rows
+    ]
     result.sort(key=lambda d: (-d.outstanding, d.display_name, d.member_id))
     return result
 
 
 # ---------------------------------------------------------------------- payments and corrections
 
-async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Decimal,
-                         by: Member, now: datetime, reason: str | None = None,
-                         kind: EntryKind = EntryKind.payment,
-                         actor: Actor | None = None) -> FundEntry:
+
+async def record_payment(
+    db: AsyncSession,
+    *,
+    member_id: int | None,
+    amount: Decimal,
+    by: Member,
+    now: datetime,
+    reason: str | None = None,
+    kind: EntryKind = EntryKind.payment,
+    actor: Actor | None = None,
+) -> FundEntry:
     """Record money paid in (``payment``, > 0, by a member) or a correction (``adjustment``,
     signed, with a reason); an adjustment may not take the balance below zero (R-F5)."""
     amount = _exact(amount)
@@ -264,32 +336,46 @@ async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Dec
         if member is None:
             raise FundError("fund_member_unknown", f"no member {member_id}", status=404)
         if member.is_bot:
-            raise FundError("fund_member_is_bot",
-                            f"member {member_id} is a house bot: bots neither owe nor pay the "
-                            "fund", status=422)
+            raise FundError(
+                "fund_member_is_bot",
+                f"member {member_id} is a house bot: bots neither owe nor pay the fund",
+                status=422,
+            )
     if kind == EntryKind.payment:
         if member_id is None:
-            raise FundError("fund_member_required",
-                            "a payment needs the member who paid (member_id)")
+            raise FundError(
+                "fund_member_required", "a payment needs the member who paid (member_id)"
+            )
         if amount <= 0:
-            raise FundError("fund_amount_out_of_range", "a payment must be more than 0.00",
-                            status=422)
+            raise FundError(
+                "fund_amount_out_of_range", "a payment must be more than 0.00", status=422
+            )
     else:
         if amount == 0:
-            raise FundError("fund_amount_out_of_range", "an adjustment of 0.00 changes nothing",
-                            status=422)
+            raise FundError(
+                "fund_amount_out_of_range", "an adjustment of 0.00 changes nothing", status=422
+            )
         if not (reason or "").strip():
-            raise FundError("fund_reason_required",
-                            "an adjustment needs a reason (what it corrects)")
+            raise FundError(
+                "fund_reason_required", "an adjustment needs a reason (what it corrects)"
+            )
     await _lock_ledger(db)
     if amount < 0 and await balance(db) + amount < 0:
         raise FundError(
             "fund_balance_exceeded",
             f"R-F5: the fund has {money(await balance(db))}; taking {money(-amount)} would "
-            "leave it below zero", status=409)
+            "leave it below zero",
+            status=409,
+        )
     why = (reason or "").strip() or f"paid in by member {member_id}"
-    entry = FundEntry(kind=kind, member_id=member_id, amount=amount, recorded_by_id=by.id,
-                      recorded_at=now, reason=why[:300])
+    entry = FundEntry(
+        kind=kind,
+        member_id=member_id,
+        amount=amount,
+        recorded_by_id=by.id,
+        recorded_at=now,
+        reason=why[:300],
+    )
     db.add(entry)
     await db.flush()
     await _audit_entry(db, actor or Actor.of(by), entry)
@@ -297,6 +383,7 @@ async def record_payment(db: AsyncSession, *, member_id: int | None, amount: Dec
 
 
 # ------------------------------------------------------------------------------------- proposals
+
 
 def club_year(now: datetime, zone: ZoneInfo) -> int:
     """The calendar year in club time (R-F3)."""
@@ -311,9 +398,16 @@ def year_ago(now: datetime) -> datetime:
         return now.replace(year=now.year - 1, day=28)
 
 
-async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amount: Decimal,
-                          now: datetime, zone: ZoneInfo,
-                          actor: Actor | None = None) -> FundProposal:
+async def create_proposal(
+    db: AsyncSession,
+    *,
+    proposer: Member,
+    title: str,
+    amount: Decimal,
+    now: datetime,
+    zone: ZoneInfo,
+    actor: Actor | None = None,
+) -> FundProposal:
     """A spending proposal (R-F2); at most one per member and calendar year (R-F3).
 
     The unique ``(proposer_id, year)`` constraint decides between concurrent proposals:
@@ -322,31 +416,51 @@ async def create_proposal(db: AsyncSession, *, proposer: Member, title: str, amo
     """
     amount = _exact(amount)
     if amount <= 0 or amount > MAX_AMOUNT:
-        raise FundError("fund_amount_out_of_range",
-                        f"a proposal must ask for more than 0.00 and at most {money(MAX_AMOUNT)}",
-                        status=422)
+        raise FundError(
+            "fund_amount_out_of_range",
+            f"a proposal must ask for more than 0.00 and at most {money(MAX_AMOUNT)}",
+            status=422,
+        )
     title = title.strip()
     if not title:
-        raise FundError("fund_title_required", "a proposal needs a title (what the money is for)",
-                        status=422)
+        raise FundError(
+            "fund_title_required", "a proposal needs a title (what the money is for)", status=422
+        )
     year = club_year(now, zone)
     new_id = await db.scalar(
-        insert(FundProposal).values(proposer_id=proposer.id, year=year, title=title[:200],
-                                    amount=amount, status=ProposalStatus.open)
+        insert(FundProposal)
+        .values(
+            proposer_id=proposer.id,
+            year=year,
+            title=title[:200],
+            amount=amount,
+            status=ProposalStatus.open,
+        )
         .on_conflict_do_nothing(index_elements=["proposer_id", "year"])
-        .returning(FundProposal.id))
+        .returning(FundProposal.id)
+    )
     if new_id is None:
-        taken = await db.scalar(select(FundProposal.id).where(
-            FundProposal.proposer_id == proposer.id, FundProposal.year == year))
+        taken = await db.scalar(
+            select(FundProposal.id).where(
+                FundProposal.proposer_id == proposer.id, FundProposal.year == year
+            )
+        )
         raise FundError(
             "fund_proposal_this_year",
             f"R-F3: you already made a spending proposal in {year} (proposal {taken}); "
-            f"the next one may be made from 1 January {year + 1}", status=409)
+            f"the next one may be made from 1 January {year + 1}",
+            status=409,
+        )
     proposal = await db.get(FundProposal, new_id)
     assert proposal is not None
-    await audit.record(db, actor=actor or Actor.of(proposer), action="fund.proposal",
-                       target=f"fund_proposal:{proposal.id}", before=None,
-                       after={**_proposal_facts(proposal), "year": proposal.year})
+    await audit.record(
+        db,
+        actor=actor or Actor.of(proposer),
+        action="fund.proposal",
+        target=f"fund_proposal:{proposal.id}",
+        before=None,
+        after={**_proposal_facts(proposal), "year": proposal.year},
+    )
     return proposal
 
 
@@ -362,8 +476,14 @@ async def _proposal(db: AsyncSession, proposal_id: int, *, lock: bool = True) ->
 
 async def electorate(db: AsyncSession) -> int:
     """Members who may vote: active people (bots never vote)."""
-    return int(await db.scalar(select(func.count()).select_from(Member).where(
-        Member.active.is_(True), Member.is_bot.is_(False))) or 0)
+    return int(
+        await db.scalar(
+            select(func.count())
+            .select_from(Member)
+            .where(Member.active.is_(True), Member.is_bot.is_(False))
+        )
+        or 0
+    )
 
 
 def proposal_electorate(members: int) -> int:
@@ -397,17 +517,34 @@ class Verdict:
 
 async def verdict(db: AsyncSession, proposal: FundProposal) -> Verdict:
     """Count a proposal's votes: only active human members other than the proposer count."""
-    row = (await db.execute(select(
-        func.count().filter(FundVote.yes.is_(True)), func.count().filter(FundVote.yes.is_(False)),
-    ).join(Member, Member.id == FundVote.member_id).where(
-        FundVote.proposal_id == proposal.id, FundVote.member_id != proposal.proposer_id,
-        Member.active.is_(True), Member.is_bot.is_(False)))).one()
+    row = (
+        await db.execute(
+            select(
+                func.count().filter(FundVote.yes.is_(True)),
+                func.count().filter(FundVote.yes.is_(False)),
+            )
+            .join(Member, Member.id == FundVote.member_id)
+            .where(
+                FundVote.proposal_id == proposal.id,
+                FundVote.member_id != proposal.proposer_id,
+                Member.active.is_(True),
+                Member.is_bot.is_(False),
+            )
+        )
+    ).one()
     size = proposal_electorate(await electorate(db))
     return Verdict(int(row[0]), int(row[1]), size, quorum(size))
 
 
-async def vote(db: AsyncSession, *, proposal_id: int, member: Member, yes: bool,
-               now: datetime, actor: Actor | None = None) -> FundProposal:
+async def vote(
+    db: AsyncSession,
+    *,
+    proposal_id: int,
+    member: Member,
+    yes: bool,
+    now: datetime,
+    actor: Actor | None = None,
+) -> FundProposal:
     """Vote yes or no on an open proposal (a second vote replaces the first; the unique
     ``(proposal_id, member_id)`` constraint keeps it one vote); R-F2 decides it at once when the
     yes votes reach the quorum and outnumber the no votes, or the no votes are a majority."""
@@ -415,56 +552,101 @@ async def vote(db: AsyncSession, *, proposal_id: int, member: Member, yes: bool,
     if member.is_bot or not member.active:
         raise FundError("fund_not_a_voter", "only active members vote on proposals", status=403)
     if proposal.proposer_id == member.id:
-        raise FundError("fund_own_proposal",
-                        "R-F2: the other members decide on your proposal; you do not vote on it",
-                        status=409)
+        raise FundError(
+            "fund_own_proposal",
+            "R-F2: the other members decide on your proposal; you do not vote on it",
+            status=409,
+        )
     if proposal.status != ProposalStatus.open:
-        raise FundError("fund_proposal_closed", f"proposal {proposal_id} is "
-                        f"{proposal.status.value}; only open proposals take votes", status=409)
+        raise FundError(
+            "fund_proposal_closed",
+            f"proposal {proposal_id} is {proposal.status.value}; only open proposals take votes",
+            status=409,
+        )
     who = actor or Actor.of(member)
-    earlier = await db.scalar(select(FundVote.yes).where(
-        FundVote.proposal_id == proposal_id, FundVote.member_id == member.id).with_for_update())
-    await db.execute(insert(FundVote).values(
-        proposal_id=proposal_id, member_id=member.id, yes=yes, at=now,
-    ).on_conflict_do_update(index_elements=["proposal_id", "member_id"],
-                            set_={"yes": yes, "at": now}))
+    earlier = await db.scalar(
+        select(FundVote.yes)
+        .where(FundVote.proposal_id == proposal_id, FundVote.member_id == member.id)
+        .with_for_update()
+    )
+    await db.execute(
+        insert(FundVote)
+        .values(
+            proposal_id=proposal_id,
+            member_id=member.id,
+            yes=yes,
+            at=now,
+        )
+        .on_conflict_do_update(
+            index_elements=["proposal_id", "member_id"], set_={"yes": yes, "at": now}
+        )
+    )
     target = f"fund_proposal:{proposal.id}"
-    await audit.record(db, actor=who, action="fund.vote", target=target,
-                       before=None if earlier is None else {"yes": earlier}, after={"yes": yes})
+    await audit.record(
+        db,
+        actor=who,
+        action="fund.vote",
+        target=target,
+        before=None if earlier is None else {"yes": earlier},
+        after={"yes": yes},
+    )
     counted = await verdict(db, proposal)
-    decided = (ProposalStatus.approved if counted.approved
-               else ProposalStatus.rejected if counted.rejected else None)
+    decided = (
+        ProposalStatus.approved
+        if counted.approved
+        else ProposalStatus.rejected
+        if counted.rejected
+        else None
+    )
     if decided is not None:
-        tally = {"yes": counted.yes, "no": counted.no, "electorate": counted.electorate,
-                 "quorum": counted.quorum}
+        tally = {
+            "yes": counted.yes,
+            "no": counted.no,
+            "electorate": counted.electorate,
+            "quorum": counted.quorum,
+        }
         await audit.record(
-            db, actor=who, action="fund.approval" if counted.approved else "fund.rejection",
-            target=target, before={"status": proposal.status},
-            after={"status": decided, "by": "votes", **tally})
+            db,
+            actor=who,
+            action="fund.approval" if counted.approved else "fund.rejection",
+            target=target,
+            before={"status": proposal.status},
+            after={"status": decided, "by": "votes", **tally},
+        )
         proposal.status, proposal.decided_at = decided, now
     await db.flush()
     return proposal
 
 
-async def reject(db: AsyncSession, *, proposal_id: int, admin: Member,
-                 now: datetime, actor: Actor | None = None) -> FundProposal:
+async def reject(
+    db: AsyncSession, *, proposal_id: int, admin: Member, now: datetime, actor: Actor | None = None
+) -> FundProposal:
     """An admin's veto: reject a proposal not yet paid. There is no admin approval — spending
     needs the members' vote (R-F2) — but refusing to spend never costs the fund anything."""
     proposal = await _proposal(db, proposal_id)
     if proposal.status not in COMPETING:
-        raise FundError("fund_proposal_decided",
-                        f"proposal {proposal_id} is already {proposal.status.value}", status=409)
-    await audit.record(db, actor=actor or Actor.of(admin), action="fund.rejection",
-                       target=f"fund_proposal:{proposal.id}", before={"status": proposal.status},
-                       after={"status": ProposalStatus.rejected, "by": "admin"})
+        raise FundError(
+            "fund_proposal_decided",
+            f"proposal {proposal_id} is already {proposal.status.value}",
+            status=409,
+        )
+    await audit.record(
+        db,
+        actor=actor or Actor.of(admin),
+        action="fund.rejection",
+        target=f"fund_proposal:{proposal.id}",
+        before={"status": proposal.status},
+        after={"status": ProposalStatus.rejected, "by": "admin"},
+    )
     proposal.status = ProposalStatus.rejected
     proposal.decided_by_id, proposal.decided_at = admin.id, now
     await db.flush()
     return proposal
 
 
-async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime,
-              actor: Actor | None = None) -> FundEntry:
+async def pay(
+    db: AsyncSession, *, proposal_id: int, by: Member, now: datetime, actor: Actor | None = None
+) -> FundEntry:
     """Pay out an approved proposal: a ``spending`` entry, only while the members' votes still
     approve it (R-F2), never beyond the balance (R-F5), and not ahead of a better-ranked
     approved proposal the rest would no longer cover (R-F4).
@@ -474,20 +656,29 @@ async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime,
     await _lock_ledger(db)
     proposal = await _proposal(db, proposal_id)
     if proposal.status != ProposalStatus.approved:
-        raise FundError("fund_not_approved", f"proposal {proposal_id} is "
-                        f"{proposal.status.value}; only a proposal the members approved is paid "
-                        "out", status=409)
+        raise FundError(
+            "fund_not_approved",
+            f"proposal {proposal_id} is "
+            f"{proposal.status.value}; only a proposal the members approved is paid "
+            "out",
+            status=409,
+        )
     counted = await verdict(db, proposal)
     if not counted.approved:
         raise FundError(
             "fund_not_approved",
             f"R-F2: proposal {proposal_id} has {counted.yes} yes and {counted.no} no votes; it "
-            f"needs at least {counted.quorum} yes votes and more yes than no", status=409)
+            f"needs at least {counted.quorum} yes votes and more yes than no",
+            status=409,
+        )
     have = await balance(db)
     if proposal.amount > have:
-        raise FundError("fund_balance_exceeded",
-                        f"R-F5: the fund has {money(have)}, the proposal asks for "
-                        f"{money(proposal.amount)}; no spending beyond the balance", status=409)
+        raise FundError(
+            "fund_balance_exceeded",
+            f"R-F5: the fund has {money(have)}, the proposal asks for "
+            f"{money(proposal.amount)}; no spending beyond the balance",
+            status=409,
+        )
     for item in await ranked(db, now):
         if item.proposal.id == proposal.id:
             break
@@ -497,18 +688,34 @@ async def pay(db: AsyncSession, *, proposal_id: int, by: Member, now: datetime,
                 "fund_priority",
                 f"R-F4: approved proposal {ahead.id} ranks higher (its proposer attended more "
                 f"sessions) and the fund could no longer pay its {money(ahead.amount)}; pay it "
-                "first or reject it", status=409)
-    entry = FundEntry(kind=EntryKind.spending, member_id=None, proposal_id=proposal.id,
-                      amount=-proposal.amount, recorded_by_id=by.id, recorded_at=now,
-                      reason=f"proposal {proposal.id}: {proposal.title}"[:300])
+                "first or reject it",
+                status=409,
+            )
+    entry = FundEntry(
+        kind=EntryKind.spending,
+        member_id=None,
+        proposal_id=proposal.id,
+        amount=-proposal.amount,
+        recorded_by_id=by.id,
+        recorded_at=now,
+        reason=f"proposal {proposal.id}: {proposal.title}"[:300],
+    )
     db.add(entry)
     before = _proposal_facts(proposal)
     proposal.status = ProposalStatus.paid
     await db.flush()
-    await audit.record(db, actor=actor or Actor.of(by), action="fund.payout",
-                       target=f"fund_proposal:{proposal.id}", before=before,
-                       after={**_proposal_facts(proposal), "entry": _entry_facts(entry),
-                              "balance": money(have - proposal.amount)})
+    await audit.record(
+        db,
+        actor=actor or Actor.of(by),
+        action="fund.payout",
+        target=f"fund_proposal:{proposal.id}",
+        before=before,
+        after={
+            **_proposal_facts(proposal),
+            "entry": _entry_facts(entry),
+            "balance": money(have - proposal.amount),
+        },
+    )
     return entry
 
 
@@ -528,11 +735,14 @@ class Ranked:
 
 async def attendance_counts(db: AsyncSession, now: datetime) -> dict[int, int]:
     """Sessions each member attended over the last 12 months up to ``now`` (R-F4)."""
-    rows = (await db.execute(
-        select(Attendance.member_id, func.count())
-        .join(ClubSession, ClubSession.id == Attendance.club_session_id)
-        .where(and_(ClubSession.starts_at > year_ago(now), ClubSession.starts_at <= now))
-        .group_by(Attendance.member_id))).all()
+    rows = (
+        await db.execute(
+            select(Attendance.member_id, func.count())
+            .join(ClubSession, ClubSession.id == Attendance.club_session_id)
+            .where(and_(ClubSession.starts_at > year_ago(now), ClubSession.starts_at <= now))
+            .group_by(Attendance.member_id)
+        )
+    ).all()
     return {int(m): int(n) for m, n in rows}
 
 
@@ -540,42 +750,82 @@ async def ranked(db: AsyncSession, now: datetime) -> list[Ranked]:
     """Competing proposals (open, approved) ranked by R-F4, then the decided ones, newest first."""
     proposals = list((await db.scalars(select(FundProposal))).all())
     counts = await attendance_counts(db, now)
-    names = {int(i): str(n) for i, n in (await db.execute(
-        select(Member.id, Member.display_name).where(
-            Member.id.in_({p.proposer_id for p in proposals} or {0})))).all()}
+    names = {
+        int(i): str(n)
+        for i, n in (
+            await db.execute(
+                select(Member.id, Member.display_name).where(
+                    Member.id.in_({p.proposer_id for p in proposals} or {0})
+                )
+            )
+        ).all()
+    }
     tallies: dict[int, tuple[int, int]] = {}
-    for pid, yes, no in (await db.execute(select(
-            FundVote.proposal_id, func.count().filter(FundVote.yes.is_(True)),
-            func.count().filter(FundVote.yes.is_(False)))
+    for pid, yes, no in (
+        await db.execute(
+            select(
+                FundVote.proposal_id,
+                func.count().filter(FundVote.yes.is_(True)),
+                func.count().filter(FundVote.yes.is_(False)),
+            )
             .join(FundProposal, FundProposal.id == FundVote.proposal_id)
             .join(Member, Member.id == FundVote.member_id)
-            .where(FundVote.member_id != FundProposal.proposer_id, Member.active.is_(True),
-                   Member.is_bot.is_(False))  # counted as verdict() counts (R-F2)
-            .group_by(FundVote.proposal_id))).all():
+            .where(
+                FundVote.member_id != FundProposal.proposer_id,
+                Member.active.is_(True),
+                Member.is_bot.is_(False),
+            )  # counted as verdict() counts (R-F2)
+            .group_by(FundVote.proposal_id)
+        )
+    ).all():
         tallies[int(pid)] = (int(yes), int(no))
     needed = quorum(proposal_electorate(await electorate(db)))
-    competing = sorted((p for p in proposals if p.status in COMPETING),
-                       key=lambda p: (-counts.get(p.proposer_id, 0), p.created_at, p.id))
-    rest = sorted((p for p in proposals if p.status not in COMPETING),
-                  key=lambda p: (p.created_at, p.id), reverse=True)
+    competing = sorted(
+        (p for p in proposals if p.status in COMPETING),
+        key=lambda p: (-counts.get(p.proposer_id, 0), p.created_at, p.id),
+    )
+    rest = sorted(
+        (p for p in proposals if p.status not in COMPETING),
+        key=lambda p: (p.created_at, p.id),
+        reverse=True,
+    )
     result: list[Ranked] = []
     for i, p in enumerate([*competing, *rest]):
         yes, no = tallies.get(p.id, (0, 0))
-        result.append(Ranked(p, names.get(p.proposer_id, "?"), counts.get(p.proposer_id, 0),
-                             yes, no, i + 1 if i < len(competing) else None, needed))
+        result.append(
+            Ranked(
+                p,
+                names.get(p.proposer_id, "?"),
+                counts.get(p.proposer_id, 0),
+                yes,
+                no,
+                i + 1 if i < len(competing) else None,
+                needed,
+            )
+        )
     return result
 
 
 async def my_votes(db: AsyncSession, member_id: int) -> dict[int, bool]:
     """The member's vote on each proposal he voted on."""
-    rows = (await db.execute(select(FundVote.proposal_id, FundVote.yes).where(
-        FundVote.member_id == member_id))).all()
+    rows = (
+        await db.execute(
+            select(FundVote.proposal_id, FundVote.yes).where(FundVote.member_id == member_id)
+        )
+    ).all()
     return {int(p): bool(y) for p, y in rows}
 
 
 def entry_json(e: FundEntry) -> dict[str, Any]:
     """A ledger entry for the API."""
-    return {"id": e.id, "kind": e.kind.value, "member_id": e.member_id, "pulka_id": e.pulka_id,
-            "proposal_id": e.proposal_id, "amount": money(e.amount),
-            "recorded_by_id": e.recorded_by_id, "recorded_at": e.recorded_at,
-            "reason": e.reason}
+    return {
+        "id": e.id,
+        "kind": e.kind.value,
+        "member_id": e.member_id,
+        "pulka_id": e.pulka_id,
+        "proposal_id": e.proposal_id,
+        "amount": money(e.amount),
+        "recorded_by_id": e.recorded_by_id,
+        "recorded_at": e.recorded_at,
+        "reason": e.reason,
+    }

@@ -42,50 +42,71 @@ def check_key(value: str | None, *, required: bool) -> str | None:
     """The key from the header, ``None`` when absent and optional; a 400 otherwise."""
     if value is None:
         if required:
-            raise FundError("fund_idempotency_key_required",
-                            f"this request needs an {HEADER} header (a UUID made when the form "
-                            "is shown, sent again unchanged when retrying)")
+            raise FundError(
+                "fund_idempotency_key_required",
+                f"this request needs an {HEADER} header (a UUID made when the form "
+                "is shown, sent again unchanged when retrying)",
+            )
         return None
     if not KEY_PATTERN.fullmatch(value):
-        raise FundError("fund_idempotency_key_invalid",
-                        f"{HEADER} must be 8 to 100 ASCII letters, digits, '_', '.', ':' or '-'")
+        raise FundError(
+            "fund_idempotency_key_invalid",
+            f"{HEADER} must be 8 to 100 ASCII letters, digits, '_', '.', ':' or '-'",
+        )
     return value
 
 
 def fingerprint(method: str, path: str, body: Any) -> str:
     """SHA-256 of the request: method, path and the JSON body in a canonical form."""
-    text = json.dumps([method.upper(), path, body], sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True, default=str)
+    text = json.dumps(
+        [method.upper(), path, body],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        default=str,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-async def claim(db: AsyncSession, *, member_id: int, key: str,
-                print_: str) -> int | Replay:
+async def claim(db: AsyncSession, *, member_id: int, key: str, print_: str) -> int | Replay:
     """Take the key for this request (its row id) or the answer stored under it.
 
     Waits for a concurrent transaction that holds the same key (the unique index) to end.
     """
     row_id = await db.scalar(
-        insert(FundRequestKey).values(member_id=member_id, key=key, fingerprint=print_)
+        insert(FundRequestKey)
+        .values(member_id=member_id, key=key, fingerprint=print_)
         .on_conflict_do_nothing(index_elements=["member_id", "key"])
-        .returning(FundRequestKey.id))
+        .returning(FundRequestKey.id)
+    )
     if row_id is not None:
         return int(row_id)
-    row = (await db.execute(
-        select(FundRequestKey.fingerprint, FundRequestKey.status_code, FundRequestKey.response)
-        .where(FundRequestKey.member_id == member_id, FundRequestKey.key == key))).one()
+    row = (
+        await db.execute(
+            select(
+                FundRequestKey.fingerprint, FundRequestKey.status_code, FundRequestKey.response
+            ).where(FundRequestKey.member_id == member_id, FundRequestKey.key == key)
+        )
+    ).one()
     if row.fingerprint != print_:
-        raise FundError("fund_idempotency_key_reused",
-                        f"this {HEADER} was already used for another request; make a new key "
-                        "for a new request", status=422)
+        raise FundError(
+            "fund_idempotency_key_reused",
+            f"this {HEADER} was already used for another request; make a new key for a new request",
+            status=422,
+        )
     if row.status_code is None:  # pragma: no cover - the answer is stored before the commit
-        raise FundError("fund_idempotency_key_in_flight",
-                        "the first request with this key has not finished; try again",
-                        status=409)
+        raise FundError(
+            "fund_idempotency_key_in_flight",
+            "the first request with this key has not finished; try again",
+            status=409,
+        )
     return Replay(int(row.status_code), row.response)
 
 
 async def remember(db: AsyncSession, row_id: int, status_code: int, body: Any) -> None:
     """Store the answer under the key claimed by :func:`claim` (same transaction)."""
-    await db.execute(update(FundRequestKey).where(FundRequestKey.id == row_id)
-                     .values(status_code=status_code, response=body))
+    await db.execute(
+        update(FundRequestKey)
+        .where(FundRequestKey.id == row_id)
+        .values(status_code=status_code, response=body)
+    )

@@ -32,17 +32,30 @@ async def bot_members(db: AsyncSession, count: int) -> list[Member]:
     logins = [f"bot-{i}" for i in range(1, count + 1)]
     await db.execute(
         pg_insert(Member)
-        .values([{"login": login, "display_name": f"Бот {i}", "role": Role.member,
-                  "is_bot": True, "active": True, "must_change_password": False}
-                 for i, login in enumerate(logins, start=1)])
-        .on_conflict_do_nothing(index_elements=[Member.login]))
+        .values(
+            [
+                {
+                    "login": login,
+                    "display_name": f"Бот {i}",
+                    "role": Role.member,
+                    "is_bot": True,
+                    "active": True,
+                    "must_change_password": False,
+                }
+                for i, login in enumerate(logins, start=1)
+            ]
+        )
+        .on_conflict_do_nothing(index_elements=[Member.login])
+    )
     rows = {m.login: m for m in await db.scalars(select(Member).where(Member.login.in_(logins)))}
     out = []
     for login in logins:
         member = rows[login]
         if not member.is_bot:
-            raise ConflictError(f"the house bot login {login} belongs to a member: rename "
-                                "that member", code="house_bot_login_taken")
+            raise ConflictError(
+                f"the house bot login {login} belongs to a member: rename that member",
+                code="house_bot_login_taken",
+            )
         out.append(member)
     return out
 

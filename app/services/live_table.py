@@ -46,17 +46,22 @@ async def deal_refusal(db: AsyncSession, table: Table, now: datetime) -> str | N
     return await deal_start_refusal(db, table.id, now)
 
 
-async def record_deal_start(db: AsyncSession, table: Table, dealer: int,
-                            now: datetime) -> None:
+async def record_deal_start(db: AsyncSession, table: Table, dealer: int, now: datetime) -> None:
     """Count a club table's new deal for the R-S2 extension round (practice tables: nothing)."""
     if table.practice or table.club_session_id is None:
         return
     await record_deal_started(db, table.id, dealer, now)
 
 
-async def advance(db: AsyncSession, table: Table, state: TableState, now: datetime,
-                  allow_new_deal: bool = True, *,
-                  after_deal: AfterDeal | None = None) -> TableState:
+async def advance(
+    db: AsyncSession,
+    table: Table,
+    state: TableState,
+    now: datetime,
+    allow_new_deal: bool = True,
+    *,
+    after_deal: AfterDeal | None = None,
+) -> TableState:
     """After an action: score a finished deal, then end the pulka or start the next deal.
 
     ``after_deal`` runs right after a deal's ``deal_ended``, before the next deal starts: the
@@ -66,8 +71,13 @@ async def advance(db: AsyncSession, table: Table, state: TableState, now: dateti
     ended = game.deal_ended(state)
     if ended is not None:
         state = append(db, table, state, *ended)
-        if (after_deal is not None and state.status == "playing" and allow_new_deal
-                and not state.pulka.is_complete and await after_deal(db, table.id, now)):
+        if (
+            after_deal is not None
+            and state.status == "playing"
+            and allow_new_deal
+            and not state.pulka.is_complete
+            and await after_deal(db, table.id, now)
+        ):
             state = await load_state(db, table, None)
     if state.status != "playing" or not allow_new_deal:
         return state
@@ -83,8 +93,13 @@ async def advance(db: AsyncSession, table: Table, state: TableState, now: dateti
     return append(db, table, state, kind, payload)
 
 
-async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: datetime,
-                    before: TableState | None = None) -> TableState:
+async def sync_rows(
+    db: AsyncSession,
+    table: Table,
+    state: TableState,
+    now: datetime,
+    before: TableState | None = None,
+) -> TableState:
     """Keep the derived rows (pulka sheet, table status, move deadline) in step with the log;
     the state to carry on with (the same, or with the move deadline it was given).
 
@@ -100,30 +115,44 @@ async def sync_rows(db: AsyncSession, table: Table, state: TableState, now: date
     if before is not None and before.pulka is state.pulka and before.status == state.status:
         return state
     values: dict[str, Any] = {
-        "state": state.pulka.to_json(), "sheet": state.pulka.sheet.to_json(),
+        "state": state.pulka.to_json(),
+        "sheet": state.pulka.sheet.to_json(),
         "deals": state.pulka.deal_index,
     }
     if state.status == "finished":
         table.status = "finished"
         table.finished_at = table.finished_at or now
-        values.update(status="finished", ended=state.pulka.ended,
-                      settlement=state.pulka.settle().to_json(), finished_at=now,
-                      record=export_document(state.pulka))
-    pulka_id = await db.scalar(update(PulkaRow).where(PulkaRow.table_id == table.id)
-                               .values(**values).returning(PulkaRow.id))
+        values.update(
+            status="finished",
+            ended=state.pulka.ended,
+            settlement=state.pulka.settle().to_json(),
+            finished_at=now,
+            record=export_document(state.pulka),
+        )
+    pulka_id = await db.scalar(
+        update(PulkaRow)
+        .where(PulkaRow.table_id == table.id)
+        .values(**values)
+        .returning(PulkaRow.id)
+    )
     if state.status == "finished" and pulka_id is not None:
-        await pulka_stats.record(db, pulka_id=pulka_id, table_id=table.id,
-                                 practice=table.practice, finished_at=now,
-                                 started_at=table.created_at, settlement=values["settlement"],
-                                 pulka=state.pulka)
+        await pulka_stats.record(
+            db,
+            pulka_id=pulka_id,
+            table_id=table.id,
+            practice=table.practice,
+            finished_at=now,
+            started_at=table.created_at,
+            settlement=values["settlement"],
+            pulka=state.pulka,
+        )
         await rating.rate_pulka(db, pulka_id)
     if state.status == "finished":  # R-F1: a settled club pulka's losers owe the fund
         await fund.record_table_debts(db, table.id, now)
     return state
 
 
-def _sync_deadline(db: AsyncSession, table: Table, state: TableState,
-                   now: datetime) -> TableState:
+def _sync_deadline(db: AsyncSession, table: Table, state: TableState, now: datetime) -> TableState:
     mover = engine.to_move(state.deal) if state.deal is not None else None
     if table.move_timer_seconds and state.status == "playing" and mover is not None:
         table.deadline_at = now + timedelta(seconds=table.move_timer_seconds)

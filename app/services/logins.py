@@ -54,8 +54,12 @@ def check_login(login: str) -> str:
     if not name:
         raise ServiceError("the login must not be empty", status=422, code="login_required")
     if len(name) > MAX_LOGIN:
-        raise ServiceError(f"the login must be at most {MAX_LOGIN} characters long",
-                           status=422, code="login_too_long", params={"max": MAX_LOGIN})
+        raise ServiceError(
+            f"the login must be at most {MAX_LOGIN} characters long",
+            status=422,
+            code="login_too_long",
+            params={"max": MAX_LOGIN},
+        )
     scripts: set[Script] = set()
     for ch in name:
         if ch.isascii() and (ch.isdigit() or ch in PUNCTUATION):
@@ -63,11 +67,16 @@ def check_login(login: str) -> str:
         script = _script(ch)
         if script is None:
             raise ServiceError(
-                f"a login holds only letters (Latin or Cyrillic), digits and _ . - "
-                f"(not {ch!r})", status=422, code="login_bad_characters",
-                params={"character": ch})
+                f"a login holds only letters (Latin or Cyrillic), digits and _ . - (not {ch!r})",
+                status=422,
+                code="login_bad_characters",
+                params={"character": ch},
+            )
         scripts.add(script)
     if len(scripts) > 1:
-        raise ServiceError("a login must not mix Latin and Cyrillic letters (look-alikes)",
-                           status=422, code="login_mixed_scripts")
+        raise ServiceError(
+            "a login must not mix Latin and Cyrillic letters (look-alikes)",
+            status=422,
+            code="login_mixed_scripts",
+        )
     return name

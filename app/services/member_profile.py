@@ -89,8 +89,7 @@ class CostlyDeal:
 def _text(value: Decimal | Fraction) -> str:
     """An exact amount as a decimal string (a fraction to the hundredth, half-even)."""
     if isinstance(value, Fraction):
-        value = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
-            Decimal("0.01"))
+        value = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(Decimal("0.01"))
     return f"{value.normalize():f}" if value == value.to_integral() else str(value)
 
 
@@ -102,38 +101,72 @@ async def _pulkas(db: AsyncSession, member_id: int) -> tuple[int, list[dict[str,
     """His club pulkas (how many, and the newest :data:`PULKAS_SHOWN`)."""
     mine = (PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
     total = await db.scalar(select(func.count()).select_from(PulkaMemberStats).where(*mine))
-    rows = (await db.execute(
-        select(PulkaMemberStats.pulka_id, PulkaStats.table_id, PulkaStats.finished_at,
-               PulkaMemberStats.started_at, PulkaMemberStats.seat, PulkaMemberStats.deals,
-               PulkaMemberStats.whists, PulkaMemberStats.money, PulkaStats.names)
-        .join(PulkaStats, PulkaStats.pulka_id == PulkaMemberStats.pulka_id)
-        .where(*mine)
-        .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
-        .limit(PULKAS_SHOWN))).all()
-    return int(total or 0), [{
-        "pulka_id": r.pulka_id, "table_id": r.table_id, "night": night_of(
-            r.finished_at, r.started_at).isoformat(),
-        "finished_at": r.finished_at.isoformat(), "seat": r.seat, "left": r.seat is None,
-        "deals": r.deals, "players": list(r.names), "whists": _text(Decimal(r.whists)),
-        "money": _money(Decimal(r.money))} for r in rows]
+    rows = (
+        await db.execute(
+            select(
+                PulkaMemberStats.pulka_id,
+                PulkaStats.table_id,
+                PulkaStats.finished_at,
+                PulkaMemberStats.started_at,
+                PulkaMemberStats.seat,
+                PulkaMemberStats.deals,
+                PulkaMemberStats.whists,
+                PulkaMemberStats.money,
+                PulkaStats.names,
+            )
+            .join(PulkaStats, PulkaStats.pulka_id == PulkaMemberStats.pulka_id)
+            .where(*mine)
+            .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
+            .limit(PULKAS_SHOWN)
+        )
+    ).all()
+    return int(total or 0), [
+        {
+            "pulka_id": r.pulka_id,
+            "table_id": r.table_id,
+            "night": night_of(r.finished_at, r.started_at).isoformat(),
+            "finished_at": r.finished_at.isoformat(),
+            "seat": r.seat,
+            "left": r.seat is None,
+            "deals": r.deals,
+            "players": list(r.names),
+            "whists": _text(Decimal(r.whists)),
+            "money": _money(Decimal(r.money)),
+        }
+        for r in rows
+    ]
 
 
 async def _history(db: AsyncSession, member_id: int) -> list[dict[str, Any]]:
     """His rating after each rated pulka of his, in the rating's order."""
-    rows = (await db.execute(
-        select(RatedPulka.pulka_id, RatedPulka.finished_at,
-               RatedPulka.result[str(member_id)])
-        .join(PulkaMemberStats, and_(PulkaMemberStats.pulka_id == RatedPulka.pulka_id,
-                                     PulkaMemberStats.member_id == member_id))
-        .order_by(RatedPulka.finished_at, RatedPulka.pulka_id))).all()
+    rows = (
+        await db.execute(
+            select(RatedPulka.pulka_id, RatedPulka.finished_at, RatedPulka.result[str(member_id)])
+            .join(
+                PulkaMemberStats,
+                and_(
+                    PulkaMemberStats.pulka_id == RatedPulka.pulka_id,
+                    PulkaMemberStats.member_id == member_id,
+                ),
+            )
+            .order_by(RatedPulka.finished_at, RatedPulka.pulka_id)
+        )
+    ).all()
     out = []
     for pulka_id, finished_at, result in rows:
         if not result:
             continue
         rank, mu, sigma = result
-        out.append({"pulka_id": pulka_id, "finished_at": finished_at.isoformat(),
-                    "rank": rank, "mu": mu, "sigma": sigma,
-                    "ordinal": rating.Rating.of(mu, sigma, 0).ordinal})
+        out.append(
+            {
+                "pulka_id": pulka_id,
+                "finished_at": finished_at.isoformat(),
+                "rank": rank,
+                "mu": mu,
+                "sigma": sigma,
+                "ordinal": rating.Rating.of(mu, sigma, 0).ordinal,
+            }
+        )
     return out
 
 
@@ -147,24 +180,40 @@ def costliest(deals: Iterable[CostlyDeal], count: int = COSTLIEST) -> list[Costl
 async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
     """Every finished deal of his newest pulkas with what it cost him: each deal's seating
     comes from the ``deal_started`` event before it, its writes from its ``deal_ended``."""
-    pulkas = (await db.execute(
-        select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs)
-        .join(PulkaMemberStats, PulkaMemberStats.pulka_id == PulkaStats.pulka_id)
-        .where(PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
-        .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
-        .limit(DEALS_SCANNED_PULKAS))).all()
+    pulkas = (
+        await db.execute(
+            select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs)
+            .join(PulkaMemberStats, PulkaMemberStats.pulka_id == PulkaStats.pulka_id)
+            .where(PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
+            .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
+            .limit(DEALS_SCANNED_PULKAS)
+        )
+    ).all()
     if not pulkas:
         return []
-    spans = {(table_id, int(no)): (pulka_id, first, last)
-             for pulka_id, table_id, seqs in pulkas for no, (first, last) in seqs.items()}
-    events = (await db.execute(
-        select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["deal_no"].as_integer(),
-               TableEvent.payload["member_ids"], TableEvent.payload["names"],
-               TableEvent.payload["entries"],
-               TableEvent.payload["outcome"])
-        .where(TableEvent.table_id.in_(sorted({t for _, t, _ in pulkas})),
-               TableEvent.kind.in_(("deal_started", "deal_ended")))
-        .order_by(TableEvent.table_id, TableEvent.seq))).all()
+    spans = {
+        (table_id, int(no)): (pulka_id, first, last)
+        for pulka_id, table_id, seqs in pulkas
+        for no, (first, last) in seqs.items()
+    }
+    events = (
+        await db.execute(
+            select(
+                TableEvent.table_id,
+                TableEvent.kind,
+                TableEvent.payload["deal_no"].as_integer(),
+                TableEvent.payload["member_ids"],
+                TableEvent.payload["names"],
+                TableEvent.payload["entries"],
+                TableEvent.payload["outcome"],
+            )
+            .where(
+                TableEvent.table_id.in_(sorted({t for _, t, _ in pulkas})),
+                TableEvent.kind.in_(("deal_started", "deal_ended")),
+            )
+            .order_by(TableEvent.table_id, TableEvent.seq)
+        )
+    ).all()
     seating: dict[int, tuple[Sequence[int | None], Sequence[str]]] = {}
     out: list[CostlyDeal] = []
     for table_id, kind, deal_no, member_ids, names, entries, outcome in events:
@@ -177,8 +226,7 @@ async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
         if span is None or member_id not in ids:
             continue
         loss = deal_loss(entries or [], len(ids), ids.index(member_id))
-        out.append(CostlyDeal(span[0], table_id, deal_no, loss, outcome or {},
-                              list(seated)))
+        out.append(CostlyDeal(span[0], table_id, deal_no, loss, outcome or {}, list(seated)))
     return out
 
 
@@ -186,19 +234,37 @@ async def _head_to_head(db: AsyncSession, member_id: int) -> list[dict[str, Any]
     """Per member he has played: pulkas both finished, his whists and money in them."""
     me, other = aliased(PulkaMemberStats), aliased(PulkaMemberStats)
     both = and_(me.seat.is_not(None), other.seat.is_not(None))
-    rows = (await db.execute(
-        select(other.member_id, func.count(case((both, 1))), func.count(),
-               func.sum(case((both, me.whists), else_=0)),
-               func.sum(case((both, me.money), else_=0)))
-        .join(other, and_(other.pulka_id == me.pulka_id, other.member_id != member_id))
-        .where(me.member_id == member_id, me.practice.is_(False))
-        .group_by(other.member_id))).all()
-    names = {mid: name for mid, name in await db.execute(
-        select(Member.id, Member.display_name).where(Member.id.in_([r[0] for r in rows])))}
-    lines = [{"member_id": mid, "name": names.get(mid, f"#{mid}"), "pulkas": int(together),
-              "shared": int(shared), "whists": _text(Decimal(whists)),
-              "money": _money(Decimal(money))}
-             for mid, together, shared, whists, money in rows]
+    rows = (
+        await db.execute(
+            select(
+                other.member_id,
+                func.count(case((both, 1))),
+                func.count(),
+                func.sum(case((both, me.whists), else_=0)),
+                func.sum(case((both, me.money), else_=0)),
+            )
+            .join(other, and_(other.pulka_id == me.pulka_id, other.member_id != member_id))
+            .where(me.member_id == member_id, me.practice.is_(False))
+            .group_by(other.member_id)
+        )
+    ).all()
+    names = {
+        mid: name
+        for mid, name in await db.execute(
+            select(Member.id, Member.display_name).where(Member.id.in_([r[0] for r in rows]))
+        )
+    }
+    lines = [
+        {
+            "member_id": mid,
+            "name": names.get(mid, f"#{mid}"),
+            "pulkas": int(together),
+            "shared": int(shared),
+            "whists": _text(Decimal(whists)),
+            "money": _money(Decimal(money)),
+        }
+        for mid, together, shared, whists, money in rows
+    ]
     return sorted(lines, key=lambda line: (-line["pulkas"], line["name"], line["member_id"]))
 
 
@@ -212,12 +278,20 @@ async def profile(db: AsyncSession, member_id: int) -> dict[str, Any]:
         "member": {"id": member.id, "name": member.display_name},
         "pulkas_total": total,
         "pulkas": pulkas,
-        "rating": None if now is None else {"mu": now.mu, "sigma": now.sigma,
-                                            "matches": now.matches, "ordinal": now.ordinal},
+        "rating": None
+        if now is None
+        else {"mu": now.mu, "sigma": now.sigma, "matches": now.matches, "ordinal": now.ordinal},
         "rating_history": await _history(db, member_id),
-        "costliest_deals": [{"pulka_id": d.pulka_id, "table_id": d.table_id,
-                             "deal_no": d.deal_no, "loss": _text(d.loss),
-                             "outcome": dict(d.outcome), "names": list(d.names)}
-                            for d in costliest(await _deals(db, member_id))],
+        "costliest_deals": [
+            {
+                "pulka_id": d.pulka_id,
+                "table_id": d.table_id,
+                "deal_no": d.deal_no,
+                "loss": _text(d.loss),
+                "outcome": dict(d.outcome),
+                "names": list(d.names),
+            }
+            for d in costliest(await _deals(db, member_id))
+        ],
         "head_to_head": await _head_to_head(db, member_id),
     }

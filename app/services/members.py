@@ -20,14 +20,28 @@ async def create_admin_account(url: str, login: str, display_name: str) -> str:
             if await session.scalar(select(Member).where(Member.login == login)):
                 raise ValueError(f"login {login!r} is already taken")
             password = one_time_password()
-            member = Member(login=login, display_name=display_name, role=Role.admin,
-                            password_hash=hash_password(password), must_change_password=True)
+            member = Member(
+                login=login,
+                display_name=display_name,
+                role=Role.admin,
+                password_hash=hash_password(password),
+                must_change_password=True,
+            )
             session.add(member)
             await session.flush()
-            await audit.record(session, actor=None, action="member.created",
-                               target=f"member:{member.id}", before=None,
-                               after={"login": login, "display_name": display_name,
-                                      "role": Role.admin, "by": "prefclub create-admin"})
+            await audit.record(
+                session,
+                actor=None,
+                action="member.created",
+                target=f"member:{member.id}",
+                before=None,
+                after={
+                    "login": login,
+                    "display_name": display_name,
+                    "role": Role.admin,
+                    "by": "prefclub create-admin",
+                },
+            )
             return password
     finally:
         await engine.dispose()

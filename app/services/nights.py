@@ -118,14 +118,18 @@ async def _session(db: AsyncSession, session_id: int) -> ClubSession:
     return session
 
 
-async def _seat_names(db: AsyncSession, table_ids: list[int]
-                      ) -> dict[int, list[tuple[int | None, str]]]:
+async def _seat_names(
+    db: AsyncSession, table_ids: list[int]
+) -> dict[int, list[tuple[int | None, str]]]:
     """Each table's seats as they stand now: (member id, display name)."""
-    rows = (await db.execute(
-        select(TableSeat.table_id, TableSeat.seat, TableSeat.member_id, Member.display_name)
-        .outerjoin(Member, Member.id == TableSeat.member_id)
-        .where(TableSeat.table_id.in_(table_ids))
-        .order_by(TableSeat.table_id, TableSeat.seat))).all()
+    rows = (
+        await db.execute(
+            select(TableSeat.table_id, TableSeat.seat, TableSeat.member_id, Member.display_name)
+            .outerjoin(Member, Member.id == TableSeat.member_id)
+            .where(TableSeat.table_id.in_(table_ids))
+            .order_by(TableSeat.table_id, TableSeat.seat)
+        )
+    ).all()
     out: dict[int, list[tuple[int | None, str]]] = {}
     for table_id, _, member_id, name in rows:
         out.setdefault(table_id, []).append((member_id, name or ""))
@@ -134,50 +138,78 @@ async def _seat_names(db: AsyncSession, table_ids: list[int]
 
 async def _scored_deals(db: AsyncSession, table_ids: list[int]) -> list[ScoredDeal]:
     """Every scored deal of these tables (three JSON fields of each event, never its pulka)."""
-    rows = (await db.execute(
-        select(TableEvent.table_id, TableEvent.payload["deal_no"].as_integer(),
-               TableEvent.payload["entries"], TableEvent.payload["outcome"])
-        .where(TableEvent.table_id.in_(table_ids), TableEvent.kind.in_(DEAL_KINDS))
-        .order_by(TableEvent.table_id, TableEvent.seq))).all()
+    rows = (
+        await db.execute(
+            select(
+                TableEvent.table_id,
+                TableEvent.payload["deal_no"].as_integer(),
+                TableEvent.payload["entries"],
+                TableEvent.payload["outcome"],
+            )
+            .where(TableEvent.table_id.in_(table_ids), TableEvent.kind.in_(DEAL_KINDS))
+            .order_by(TableEvent.table_id, TableEvent.seq)
+        )
+    ).all()
     latest: dict[tuple[int, int], ScoredDeal] = {}
     for table_id, deal_no, entries, outcome in rows:
         if deal_no is None:
             continue
-        latest[(table_id, deal_no)] = ScoredDeal(table_id, deal_no, deal_swing(entries or []),
-                                                 outcome or {})
+        latest[(table_id, deal_no)] = ScoredDeal(
+            table_id, deal_no, deal_swing(entries or []), outcome or {}
+        )
     return list(latest.values())
 
 
 async def _fund_shares(db: AsyncSession, pulka_ids: list[int]) -> dict[int, Decimal]:
     """R-F1: what the losers of each pulka owe the fund (its ``payment_due`` entries)."""
-    rows = (await db.execute(
-        select(FundEntry.pulka_id, func.sum(FundEntry.amount))
-        .where(FundEntry.kind == EntryKind.payment_due, FundEntry.pulka_id.in_(pulka_ids))
-        .group_by(FundEntry.pulka_id))).all()
+    rows = (
+        await db.execute(
+            select(FundEntry.pulka_id, func.sum(FundEntry.amount))
+            .where(FundEntry.kind == EntryKind.payment_due, FundEntry.pulka_id.in_(pulka_ids))
+            .group_by(FundEntry.pulka_id)
+        )
+    ).all()
     return {int(pulka_id): Decimal(total) for pulka_id, total in rows if pulka_id is not None}
 
 
-async def _corrections(db: AsyncSession, session_id: int,
-                       final_at: datetime | None) -> list[dict[str, Any]]:
-    rows = (await db.execute(
-        select(AuditEntry, Member.display_name)
-        .outerjoin(Member, Member.id == AuditEntry.actor_id)
-        .where(AuditEntry.action == CORRECTION_ACTION,
-               AuditEntry.target == f"session:{session_id}")
-        .order_by(AuditEntry.id))).all()
+async def _corrections(
+    db: AsyncSession, session_id: int, final_at: datetime | None
+) -> list[dict[str, Any]]:
+    rows = (
+        await db.execute(
+            select(AuditEntry, Member.display_name)
+            .outerjoin(Member, Member.id == AuditEntry.actor_id)
+            .where(
+                AuditEntry.action == CORRECTION_ACTION, AuditEntry.target == f"session:{session_id}"
+            )
+            .order_by(AuditEntry.id)
+        )
+    ).all()
     out = []
     for row, name in rows:
         after = row.after or {}
         at = datetime.fromisoformat(after["at"]) if after.get("at") else row.at
-        out.append({"id": row.id, "at": _iso(at), "by": name,
-                    "note": after.get("note"), "pulka_id": after.get("pulka_id"),
-                    "fund_entry_id": after.get("fund_entry_id"),
-                    "after_final": final_at is not None and at >= final_at})
+        out.append(
+            {
+                "id": row.id,
+                "at": _iso(at),
+                "by": name,
+                "note": after.get("note"),
+                "pulka_id": after.get("pulka_id"),
+                "fund_entry_id": after.get("fund_entry_id"),
+                "after_final": final_at is not None and at >= final_at,
+            }
+        )
     return out
 
 
-def _status(session: ClubSession, unfinished: bool, last_close: datetime | None,
-            window: timedelta, now: datetime) -> tuple[str, datetime | None]:
+def _status(
+    session: ClubSession,
+    unfinished: bool,
+    last_close: datetime | None,
+    window: timedelta,
+    now: datetime,
+) -> tuple[str, datetime | None]:
     """The night's status now and when it is (or will be) final (None while it cannot say)."""
     if session.ended_at is None:
         return "open", None
@@ -188,18 +220,31 @@ def _status(session: ClubSession, unfinished: bool, last_close: datetime | None,
     return ("final" if now >= final_at else "provisional"), final_at
 
 
-async def night(db: AsyncSession, session_id: int, now: datetime,
-                window: timedelta) -> dict[str, Any]:
+async def night(
+    db: AsyncSession, session_id: int, now: datetime, window: timedelta
+) -> dict[str, Any]:
     """The night's results of session ``session_id`` as JSON (docs/club.md); 404 if none."""
     session = await _session(db, session_id)
-    tables = (await db.scalars(select(Table).where(
-        Table.club_session_id == session_id, Table.practice.is_(False))
-        .order_by(Table.id))).all()
+    tables = (
+        await db.scalars(
+            select(Table)
+            .where(Table.club_session_id == session_id, Table.practice.is_(False))
+            .order_by(Table.id)
+        )
+    ).all()
     table_ids = [t.id for t in tables]
-    pulkas = {p.table_id: p for p in (await db.scalars(
-        select(PulkaRow).where(PulkaRow.table_id.in_(table_ids)))).all()}
-    stats = {s.pulka_id: s for s in (await db.scalars(select(PulkaStats).where(
-        PulkaStats.pulka_id.in_([p.id for p in pulkas.values()])))).all()}
+    pulkas = {
+        p.table_id: p
+        for p in (await db.scalars(select(PulkaRow).where(PulkaRow.table_id.in_(table_ids)))).all()
+    }
+    stats = {
+        s.pulka_id: s
+        for s in (
+            await db.scalars(
+                select(PulkaStats).where(PulkaStats.pulka_id.in_([p.id for p in pulkas.values()]))
+            )
+        ).all()
+    }
     seats = await _seat_names(db, table_ids)
     shares = await _fund_shares(db, [p.id for p in pulkas.values()])
     deals = await _scored_deals(db, table_ids)
@@ -213,23 +258,39 @@ async def night(db: AsyncSession, session_id: int, now: datetime,
         member_ids = list(stat.member_ids) if stat is not None else [m for m, _ in seated]
         settlement = row.settlement if row is not None else None
         share = shares.get(row.id, ZERO) if row is not None else ZERO
-        out_tables.append({
-            "table_id": table.id, "pulka_id": row.id if row is not None else None,
-            "status": row.status if row is not None else table.status,
-            "ended": row.ended if row is not None else None,
-            "finished_at": _iso(row.finished_at if row is not None else None),
-            "deals": row.deals if row is not None else 0, "players": table.players,
-            "preset": table.preset, "mode": table.mode, "target": table.target,
-            "stake": _money(table.stake), "names": names, "member_ids": member_ids,
-            "sheet": row.sheet if row is not None else None, "settlement": settlement,
-            "fund_share": _money(share),
-        })
+        out_tables.append(
+            {
+                "table_id": table.id,
+                "pulka_id": row.id if row is not None else None,
+                "status": row.status if row is not None else table.status,
+                "ended": row.ended if row is not None else None,
+                "finished_at": _iso(row.finished_at if row is not None else None),
+                "deals": row.deals if row is not None else 0,
+                "players": table.players,
+                "preset": table.preset,
+                "mode": table.mode,
+                "target": table.target,
+                "stake": _money(table.stake),
+                "names": names,
+                "member_ids": member_ids,
+                "sheet": row.sheet if row is not None else None,
+                "settlement": settlement,
+                "fund_share": _money(share),
+            }
+        )
         if settlement:
             for seat, name in enumerate(names):
                 key = (member_ids[seat] if seat < len(member_ids) else None, name)
-                line = players.setdefault(key, {"member_id": key[0], "name": name,
-                                                "whists": Fraction(0), "money": ZERO,
-                                                "tables": []})
+                line = players.setdefault(
+                    key,
+                    {
+                        "member_id": key[0],
+                        "name": name,
+                        "whists": Fraction(0),
+                        "money": ZERO,
+                        "tables": [],
+                    },
+                )
                 line["whists"] += _amount(settlement["rounded"][seat])
                 line["money"] += Decimal(str(settlement["money"][seat]))
                 line["tables"].append(table.id)
@@ -237,69 +298,117 @@ async def night(db: AsyncSession, session_id: int, now: datetime,
     closes = [p.finished_at for p in pulkas.values() if p.finished_at is not None]
     status, final_at = _status(session, unfinished, max(closes, default=None), window, now)
     return {
-        "session": {"id": session.id, "starts_at": _iso(session.starts_at),
-                    "ends_at": _iso(session.ends_at), "ended_at": _iso(session.ended_at),
-                    "extra": session.extra},
-        "status": status, "final_at": _iso(final_at),
+        "session": {
+            "id": session.id,
+            "starts_at": _iso(session.starts_at),
+            "ends_at": _iso(session.ends_at),
+            "ended_at": _iso(session.ended_at),
+            "extra": session.extra,
+        },
+        "status": status,
+        "final_at": _iso(final_at),
         "correction_window_seconds": int(window.total_seconds()),
         "tables": out_tables,
-        "players": sorted(({**p, "whists": _number(p["whists"]), "money": _money(p["money"])}
-                           for p in players.values()),
-                          key=lambda p: (-Decimal(p["money"]), p["name"])),
+        "players": sorted(
+            (
+                {**p, "whists": _number(p["whists"]), "money": _money(p["money"])}
+                for p in players.values()
+            ),
+            key=lambda p: (-Decimal(p["money"]), p["name"]),
+        ),
         "fund": {"share": _money(sum(shares.values(), ZERO))},
         "deal_of_the_night": await _best_json(db, deals, out_tables),
         "corrections": await _corrections(db, session_id, final_at),
     }
 
 
-async def _best_json(db: AsyncSession, deals: Sequence[ScoredDeal],
-                     tables: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+async def _best_json(
+    db: AsyncSession, deals: Sequence[ScoredDeal], tables: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
     best = deal_of_the_night(deals)
     if best is None:
         return None
     table = next(t for t in tables if t["table_id"] == best.table_id)
-    analysed = await db.scalar(select(func.count()).select_from(DealAnalysis).where(
-        DealAnalysis.table_id == best.table_id, DealAnalysis.deal_no == best.deal_no))
+    analysed = await db.scalar(
+        select(func.count())
+        .select_from(DealAnalysis)
+        .where(DealAnalysis.table_id == best.table_id, DealAnalysis.deal_no == best.deal_no)
+    )
     declarer = best.outcome.get("declarer")
-    return {"rule": "largest_whist_swing", "table_id": best.table_id,
-            "pulka_id": table["pulka_id"], "deal_no": best.deal_no,
-            "swing": _number(best.swing), "type": best.outcome.get("type"),
-            "contract": best.outcome.get("contract"), "declarer": declarer,
-            "declarer_name": (table["names"][declarer]
-                              if isinstance(declarer, int) and declarer < len(table["names"])
-                              else None),
-            "tricks": best.outcome.get("tricks"), "analysed": bool(analysed)}
+    return {
+        "rule": "largest_whist_swing",
+        "table_id": best.table_id,
+        "pulka_id": table["pulka_id"],
+        "deal_no": best.deal_no,
+        "swing": _number(best.swing),
+        "type": best.outcome.get("type"),
+        "contract": best.outcome.get("contract"),
+        "declarer": declarer,
+        "declarer_name": (
+            table["names"][declarer]
+            if isinstance(declarer, int) and declarer < len(table["names"])
+            else None
+        ),
+        "tricks": best.outcome.get("tricks"),
+        "analysed": bool(analysed),
+    }
 
 
-async def add_correction(db: AsyncSession, session_id: int, *, note: str,
-                         pulka_id: int | None, fund_entry_id: int | None, actor: Actor,
-                         now: datetime, window: timedelta) -> dict[str, Any]:
+async def add_correction(
+    db: AsyncSession,
+    session_id: int,
+    *,
+    note: str,
+    pulka_id: int | None,
+    fund_entry_id: int | None,
+    actor: Actor,
+    now: datetime,
+    window: timedelta,
+) -> dict[str, Any]:
     """Log an officer's correction of the night's results (``night.correction`` in the audit
     log); the page shows it, marked when the night was already final. Refused (and nothing
     written) for a night that has not ended, an empty note, or a pulka or fund entry that is
     not this night's."""
     session = await _session(db, session_id)
     if session.ended_at is None:
-        raise NightError("night_not_ended", "a night's results can be corrected only after the "
-                         "session has ended", status=409)
+        raise NightError(
+            "night_not_ended",
+            "a night's results can be corrected only after the session has ended",
+            status=409,
+        )
     text = note.strip()
     if not text:
-        raise NightError("night_note_required", "a correction needs a note (what was corrected)",
-                         status=422)
+        raise NightError(
+            "night_note_required", "a correction needs a note (what was corrected)", status=422
+        )
     if pulka_id is not None:
-        owner = await db.scalar(select(Table.club_session_id).join(
-            PulkaRow, PulkaRow.table_id == Table.id).where(PulkaRow.id == pulka_id))
+        owner = await db.scalar(
+            select(Table.club_session_id)
+            .join(PulkaRow, PulkaRow.table_id == Table.id)
+            .where(PulkaRow.id == pulka_id)
+        )
         if owner != session_id:
-            raise NightError("night_pulka_unknown", f"pulka {pulka_id} was not played this night",
-                             status=422)
+            raise NightError(
+                "night_pulka_unknown", f"pulka {pulka_id} was not played this night", status=422
+            )
     if fund_entry_id is not None and await db.get(FundEntry, fund_entry_id) is None:
-        raise NightError("night_fund_entry_unknown", f"there is no fund entry {fund_entry_id}",
-                         status=422)
+        raise NightError(
+            "night_fund_entry_unknown", f"there is no fund entry {fund_entry_id}", status=422
+        )
     before = await night(db, session_id, now, window)
-    await audit.record(db, actor=actor, action=CORRECTION_ACTION, target=f"session:{session_id}",
-                       before={"status": before["status"]},
-                       after={"note": text[:NOTE_MAX], "pulka_id": pulka_id,
-                              "fund_entry_id": fund_entry_id, "status": before["status"],
-                              "at": now})
+    await audit.record(
+        db,
+        actor=actor,
+        action=CORRECTION_ACTION,
+        target=f"session:{session_id}",
+        before={"status": before["status"]},
+        after={
+            "note": text[:NOTE_MAX],
+            "pulka_id": pulka_id,
+            "fund_entry_id": fund_entry_id,
+            "status": before["status"],
+            "at": now,
+        },
+    )
     await db.flush()
     return await night(db, session_id, now, window)

@@ -49,8 +49,9 @@ def _text(value: Any) -> str:
 
 def _grid(pdf: FPDF, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     headings = FontFace(emphasis="", fill_color=(225, 225, 225))
-    with pdf.table(text_align="LEFT", line_height=6, first_row_as_headings=True,
-                   headings_style=headings) as table:
+    with pdf.table(
+        text_align="LEFT", line_height=6, first_row_as_headings=True, headings_style=headings
+    ) as table:
         line = table.row()
         for cell in header:
             line.cell(cell)
@@ -67,8 +68,9 @@ def _heading(pdf: FPDF, text: str) -> None:
     pdf.set_font(FONT, size=10)
 
 
-def _sheet_rows(names: Sequence[str], sheet: Mapping[str, Any] | None,
-                lines: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+def _sheet_rows(
+    names: Sequence[str], sheet: Mapping[str, Any] | None, lines: Sequence[Mapping[str, Any]]
+) -> list[list[Any]]:
     """Each seat's pool and hill as running totals (the paper's columns), then its whists."""
     rows = []
     for seat, name in enumerate(names):
@@ -87,20 +89,33 @@ def pulka_pdf(detail: Mapping[str, Any], font: str) -> bytes:
     """A finished pulka (``GET /api/pulkas/{id}``) as its paper sheet on one A4 page."""
     names = list(detail["names"])
     pdf = _document(font, f"Пулька {detail['id']} · стол {detail['table_id']}")
-    pdf.multi_cell(0, 6, f"Пуля до {detail['target']}, ставка {detail['stake']} ₽ за вист, "
-                   f"сдач: {detail['deals']}, окончена: "
-                   f"{ENDED_RU.get(detail.get('ended') or '', _text(detail.get('ended')))}",
-                   new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(
+        0,
+        6,
+        f"Пуля до {detail['target']}, ставка {detail['stake']} ₽ за вист, "
+        f"сдач: {detail['deals']}, окончена: "
+        f"{ENDED_RU.get(detail.get('ended') or '', _text(detail.get('ended')))}",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
     pdf.ln(2)
     _heading(pdf, "Лист")
-    _grid(pdf, ["Игрок", "Пуля", "Гора", "Висты на"],
-          _sheet_rows(names, detail.get("sheet"), detail.get("lines") or []))
+    _grid(
+        pdf,
+        ["Игрок", "Пуля", "Гора", "Висты на"],
+        _sheet_rows(names, detail.get("sheet"), detail.get("lines") or []),
+    )
     settlement = detail.get("settlement")
     if settlement:
         _heading(pdf, "Расчёт")
-        _grid(pdf, ["Игрок", "Висты", "Деньги, ₽"],
-              [[name, settlement["rounded"][i], settlement["money"][i]]
-               for i, name in enumerate(names)])
+        _grid(
+            pdf,
+            ["Игрок", "Висты", "Деньги, ₽"],
+            [
+                [name, settlement["rounded"][i], settlement["money"][i]]
+                for i, name in enumerate(names)
+            ],
+        )
     return bytes(pdf.output())
 
 
@@ -109,13 +124,20 @@ def night_pdf(night: Mapping[str, Any], font: str) -> bytes:
     the deal of the night and the corrections."""
     session = night["session"]
     pdf = _document(font, f"Итоги вечера · сессия {session['id']}")
-    pdf.multi_cell(0, 6, f"Начало {session['starts_at']}; итоги "
-                   f"{STATUS_RU.get(night['status'], night['status'])}",
-                   new_x="LMARGIN", new_y="NEXT")
+    pdf.multi_cell(
+        0,
+        6,
+        f"Начало {session['starts_at']}; итоги {STATUS_RU.get(night['status'], night['status'])}",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
     pdf.ln(2)
     _heading(pdf, "Игроки")
-    _grid(pdf, ["Игрок", "Висты", "Деньги, ₽"],
-          [[p["name"], p["whists"], p["money"]] for p in night["players"]])
+    _grid(
+        pdf,
+        ["Игрок", "Висты", "Деньги, ₽"],
+        [[p["name"], p["whists"], p["money"]] for p in night["players"]],
+    )
     _heading(pdf, "Столы")
     rows = []
     for t in night["tables"]:
@@ -126,13 +148,23 @@ def night_pdf(night: Mapping[str, Any], font: str) -> bytes:
     pdf.cell(0, 7, f"Кубышке за вечер: {night['fund']['share']} ₽", new_x="LMARGIN", new_y="NEXT")
     best = night.get("deal_of_the_night")
     if best:
-        pdf.cell(0, 7, f"Сдача вечера: стол {best['table_id']}, сдача {best['deal_no']}, "
-                 f"{_text(best.get('contract') or best.get('type'))}, "
-                 f"{_text(best.get('declarer_name'))} — {best['swing']} вистов",
-                 new_x="LMARGIN", new_y="NEXT")
+        pdf.cell(
+            0,
+            7,
+            f"Сдача вечера: стол {best['table_id']}, сдача {best['deal_no']}, "
+            f"{_text(best.get('contract') or best.get('type'))}, "
+            f"{_text(best.get('declarer_name'))} — {best['swing']} вистов",
+            new_x="LMARGIN",
+            new_y="NEXT",
+        )
     if night["corrections"]:
         _heading(pdf, "Исправления")
-        _grid(pdf, ["Когда", "Кто", "Что", "После окончательных"],
-              [[c["at"], c["by"], c["note"], "да" if c["after_final"] else "нет"]
-               for c in night["corrections"]])
+        _grid(
+            pdf,
+            ["Когда", "Кто", "Что", "После окончательных"],
+            [
+                [c["at"], c["by"], c["note"], "да" if c["after_final"] else "нет"]
+                for c in night["corrections"]
+            ],
+        )
     return bytes(pdf.output())

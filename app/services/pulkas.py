@@ -25,8 +25,9 @@ from app.services.live_table import sync_rows
 CLOSE_REASONS = ("agreement", "session_end", "target")
 
 
-async def close_pulka(db: AsyncSession, table_id: int, reason: str,
-                      now: datetime | None = None, actor: Actor = SYSTEM) -> PulkaRow | None:
+async def close_pulka(
+    db: AsyncSession, table_id: int, reason: str, now: datetime | None = None, actor: Actor = SYSTEM
+) -> PulkaRow | None:
     """Close the table's pulka now (a deal in progress is abandoned); None if no such table.
 
     Closing a finished pulka changes nothing.
@@ -46,12 +47,20 @@ async def close_pulka(db: AsyncSession, table_id: int, reason: str,
         await db.flush()
         await notify(db, table_id, table.version)
         row = await pulka_of_table(db, table_id)
-        await audit.record(db, actor=actor, action="pulka.closed_early",
-                           target=f"table:{table_id}", before={"status": "playing"},
-                           after={"status": "finished", "reason": reason,
-                                  "pulka_id": row.id if row else None,
-                                  "deals": row.deals if row else None,
-                                  "settlement": row.settlement if row else None})
+        await audit.record(
+            db,
+            actor=actor,
+            action="pulka.closed_early",
+            target=f"table:{table_id}",
+            before={"status": "playing"},
+            after={
+                "status": "finished",
+                "reason": reason,
+                "pulka_id": row.id if row else None,
+                "deals": row.deals if row else None,
+                "settlement": row.settlement if row else None,
+            },
+        )
         return row
     return await pulka_of_table(db, table_id)
 
@@ -64,6 +73,11 @@ async def pulka_of_table(db: AsyncSession, table_id: int) -> PulkaRow | None:
 def pulka_summary(row: PulkaRow) -> dict[str, Any]:
     """The public summary of a pulka (sheet, status, settlement)."""
     return {
-        "id": row.id, "table_id": row.table_id, "status": row.status, "ended": row.ended,
-        "deals": row.deals, "sheet": row.sheet, "settlement": row.settlement,
+        "id": row.id,
+        "table_id": row.table_id,
+        "status": row.status,
+        "ended": row.ended,
+        "deals": row.deals,
+        "sheet": row.sheet,
+        "settlement": row.settlement,
     }

@@ -61,14 +61,16 @@ def ranks_of(whists: Sequence[Decimal]) -> list[int]:
     return [1 + sum(other > mine for other in whists) for mine in whists]
 
 
-def play(ratings: dict[int, Rating], match: Sequence[tuple[int, Decimal]]
-         ) -> dict[int, tuple[int, Rating]]:
+def play(
+    ratings: dict[int, Rating], match: Sequence[tuple[int, Decimal]]
+) -> dict[int, tuple[int, Rating]]:
     """Rate one match (``(member id, whists)`` per player, in seat order) into ``ratings``;
     each player's rank and new rating. Pure and deterministic."""
     ids = [m for m, _ in match]
     ranks = ranks_of([w for _, w in match])
-    teams = [[MODEL.rating(mu=ratings.get(m, NEW).mu, sigma=ratings.get(m, NEW).sigma)]
-             for m in ids]
+    teams = [
+        [MODEL.rating(mu=ratings.get(m, NEW).mu, sigma=ratings.get(m, NEW).sigma)] for m in ids
+    ]
     rated = MODEL.rate(teams, ranks=[float(r) for r in ranks])
     out: dict[int, tuple[int, Rating]] = {}
     for m, rank, team in zip(ids, ranks, rated, strict=True):
@@ -93,29 +95,38 @@ def _result(played: dict[int, tuple[int, Rating]]) -> dict[str, Any]:
 
 async def ratings_of(db: AsyncSession, member_ids: Sequence[int]) -> dict[int, Rating]:
     """The stored ratings of these members (those never rated are absent)."""
-    rows = await db.scalars(select(MemberRating).where(MemberRating.member_id.in_(
-        list(member_ids))))
+    rows = await db.scalars(
+        select(MemberRating).where(MemberRating.member_id.in_(list(member_ids)))
+    )
     return {r.member_id: Rating.of(r.mu, r.sigma, r.matches) for r in rows}
 
 
 async def _match(db: AsyncSession, pulka_id: int) -> list[tuple[int, Decimal]] | None:
-    rows = await db.execute(select(PulkaMemberStats.member_id, PulkaMemberStats.seat,
-                                   PulkaMemberStats.whists)
-                            .where(PulkaMemberStats.pulka_id == pulka_id,
-                                   PulkaMemberStats.practice.is_(False)))
+    rows = await db.execute(
+        select(PulkaMemberStats.member_id, PulkaMemberStats.seat, PulkaMemberStats.whists).where(
+            PulkaMemberStats.pulka_id == pulka_id, PulkaMemberStats.practice.is_(False)
+        )
+    )
     return match_of([(m, seat, w) for m, seat, w in rows])
 
 
 async def rate_pulka(db: AsyncSession, pulka_id: int) -> None:
     """Take a just-finished pulka into the rating (its archive rows written already)."""
     await db.execute(LOCK)
-    finished_at = await db.scalar(select(PulkaStats.finished_at)
-                                  .where(PulkaStats.pulka_id == pulka_id,
-                                         PulkaStats.practice.is_(False)))
+    finished_at = await db.scalar(
+        select(PulkaStats.finished_at).where(
+            PulkaStats.pulka_id == pulka_id, PulkaStats.practice.is_(False)
+        )
+    )
     if finished_at is None:
         return
-    later = await db.scalar(select(exists().where(
-        tuple_(RatedPulka.finished_at, RatedPulka.pulka_id) >= tuple_(finished_at, pulka_id))))
+    later = await db.scalar(
+        select(
+            exists().where(
+                tuple_(RatedPulka.finished_at, RatedPulka.pulka_id) >= tuple_(finished_at, pulka_id)
+            )
+        )
+    )
     if later:
         await rebuild(db)
         return
@@ -125,30 +136,46 @@ async def rate_pulka(db: AsyncSession, pulka_id: int) -> None:
     ratings = await ratings_of(db, [m for m, _ in match])
     played = play(ratings, match)
     await _store(db, {m: r for m, (_, r) in played.items()})
-    await db.execute(insert(RatedPulka).values(pulka_id=pulka_id, finished_at=finished_at,
-                                               result=_result(played)))
+    await db.execute(
+        insert(RatedPulka).values(
+            pulka_id=pulka_id, finished_at=finished_at, result=_result(played)
+        )
+    )
 
 
 async def _store(db: AsyncSession, ratings: dict[int, Rating]) -> None:
     if not ratings:
         return
     statement = upsert(MemberRating).values(
-        [{"member_id": m, "mu": r.mu, "sigma": r.sigma, "matches": r.matches}
-         for m, r in sorted(ratings.items())])
-    await db.execute(statement.on_conflict_do_update(
-        index_elements=[MemberRating.member_id],
-        set_={c: getattr(statement.excluded, c) for c in ("mu", "sigma", "matches")}))
+        [
+            {"member_id": m, "mu": r.mu, "sigma": r.sigma, "matches": r.matches}
+            for m, r in sorted(ratings.items())
+        ]
+    )
+    await db.execute(
+        statement.on_conflict_do_update(
+            index_elements=[MemberRating.member_id],
+            set_={c: getattr(statement.excluded, c) for c in ("mu", "sigma", "matches")},
+        )
+    )
 
 
-async def matches_from_archive(db: AsyncSession
-                               ) -> list[tuple[int, datetime, list[tuple[int, Decimal]]]]:
+async def matches_from_archive(
+    db: AsyncSession,
+) -> list[tuple[int, datetime, list[tuple[int, Decimal]]]]:
     """Every rated club pulka of the archive in the rating's order, with its match."""
     rows = await db.execute(
-        select(PulkaStats.pulka_id, PulkaStats.finished_at, PulkaMemberStats.member_id,
-               PulkaMemberStats.seat, PulkaMemberStats.whists)
+        select(
+            PulkaStats.pulka_id,
+            PulkaStats.finished_at,
+            PulkaMemberStats.member_id,
+            PulkaMemberStats.seat,
+            PulkaMemberStats.whists,
+        )
         .join(PulkaMemberStats, PulkaMemberStats.pulka_id == PulkaStats.pulka_id)
         .where(PulkaStats.practice.is_(False))
-        .order_by(PulkaStats.finished_at, PulkaStats.pulka_id))
+        .order_by(PulkaStats.finished_at, PulkaStats.pulka_id)
+    )
     grouped: dict[int, tuple[datetime, list[tuple[int, int | None, Decimal]]]] = {}
     for pid, finished, mid, seat, whists in rows:
         grouped.setdefault(pid, (finished, []))[1].append((mid, seat, whists))
@@ -160,12 +187,15 @@ async def matches_from_archive(db: AsyncSession
     return out
 
 
-def replay(matches: Iterable[tuple[int, datetime, list[tuple[int, Decimal]]]]
-           ) -> tuple[dict[int, Rating], list[dict[str, Any]]]:
+def replay(
+    matches: Iterable[tuple[int, datetime, list[tuple[int, Decimal]]]],
+) -> tuple[dict[int, Rating], list[dict[str, Any]]]:
     """Every member's rating after ``matches`` in order, and the ``rated_pulkas`` rows."""
     ratings: dict[int, Rating] = {}
-    rows = [{"pulka_id": pid, "finished_at": finished, "result": _result(play(ratings, match))}
-            for pid, finished, match in matches]
+    rows = [
+        {"pulka_id": pid, "finished_at": finished, "result": _result(play(ratings, match))}
+        for pid, finished, match in matches
+    ]
     return ratings, rows
 
 
@@ -183,5 +213,7 @@ async def rebuild(db: AsyncSession) -> int:
 
 async def stored(db: AsyncSession) -> dict[int, Rating]:
     """Every stored rating (for the rebuild check)."""
-    return {r.member_id: Rating.of(r.mu, r.sigma, r.matches)
-            for r in await db.scalars(select(MemberRating))}
+    return {
+        r.member_id: Rating.of(r.mu, r.sigma, r.matches)
+        for r in await db.scalars(select(MemberRating))
+    }

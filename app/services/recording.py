@@ -53,8 +53,9 @@ MAX_DISPUTE_CHARS = 500
 class RecordingError(ServiceError):
     """A recorded-table request refused; ``code`` is stable, ``field`` the deal field at fault."""
 
-    def __init__(self, message: str, *, code: str, status: int = 422,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str, status: int = 422, field: str | None = None
+    ) -> None:
         super().__init__(message, status=status, code=code)
         self.field = field
 
@@ -73,8 +74,9 @@ async def _recorded_table(db: AsyncSession, table_id: int) -> tuple[Table, Table
     if table is None:
         raise NotFoundError(f"there is no table {table_id}")
     if table.mode != "recorded":
-        raise RecordingError("this table is played live, not recorded", code="not_recorded",
-                             status=409)
+        raise RecordingError(
+            "this table is played live, not recorded", code="not_recorded", status=409
+        )
     return table, await load_state(db, table, None)
 
 
@@ -107,23 +109,38 @@ def _record(pulka: Pulka, outcome: DealOutcome) -> tuple[Pulka, list[Any]]:
         raise _invalid(exc) from None
 
 
-async def _finish(db: AsyncSession, table: Table, state: TableState, before: TableState,
-                  now: datetime) -> None:
+async def _finish(
+    db: AsyncSession, table: Table, state: TableState, before: TableState, now: datetime
+) -> None:
     if state.pulka.is_complete:  # R-P8: the last pool reached the target
         state = append(db, table, state, *game.pulka_ended(state, "target"))
     await sync_rows(db, table, state, now, before)
     await notify(db, table.id, table.version)
 
 
-def _payload(pulka: Pulka, outcome: DealOutcome, entries: list[Any], deal_no: int,
-             by: int) -> dict[str, Any]:
-    return {"format": DEAL_FORMAT, "deal_no": deal_no, "outcome": deal_to_json(outcome),
-            "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
-            "pulka": pulka.to_json(), "by": by}
+def _payload(
+    pulka: Pulka, outcome: DealOutcome, entries: list[Any], deal_no: int, by: int
+) -> dict[str, Any]:
+    return {
+        "format": DEAL_FORMAT,
+        "deal_no": deal_no,
+        "outcome": deal_to_json(outcome),
+        "entries": [e.to_json() for e in entries],
+        "sheet": pulka.sheet.to_json(),
+        "pulka": pulka.to_json(),
+        "by": by,
+    }
 
 
-async def enter_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: int,
-                     deal: object, now: datetime, address: str | None = None) -> Entered:
+async def enter_deal(
+    db: AsyncSession,
+    table_id: int,
+    member_id: int,
+    deal_no: int,
+    deal: object,
+    now: datetime,
+    address: str | None = None,
+) -> Entered:
     """Enter deal ``deal_no`` (0-based) at a recorded table; checked and scored like a live one."""
     table, state = await _recorded_table(db, table_id)
     _scorer_seat(table, state, member_id)
@@ -132,7 +149,9 @@ async def enter_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: i
     if deal_no != state.pulka.deal_index:
         raise RecordingError(
             f"deal {state.pulka.deal_index} is the one to enter, not {deal_no}",
-            code="stale_entry", status=409)
+            code="stale_entry",
+            status=409,
+        )
     refusal = await deal_refusal(db, table, now)  # R-S2: the session's timing still applies
     if refusal is not None:
         raise RecordingError(refusal, code="session_over", status=409)
@@ -142,10 +161,14 @@ async def enter_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: i
     after = append(db, table, state, "recorded_deal", payload)
     seq = after.seq
     if outcome.penalties:
-        await audit.record(db, actor=Actor(member_id, address), action="penalty.entry",
-                           target=f"table:{table_id}", before=None,
-                           after={"deal_no": deal_no, "seq": seq,
-                                  "penalties": payload["outcome"]["penalties"]})
+        await audit.record(
+            db,
+            actor=Actor(member_id, address),
+            action="penalty.entry",
+            target=f"table:{table_id}",
+            before=None,
+            after={"deal_no": deal_no, "seq": seq, "penalties": payload["outcome"]["penalties"]},
+        )
     await _finish(db, table, after, state, now)
     return Entered(seq, "recorded_deal", game.public_data("recorded_deal", payload))
 
@@ -164,9 +187,16 @@ def over_entry(wrong: Sheet, right: Sheet) -> int:
     return -(-total.numerator // total.denominator)
 
 
-async def correct_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: int,
-                       deal: object, now: datetime, charged_seat: int | None = None,
-                       address: str | None = None) -> Entered:
+async def correct_deal(
+    db: AsyncSession,
+    table_id: int,
+    member_id: int,
+    deal_no: int,
+    deal: object,
+    now: datetime,
+    charged_seat: int | None = None,
+    address: str | None = None,
+) -> Entered:
     """Enter deal ``deal_no`` again: only the last deal, before the next one is entered (R-P7).
 
     The corrected deal carries an ``entry_error`` (R-X11) charged to ``charged_seat`` (default:
@@ -178,23 +208,28 @@ async def correct_deal(db: AsyncSession, table_id: int, member_id: int, deal_no:
     pulka = state.pulka
     last = pulka.deal_index - 1
     if state.status == "finished" or pulka.closed is not None:
-        raise RecordingError("the pulka has ended; its entries are final",
-                             code="correction_closed", status=409)
+        raise RecordingError(
+            "the pulka has ended; its entries are final", code="correction_closed", status=409
+        )
     if deal_no != last or not pulka.events or pulka.events[-1].kind != "deal":
         raise RecordingError(
             "an entry may be corrected only until the next deal is entered (R-P7)",
-            code="correction_closed", status=409)
+            code="correction_closed",
+            status=409,
+        )
     charged = seat if charged_seat is None else charged_seat
     if charged is None:
-        raise RecordingError("say whose entry it was (seat)", code="invalid_entry",
-                             field="seat")
+        raise RecordingError("say whose entry it was (seat)", code="invalid_entry", field="seat")
     data = pulka.to_json()
     data["events"] = data["events"][:-1]
     base = Pulka.from_json(data)
     corrected = _parse(deal, deal_no, base)
     if any(p.rule == "entry_error" for p in corrected.penalties):
-        raise RecordingError("the correction's entry_error is written by the server",
-                             code="invalid_entry", field="penalties")
+        raise RecordingError(
+            "the correction's entry_error is written by the server",
+            code="invalid_entry",
+            field="penalties",
+        )
     plain, _ = _record(base, corrected)
     size = over_entry(pulka.sheet, plain.sheet)
     fine = Penalty(seat=charged, rule="entry_error", size=size)
@@ -207,29 +242,40 @@ async def correct_deal(db: AsyncSession, table_id: int, member_id: int, deal_no:
     payload = {**_payload(new, corrected, entries, deal_no, member_id), "size": size}
     after = append(db, table, state, "recorded_correction", payload)
     seq = after.seq
-    await audit.record(db, actor=Actor(member_id, address), action="penalty.correction",
-                       target=f"table:{table_id}",
-                       before={"deal_no": deal_no, "deal": deal_to_json(wrong)},
-                       after={"deal_no": deal_no, "seq": seq, "deal": payload["outcome"],
-                              "entry_error": {"seat": charged, "size": size}})
+    await audit.record(
+        db,
+        actor=Actor(member_id, address),
+        action="penalty.correction",
+        target=f"table:{table_id}",
+        before={"deal_no": deal_no, "deal": deal_to_json(wrong)},
+        after={
+            "deal_no": deal_no,
+            "seq": seq,
+            "deal": payload["outcome"],
+            "entry_error": {"seat": charged, "size": size},
+        },
+    )
     await _finish(db, table, after, state, now)
     return Entered(seq, "recorded_correction", game.public_data("recorded_correction", payload))
 
 
-async def dispute_deal(db: AsyncSession, table_id: int, member_id: int, deal_no: int,
-                       text: str) -> Entered:
+async def dispute_deal(
+    db: AsyncSession, table_id: int, member_id: int, deal_no: int, text: str
+) -> Entered:
     """A seated player disputes entry ``deal_no``: everyone sees it; nothing is rescored."""
     table, state = await _recorded_table(db, table_id)
     seat = state.seat_of(member_id)
     if seat is None:
         raise ForbiddenError("only a seated player disputes an entry")
     if not 0 <= deal_no < state.pulka.deal_index:
-        raise RecordingError(f"there is no entered deal {deal_no}", code="no_such_deal",
-                             status=404)
+        raise RecordingError(f"there is no entered deal {deal_no}", code="no_such_deal", status=404)
     text = text.strip()
     if not text or len(text) > MAX_DISPUTE_CHARS:
-        raise RecordingError(f"a dispute says why in 1-{MAX_DISPUTE_CHARS} characters",
-                             code="invalid_entry", field="text")
+        raise RecordingError(
+            f"a dispute says why in 1-{MAX_DISPUTE_CHARS} characters",
+            code="invalid_entry",
+            field="text",
+        )
     payload = {"deal_no": deal_no, "seat": seat, "name": state.names[seat], "text": text}
     after = append(db, table, state, "recorded_dispute", payload)
     await notify(db, table.id, table.version)
@@ -242,8 +288,9 @@ async def recording_view(db: AsyncSession, table_id: int) -> dict[str, Any]:
     if table is None:
         raise NotFoundError(f"there is no table {table_id}")
     if table.mode != "recorded":
-        raise RecordingError("this table is played live, not recorded", code="not_recorded",
-                             status=409)
+        raise RecordingError(
+            "this table is played live, not recorded", code="not_recorded", status=409
+        )
     state = await rebuild(db, table_id)
     assert state is not None
     pulka = state.pulka
@@ -259,14 +306,22 @@ async def recording_view(db: AsyncSession, table_id: int) -> dict[str, Any]:
         "deal_no": pulka.deal_index,
         "next_dealer": pulka.next_dealer,
         "min_level": pulka.next_min_level(),
-        "correctable": pulka.deal_index - 1 if pulka.events and pulka.events[-1].kind == "deal"
-        and state.status != "finished" else None,
+        "correctable": pulka.deal_index - 1
+        if pulka.events and pulka.events[-1].kind == "deal" and state.status != "finished"
+        else None,
         "target": pulka.target,
         "sheet": pulka.sheet.to_json(),
         "entries": [e.to_json() for e in pulka.entries],
         "deals": [deal_to_json(e.outcome) for e in pulka.events if e.outcome is not None],
         "settlement": pulka.settle().to_json(),
-        "catalogue": [{"id": e.id, "rule": e.rule, "charged": e.charged, "cost": e.cost,
-                       "words": dict(e.words)}
-                      for e in catalogue_for(pulka.conventions).values()],
+        "catalogue": [
+            {
+                "id": e.id,
+                "rule": e.rule,
+                "charged": e.charged,
+                "cost": e.cost,
+                "words": dict(e.words),
+            }
+            for e in catalogue_for(pulka.conventions).values()
+        ],
     }

@@ -57,16 +57,20 @@ async def inspect_archive(file: Path) -> ArchiveInfo:
     if not listing.ok:
         raise BadBackupError(f"{file} is not a pg_dump archive ({listing.stderr})")
     if not _ALEMBIC_TOC.search(listing.stdout):
-        raise BadBackupError(f"{file} is not a backup of a prefclub database "
-                             "(it has no alembic_version table)")
-    data = await run_tool("pg_restore", "--data-only", "--table=alembic_version", "--file=-",
-                          str(file))
+        raise BadBackupError(
+            f"{file} is not a backup of a prefclub database (it has no alembic_version table)"
+        )
+    data = await run_tool(
+        "pg_restore", "--data-only", "--table=alembic_version", "--file=-", str(file)
+    )
     revision = _revision(data.stdout.decode(errors="replace")) if data.ok else None
     if revision is None:
         raise BadBackupError(f"{file}: the schema revision cannot be read ({data.stderr})")
     if revision not in known_revisions():
-        raise BadBackupError(f"{file} was made by another prefclub version (schema revision "
-                             f"{revision} is unknown here)")
+        raise BadBackupError(
+            f"{file} was made by another prefclub version (schema revision "
+            f"{revision} is unknown here)"
+        )
     whole = await run_tool("pg_restore", "--file=/dev/null", str(file))
     if not whole.ok:
         raise BadBackupError(f"{file} is damaged or truncated ({whole.stderr})")
@@ -78,7 +82,7 @@ def _revision(copy_sql: str) -> str | None:
     lines = copy_sql.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("COPY public.alembic_version"):
-            rows = lines[i + 1:lines.index("\\.", i + 1)] if "\\." in lines[i + 1:] else []
+            rows = lines[i + 1 : lines.index("\\.", i + 1)] if "\\." in lines[i + 1 :] else []
             if len(rows) == 1 and _REVISION.match(rows[0]):
                 return rows[0]
     return None
@@ -87,8 +91,9 @@ def _revision(copy_sql: str) -> str | None:
 async def public_tables(url: str) -> int:
     """How many tables the ``public`` schema of the database at ``url`` holds."""
     async with await psycopg.AsyncConnection.connect(libpq_url(url)) as conn:
-        row = await (await conn.execute(
-            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).fetchone()
+        row = await (
+            await conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+        ).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -102,20 +107,31 @@ async def restore(url: str, file: Path, *, force: bool) -> ArchiveInfo:
     info = await inspect_archive(file)
     tables = await public_tables(url)
     if tables and not force:
-        raise NotEmptyError(f"the database already holds {tables} tables; restore into an "
-                            "empty data folder or database, or pass --force to replace it")
+        raise NotEmptyError(
+            f"the database already holds {tables} tables; restore into an "
+            "empty data folder or database, or pass --force to replace it"
+        )
     with tempfile.TemporaryDirectory(prefix="prefclub-restore-") as tmp:
         script = Path(tmp) / "restore.sql"
         reset = Path(tmp) / "reset.sql"
         reset.write_bytes(RESET_SCHEMA)
-        made = await run_tool("pg_restore", "--no-owner", "--no-acl", f"--file={script}",
-                              str(file))
+        made = await run_tool("pg_restore", "--no-owner", "--no-acl", f"--file={script}", str(file))
         if not made.ok:
             raise BadBackupError(f"{file} cannot be read ({made.stderr})")
-        applied = await run_tool("psql", "--no-psqlrc", "--quiet", "--single-transaction",
-                                 "--set=ON_ERROR_STOP=1", f"--file={reset}", f"--file={script}",
-                                 f"--dbname={libpq_url(url)}")
+        applied = await run_tool(
+            "psql",
+            "--no-psqlrc",
+            "--quiet",
+            "--single-transaction",
+            "--set=ON_ERROR_STOP=1",
+            f"--file={reset}",
+            f"--file={script}",
+            f"--dbname={libpq_url(url)}",
+        )
         if not applied.ok:
-            raise ServiceError(f"the restore failed and was rolled back: {applied.stderr}",
-                               code="restore_failed", status=500)
+            raise ServiceError(
+                f"the restore failed and was rolled back: {applied.stderr}",
+                code="restore_failed",
+                status=500,
+            )
     return info

@@ -33,8 +33,9 @@ ROOM_STANDINGS = 10
 async def current_season(db: AsyncSession, now: datetime) -> Season | None:
     """The season whose days contain ``now``'s date in the club's zone, or ``None``."""
     today = now.astimezone(standings_service.club_zone()).date()
-    return await db.scalar(select(Season).where(Season.first_day <= today,
-                                                Season.last_day >= today))
+    return await db.scalar(
+        select(Season).where(Season.first_day <= today, Season.last_day >= today)
+    )
 
 
 async def room_standings(db: AsyncSession, now: datetime) -> dict[str, Any]:
@@ -45,32 +46,51 @@ async def room_standings(db: AsyncSession, now: datetime) -> dict[str, Any]:
     return {
         "season": None if season is None else {"id": season.id, "name": season.name},
         "min_pulkas": board.min_pulkas,
-        "lines": [{"member_id": line.member_id, "rank": line.rank, "name": line.name,
-                   "whists_per_pulka": None if line.whists_per_pulka is None
-                   else str(line.whists_per_pulka),
-                   "pulkas": line.pulkas,
-                   "rating": None if line.rating is None else round(line.rating.ordinal, 1)}
-                  for line in board.lines[:ROOM_STANDINGS]],
+        "lines": [
+            {
+                "member_id": line.member_id,
+                "rank": line.rank,
+                "name": line.name,
+                "whists_per_pulka": None
+                if line.whists_per_pulka is None
+                else str(line.whists_per_pulka),
+                "pulkas": line.pulkas,
+                "rating": None if line.rating is None else round(line.rating.ordinal, 1),
+            }
+            for line in board.lines[:ROOM_STANDINGS]
+        ],
     }
 
 
-async def room(db: AsyncSession, now: datetime,
-               cache: StateCache | None = None) -> dict[str, Any]:
+async def room(db: AsyncSession, now: datetime, cache: StateCache | None = None) -> dict[str, Any]:
     """Every club table in play (not practice), oldest first, as a spectator sees it (the
     states come from the hub's ``cache`` when it holds them current: no replay of the log),
     and the standings of the season ``now`` falls in (:func:`room_standings`)."""
-    rows = (await db.scalars(select(Table).where(
-        Table.practice.is_(False), Table.status == "playing", Table.version > 0)
-        .order_by(Table.id).limit(ROOM_TABLES_MAX))).all()
+    rows = (
+        await db.scalars(
+            select(Table)
+            .where(Table.practice.is_(False), Table.status == "playing", Table.version > 0)
+            .order_by(Table.id)
+            .limit(ROOM_TABLES_MAX)
+        )
+    ).all()
     tables = []
     for table in rows:
         table_id = table.id
         state = await load_state(db, table, cache)
         info = game.table_info(state)
-        tables.append({
-            "table_id": table_id, "seq": state.seq, "players": info["players"],
-            "names": info["names"], "status": info["status"], "deal_no": info["deal_no"],
-            "preset": info["preset"], "target": info["target"], "sheet": info["sheet"],
-            "deal": game.seat_view(state, None)["deal"],
-        })
+        tables.append(
+            {
+                "table_id": table_id,
+                "seq": state.seq,
+                "players": info["players"],
+                "names": info["names"],
+                "status": info["status"],
+                "deal_no": info["deal_no"],
+                "preset": info["preset"],
+                "target": info["target"],
+                "sheet": info["sheet"],
+                "deal": game.seat_view(state, None)["deal"],
+            }
+        )
     return {"tables": tables, "standings": await room_standings(db, now)}

@@ -50,9 +50,16 @@ from app.services.session_clock import (
 )
 
 __all__ = [  # the R-S2 gate's names, re-exported for the callers of the schedule
-    "ExtensionState", "TableClock", "deal_start_refusal", "deals_started_since",
-    "extension_state", "record_deal_started", "refusal", "refuse_extension",
-    "set_extension_consent", "table_clock",
+    "ExtensionState",
+    "TableClock",
+    "deal_start_refusal",
+    "deals_started_since",
+    "extension_state",
+    "record_deal_started",
+    "refusal",
+    "refuse_extension",
+    "set_extension_consent",
+    "table_clock",
 ]
 
 SESSION_START = time(19, 0)
@@ -63,8 +70,9 @@ CHECK_IN_OPENS = timedelta(hours=6)
 """Members may check in from 13:00 club time on the session's day."""
 
 
-def local_span(day: date, zone: ZoneInfo, start: time = SESSION_START,
-               end: time = SESSION_END) -> tuple[datetime, datetime]:
+def local_span(
+    day: date, zone: ZoneInfo, start: time = SESSION_START, end: time = SESSION_END
+) -> tuple[datetime, datetime]:
     """The UTC instants of ``start`` and ``end`` on ``day`` in the club's zone."""
     starts = datetime.combine(day, start, tzinfo=zone)
     ends = datetime.combine(day, end, tzinfo=zone)
@@ -88,9 +96,13 @@ def _times(row: ClubSession) -> dict[str, Any]:
     return {"starts_at": row.starts_at, "ends_at": row.ends_at, "extra": row.extra}
 
 
-async def generate_sessions(db: AsyncSession, now: datetime, zone: ZoneInfo,
-                            weeks: int = DEFAULT_WEEKS, actor: Actor = SYSTEM
-                            ) -> list[ClubSession]:
+async def generate_sessions(
+    db: AsyncSession,
+    now: datetime,
+    zone: ZoneInfo,
+    weeks: int = DEFAULT_WEEKS,
+    actor: Actor = SYSTEM,
+) -> list[ClubSession]:
     """Create the Monday sessions of the next ``weeks`` weeks that do not exist yet (R-S1).
 
     Idempotent: running it twice creates nothing the second time. Returns those sessions.
@@ -105,15 +117,29 @@ async def generate_sessions(db: AsyncSession, now: datetime, zone: ZoneInfo,
             row = ClubSession(starts_at=starts, ends_at=ends, extra=False)
             db.add(row)
             await db.flush()
-            await audit.record(db, actor=actor, action="session.created",
-                               target=f"session:{row.id}", before=None, after=_times(row))
+            await audit.record(
+                db,
+                actor=actor,
+                action="session.created",
+                target=f"session:{row.id}",
+                before=None,
+                after=_times(row),
+            )
         result.append(row)
     return result
 
 
-async def add_extra_session(db: AsyncSession, *, day: date, start: time, end: time,
-                            zone: ZoneInfo, by: Member, now: datetime,
-                            actor: Actor | None = None) -> ClubSession:
+async def add_extra_session(
+    db: AsyncSession,
+    *,
+    day: date,
+    start: time,
+    end: time,
+    zone: ZoneInfo,
+    by: Member,
+    now: datetime,
+    actor: Actor | None = None,
+) -> ClubSession:
     """An admin opens an extra session, recorded as such (R-S1).
 
     Refused, changing nothing: an end not after the start on that day (422
@@ -124,35 +150,55 @@ async def add_extra_session(db: AsyncSession, *, day: date, start: time, end: ti
     if end <= start:
         raise ServiceError(
             f"the session must end after it starts: {end:%H:%M} is not after {start:%H:%M}",
-            status=422, code="session_ends_before_start",
-            params={"start": f"{start:%H:%M}", "end": f"{end:%H:%M}"})
+            status=422,
+            code="session_ends_before_start",
+            params={"start": f"{start:%H:%M}", "end": f"{end:%H:%M}"},
+        )
     starts, ends = local_span(day, zone, start, end)
     if ends <= now:
         today = now.astimezone(zone).date()
         raise ServiceError(
             f"an extra session cannot be in the past: {day.isoformat()} {end:%H:%M} is over "
-            f"(today is {today.isoformat()})", status=422, code="session_in_past",
-            params={"date": day.isoformat(), "end": f"{end:%H:%M}", "today": today.isoformat()})
-    other = await db.scalar(select(ClubSession).where(
-        ClubSession.starts_at < ends, ClubSession.ends_at > starts).limit(1))
+            f"(today is {today.isoformat()})",
+            status=422,
+            code="session_in_past",
+            params={"date": day.isoformat(), "end": f"{end:%H:%M}", "today": today.isoformat()},
+        )
+    other = await db.scalar(
+        select(ClubSession)
+        .where(ClubSession.starts_at < ends, ClubSession.ends_at > starts)
+        .limit(1)
+    )
     if other is not None:
         other_start = other.starts_at.astimezone(zone)
         raise ConflictError(
             f"it overlaps session {other.id} ({other_start:%Y-%m-%d %H:%M}-"
-            f"{other.ends_at.astimezone(zone):%H:%M})", code="session_overlaps",
-            params={"session_id": other.id, "date": other_start.date().isoformat(),
-                    "start": f"{other_start:%H:%M}",
-                    "end": f"{other.ends_at.astimezone(zone):%H:%M}"})
+            f"{other.ends_at.astimezone(zone):%H:%M})",
+            code="session_overlaps",
+            params={
+                "session_id": other.id,
+                "date": other_start.date().isoformat(),
+                "start": f"{other_start:%H:%M}",
+                "end": f"{other.ends_at.astimezone(zone):%H:%M}",
+            },
+        )
     row = ClubSession(starts_at=starts, ends_at=ends, extra=True, created_by_id=by.id)
     db.add(row)
     await db.flush()
-    await audit.record(db, actor=actor or Actor.of(by), action="session.created",
-                       target=f"session:{row.id}", before=None, after=_times(row))
+    await audit.record(
+        db,
+        actor=actor or Actor.of(by),
+        action="session.created",
+        target=f"session:{row.id}",
+        before=None,
+        after=_times(row),
+    )
     return row
 
 
-async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime,
-                               actor: Actor = SYSTEM) -> None:
+async def cancel_extra_session(
+    db: AsyncSession, session_id: int, now: datetime, actor: Actor = SYSTEM
+) -> None:
     """An admin cancels an extra session (R-S1) that has no table draw and no tables yet: it is
     deleted with its check-ins and late notices, so it leaves every list and frees its time.
 
@@ -162,23 +208,34 @@ async def cancel_extra_session(db: AsyncSession, session_id: int, now: datetime,
     Monday sessions are the club's calendar and are never cancelled (409
     ``not_an_extra_session``); nor is a session already over (409 ``session_over``).
     """
-    session = await db.scalar(select(ClubSession).where(ClubSession.id == session_id)
-                              .with_for_update().execution_options(populate_existing=True))
+    session = await db.scalar(
+        select(ClubSession)
+        .where(ClubSession.id == session_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     if session is None:
         raise NotFoundError(f"no session {session_id}")
     if not session.extra:
         raise ConflictError("only an extra session can be cancelled", code="not_an_extra_session")
     if session.ended_at is not None or now >= session.ends_at:
         raise ConflictError("this session is over", code="session_over")
-    drawn = await db.scalar(select(DrawRecord.id).where(
-        DrawRecord.club_session_id == session.id).limit(1))
-    tables = await db.scalar(select(Table.id).where(
-        Table.club_session_id == session.id).limit(1))
+    drawn = await db.scalar(
+        select(DrawRecord.id).where(DrawRecord.club_session_id == session.id).limit(1)
+    )
+    tables = await db.scalar(select(Table.id).where(Table.club_session_id == session.id).limit(1))
     if drawn is not None or tables is not None:
-        raise ConflictError("this session already has its table draw or tables",
-                            code="session_has_tables")
-    await audit.record(db, actor=actor, action="session.cancelled",
-                       target=f"session:{session.id}", before=_times(session), after=None)
+        raise ConflictError(
+            "this session already has its table draw or tables", code="session_has_tables"
+        )
+    await audit.record(
+        db,
+        actor=actor,
+        action="session.cancelled",
+        target=f"session:{session.id}",
+        before=_times(session),
+        after=None,
+    )
     await db.delete(session)
     await db.flush()
 
@@ -193,8 +250,11 @@ async def get_session(db: AsyncSession, session_id: int) -> ClubSession:
 
 async def list_sessions(db: AsyncSession, since: datetime, until: datetime) -> list[ClubSession]:
     """Sessions that end after ``since`` and start before ``until``, earliest first."""
-    rows = await db.scalars(select(ClubSession).where(
-        ClubSession.ends_at > since, ClubSession.starts_at < until).order_by(ClubSession.starts_at))
+    rows = await db.scalars(
+        select(ClubSession)
+        .where(ClubSession.ends_at > since, ClubSession.starts_at < until)
+        .order_by(ClubSession.starts_at)
+    )
     return list(rows)
 
 
@@ -202,9 +262,14 @@ async def current_session(db: AsyncSession, now: datetime) -> ClubSession | None
     """Today's session: the one running now, else the next one opening for check-in today."""
     row: ClubSession | None = await db.scalar(
         select(ClubSession)
-        .where(ClubSession.ends_at > now, ClubSession.starts_at - CHECK_IN_OPENS <= now,
-               ClubSession.ended_at.is_(None))
-        .order_by(ClubSession.starts_at).limit(1))
+        .where(
+            ClubSession.ends_at > now,
+            ClubSession.starts_at - CHECK_IN_OPENS <= now,
+            ClubSession.ended_at.is_(None),
+        )
+        .order_by(ClubSession.starts_at)
+        .limit(1)
+    )
     return row
 
 
@@ -216,25 +281,37 @@ def _require_open(session: ClubSession, now: datetime) -> None:
 def _local_start(session: ClubSession, zone: ZoneInfo) -> dict[str, str]:
     """The session's own start as the refusals name it: ``start`` in club time ("10:02" for an
     extra session, "19:00" for a Monday one) and ``starts_at`` (ISO 8601 UTC)."""
-    return {"start": session.starts_at.astimezone(zone).strftime("%H:%M"),
-            "starts_at": session.starts_at.isoformat()}
+    return {
+        "start": session.starts_at.astimezone(zone).strftime("%H:%M"),
+        "starts_at": session.starts_at.isoformat(),
+    }
 
 
-async def give_late_notice(db: AsyncSession, session: ClubSession, member: Member,
-                           now: datetime, note: str | None, *, zone: ZoneInfo) -> LateNotice:
+async def give_late_notice(
+    db: AsyncSession,
+    session: ClubSession,
+    member: Member,
+    now: datetime,
+    note: str | None,
+    *,
+    zone: ZoneInfo,
+) -> LateNotice:
     """Notice of being late; only before the session starts (R-S4). ``zone``: the club's,
     in which a refusal names the start."""
     _require_open(session, now)
     if now >= session.starts_at:
         start = _local_start(session, zone)
-        raise ConflictError(f"notice of being late must be given before the session starts at "
-                            f"{start['start']} (R-S4)", code="late_notice_closed", params=start)
+        raise ConflictError(
+            f"notice of being late must be given before the session starts at "
+            f"{start['start']} (R-S4)",
+            code="late_notice_closed",
+            params=start,
+        )
     if await _attendance(db, session.id, member.id) is not None:
         raise ConflictError("you have already checked in")
     row = await _late_notice(db, session.id, member.id)
     if row is None:
-        row = LateNotice(club_session_id=session.id, member_id=member.id, given_at=now,
-                         note=note)
+        row = LateNotice(club_session_id=session.id, member_id=member.id, given_at=now, note=note)
         db.add(row)
     else:
         row.note = note
@@ -242,24 +319,34 @@ async def give_late_notice(db: AsyncSession, session: ClubSession, member: Membe
     return row
 
 
-async def withdraw_late_notice(db: AsyncSession, session: ClubSession, member: Member,
-                               now: datetime) -> None:
+async def withdraw_late_notice(
+    db: AsyncSession, session: ClubSession, member: Member, now: datetime
+) -> None:
     """Withdraw a notice (before the session starts)."""
     if now >= session.starts_at:
         raise ConflictError("the session has started; the notice stays")
-    await db.execute(delete(LateNotice).where(LateNotice.club_session_id == session.id,
-                                              LateNotice.member_id == member.id))
+    await db.execute(
+        delete(LateNotice).where(
+            LateNotice.club_session_id == session.id, LateNotice.member_id == member.id
+        )
+    )
 
 
 async def _late_notice(db: AsyncSession, session_id: int, member_id: int) -> LateNotice | None:
-    row: LateNotice | None = await db.scalar(select(LateNotice).where(
-        LateNotice.club_session_id == session_id, LateNotice.member_id == member_id))
+    row: LateNotice | None = await db.scalar(
+        select(LateNotice).where(
+            LateNotice.club_session_id == session_id, LateNotice.member_id == member_id
+        )
+    )
     return row
 
 
 async def _attendance(db: AsyncSession, session_id: int, member_id: int) -> Attendance | None:
-    row: Attendance | None = await db.scalar(select(Attendance).where(
-        Attendance.club_session_id == session_id, Attendance.member_id == member_id))
+    row: Attendance | None = await db.scalar(
+        select(Attendance).where(
+            Attendance.club_session_id == session_id, Attendance.member_id == member_id
+        )
+    )
     return row
 
 
@@ -268,8 +355,9 @@ async def is_present(db: AsyncSession, session_id: int, member_id: int) -> bool:
     return await _attendance(db, session_id, member_id) is not None
 
 
-async def check_in(db: AsyncSession, session: ClubSession, member: Member,
-                   now: datetime, *, zone: ZoneInfo) -> Attendance:
+async def check_in(
+    db: AsyncSession, session: ClubSession, member: Member, now: datetime, *, zone: ZoneInfo
+) -> Attendance:
     """Record a member's attendance; after the session's start (19:00 on a Monday) only with a
     notice given before (R-S4). A refusal names the session's own times in the club's ``zone``
     (message and ``params``).
@@ -285,15 +373,20 @@ async def check_in(db: AsyncSession, session: ClubSession, member: Member,
     start = _local_start(session, zone)
     if now < session.starts_at - CHECK_IN_OPENS:
         opens = (session.starts_at - CHECK_IN_OPENS).astimezone(zone).strftime("%H:%M")
-        raise ConflictError(f"check-in opens at {opens} on the day of the session",
-                            code="check_in_not_open", params={**start, "opens": opens})
+        raise ConflictError(
+            f"check-in opens at {opens} on the day of the session",
+            code="check_in_not_open",
+            params={**start, "opens": opens},
+        )
     late = now >= session.starts_at
     if late and await _late_notice(db, session.id, member.id) is None:
-        raise ConflictError(f"the session started at {start['start']} and you gave no notice of "
-                            "being late before it (R-S4); you cannot join this session",
-                            code="late_without_notice", params=start)
-    row = Attendance(club_session_id=session.id, member_id=member.id, checked_in_at=now,
-                     late=late)
+        raise ConflictError(
+            f"the session started at {start['start']} and you gave no notice of "
+            "being late before it (R-S4); you cannot join this session",
+            code="late_without_notice",
+            params=start,
+        )
+    row = Attendance(club_session_id=session.id, member_id=member.id, checked_in_at=now, late=late)
     db.add(row)
     await db.flush()
     return row
@@ -302,37 +395,44 @@ async def check_in(db: AsyncSession, session: ClubSession, member: Member,
 async def attendance_of(db: AsyncSession, session_id: int) -> list[tuple[Attendance, Member]]:
     """Who checked in, in order of arrival."""
     rows = await db.execute(
-        select(Attendance, Member).join(Member, Member.id == Attendance.member_id)
-        .where(Attendance.club_session_id == session_id).order_by(Attendance.checked_in_at,
-                                                                   Attendance.id))
+        select(Attendance, Member)
+        .join(Member, Member.id == Attendance.member_id)
+        .where(Attendance.club_session_id == session_id)
+        .order_by(Attendance.checked_in_at, Attendance.id)
+    )
     return [(a, m) for a, m in rows.all()]
 
 
 async def late_notices_of(db: AsyncSession, session_id: int) -> list[tuple[LateNotice, Member]]:
     """Members who gave notice of being late."""
     rows = await db.execute(
-        select(LateNotice, Member).join(Member, Member.id == LateNotice.member_id)
-        .where(LateNotice.club_session_id == session_id).order_by(LateNotice.given_at))
+        select(LateNotice, Member)
+        .join(Member, Member.id == LateNotice.member_id)
+        .where(LateNotice.club_session_id == session_id)
+        .order_by(LateNotice.given_at)
+    )
     return [(n, m) for n, m in rows.all()]
 
 
-async def attendance_counts(db: AsyncSession, since: datetime,
-                            until: datetime) -> list[tuple[Member, int]]:
+async def attendance_counts(
+    db: AsyncSession, since: datetime, until: datetime
+) -> list[tuple[Member, int]]:
     """Sessions attended per member in a period (for the fund's priority, treasurer)."""
     rows = await db.execute(
         select(Member, func.count(Attendance.id))
         .join(Attendance, Attendance.member_id == Member.id)
         .join(ClubSession, ClubSession.id == Attendance.club_session_id)
         .where(ClubSession.starts_at >= since, ClubSession.starts_at < until)
-        .group_by(Member.id).order_by(func.count(Attendance.id).desc(), Member.id))
+        .group_by(Member.id)
+        .order_by(func.count(Attendance.id).desc(), Member.id)
+    )
     return [(m, int(c)) for m, c in rows.all()]
 
 
 # -- the session end (R-S3) ----------------------------------------------------------------------
 
 
-async def _close(db: AsyncSession, table_id: int, now: datetime,
-                 actor: Actor = SYSTEM) -> Any:
+async def _close(db: AsyncSession, table_id: int, now: datetime, actor: Actor = SYSTEM) -> Any:
     return await close_pulka(db, table_id, "session_end", now, actor)
 
 
@@ -352,8 +452,9 @@ async def finish_table_if_session_over(db: AsyncSession, table_id: int, now: dat
     return True
 
 
-async def end_session(db: AsyncSession, session: ClubSession, now: datetime,
-                      actor: Actor = SYSTEM) -> list[int]:
+async def end_session(
+    db: AsyncSession, session: ClubSession, now: datetime, actor: Actor = SYSTEM
+) -> list[int]:
     """End the session: every unfinished pulka of its tables is closed and settled as ended by
     agreement at the session end (R-S3, R-P9). Returns the ids of the tables closed."""
     if session.ended_at is not None:
@@ -363,14 +464,30 @@ async def end_session(db: AsyncSession, session: ClubSession, now: datetime,
     # Every table row is locked (in id order) before the first audit row takes the audit
     # log's lock: a deal ending at one of them meanwhile holds its table lock and then waits
     # for the audit lock, so taking them the other way round could deadlock.
-    ids = list((await db.scalars(select(Table.id).where(
-        Table.club_session_id == session.id, Table.practice.is_(False),
-        Table.status != "finished").order_by(Table.id).with_for_update())).all())
+    ids = list(
+        (
+            await db.scalars(
+                select(Table.id)
+                .where(
+                    Table.club_session_id == session.id,
+                    Table.practice.is_(False),
+                    Table.status != "finished",
+                )
+                .order_by(Table.id)
+                .with_for_update()
+            )
+        ).all()
+    )
     for table_id in ids:
         await _close(db, table_id, now, actor)
-    await audit.record(db, actor=actor, action="session.ended", target=f"session:{session.id}",
-                       before={"ended_at": None},
-                       after={"ended_at": now, "closed_tables": ids})
+    await audit.record(
+        db,
+        actor=actor,
+        action="session.ended",
+        target=f"session:{session.id}",
+        before={"ended_at": None},
+        after={"ended_at": now, "closed_tables": ids},
+    )
     session.ended_at = now
     await db.flush()
     return ids
@@ -383,18 +500,33 @@ async def end_due_sessions(db: AsyncSession, now: datetime) -> list[int]:
     Safe to call from any process at any time (a timer): the session row is locked, so each
     session ends once. Returns the ids of the sessions ended.
     """
-    due = (await db.scalars(
-        select(ClubSession).where(ClubSession.ends_at <= now, ClubSession.ended_at.is_(None))
-        .order_by(ClubSession.id).with_for_update(skip_locked=True))).all()
+    due = (
+        await db.scalars(
+            select(ClubSession)
+            .where(ClubSession.ends_at <= now, ClubSession.ended_at.is_(None))
+            .order_by(ClubSession.id)
+            .with_for_update(skip_locked=True)
+        )
+    ).all()
     ended = []
     for session in due:
         busy = False
-        tables = (await db.scalars(select(Table).where(
-            Table.club_session_id == session.id, Table.practice.is_(False),
-            Table.status != "finished"))).all()
+        tables = (
+            await db.scalars(
+                select(Table).where(
+                    Table.club_session_id == session.id,
+                    Table.practice.is_(False),
+                    Table.status != "finished",
+                )
+            )
+        ).all()
         for table in tables:
-            last = await db.scalar(select(TableEvent.kind).where(
-                TableEvent.table_id == table.id).order_by(TableEvent.seq.desc()).limit(1))
+            last = await db.scalar(
+                select(TableEvent.kind)
+                .where(TableEvent.table_id == table.id)
+                .order_by(TableEvent.seq.desc())
+                .limit(1)
+            )
             if last != "deal_refused":
                 busy = True
                 break

@@ -39,8 +39,12 @@ class SeasonSpec:
 
 def snapshot(season: Season) -> dict[str, Any]:
     """The season as the audit log and the API show it."""
-    return {"id": season.id, "name": season.name, "first_day": season.first_day,
-            "last_day": season.last_day}
+    return {
+        "id": season.id,
+        "name": season.name,
+        "first_day": season.first_day,
+        "last_day": season.last_day,
+    }
 
 
 async def list_seasons(db: AsyncSession) -> list[Season]:
@@ -52,8 +56,9 @@ async def get_season(db: AsyncSession, season_id: int) -> Season:
     """One season, or ``season_unknown`` (404)."""
     season = await db.get(Season, season_id)
     if season is None:
-        raise NotFoundError(f"there is no season {season_id}", code="season_unknown",
-                            params={"id": season_id})
+        raise NotFoundError(
+            f"there is no season {season_id}", code="season_unknown", params={"id": season_id}
+        )
     return season
 
 
@@ -63,23 +68,32 @@ async def _check(db: AsyncSession, spec: SeasonSpec, own_id: int | None) -> None
     if not name:
         raise ServiceError("a season needs a name", status=422, code="season_name_empty")
     if spec.last_day < spec.first_day:
-        raise ServiceError("a season ends on or after the day it starts", status=422,
-                           code="season_days_order",
-                           params={"first_day": spec.first_day.isoformat(),
-                                   "last_day": spec.last_day.isoformat()})
+        raise ServiceError(
+            "a season ends on or after the day it starts",
+            status=422,
+            code="season_days_order",
+            params={"first_day": spec.first_day.isoformat(), "last_day": spec.last_day.isoformat()},
+        )
     await db.execute(LOCK)
     others = [s for s in await list_seasons(db) if s.id != own_id]
     for other in others:
         if other.name == name:
-            raise ConflictError(f"there is a season named {name!r} already",
-                                code="season_name_taken", params={"name": name})
+            raise ConflictError(
+                f"there is a season named {name!r} already",
+                code="season_name_taken",
+                params={"name": name},
+            )
         if other.first_day <= spec.last_day and spec.first_day <= other.last_day:
             raise ConflictError(
                 f"the season would overlap {other.name!r} "
                 f"({other.first_day.isoformat()} to {other.last_day.isoformat()})",
                 code="season_overlap",
-                params={"name": other.name, "first_day": other.first_day.isoformat(),
-                        "last_day": other.last_day.isoformat()})
+                params={
+                    "name": other.name,
+                    "first_day": other.first_day.isoformat(),
+                    "last_day": other.last_day.isoformat(),
+                },
+            )
 
 
 async def create_season(db: AsyncSession, spec: SeasonSpec, actor: Actor = SYSTEM) -> Season:
@@ -88,22 +102,38 @@ async def create_season(db: AsyncSession, spec: SeasonSpec, actor: Actor = SYSTE
     season = Season(name=spec.name.strip(), first_day=spec.first_day, last_day=spec.last_day)
     db.add(season)
     await db.flush()
-    await audit.record(db, actor=actor, action="season.create", target=f"season:{season.id}",
-                       before=None, after=snapshot(season))
+    await audit.record(
+        db,
+        actor=actor,
+        action="season.create",
+        target=f"season:{season.id}",
+        before=None,
+        after=snapshot(season),
+    )
     return season
 
 
-async def update_season(db: AsyncSession, season_id: int, spec: SeasonSpec,
-                        actor: Actor = SYSTEM) -> Season:
+async def update_season(
+    db: AsyncSession, season_id: int, spec: SeasonSpec, actor: Actor = SYSTEM
+) -> Season:
     """Rename or move a season (audited ``season.update``)."""
     season = await get_season(db, season_id)
     await _check(db, spec, season.id)
     before = snapshot(season)
-    season.name, season.first_day, season.last_day = (spec.name.strip(), spec.first_day,
-                                                      spec.last_day)
+    season.name, season.first_day, season.last_day = (
+        spec.name.strip(),
+        spec.first_day,
+        spec.last_day,
+    )
     await db.flush()
-    await audit.record(db, actor=actor, action="season.update", target=f"season:{season.id}",
-                       before=before, after=snapshot(season))
+    await audit.record(
+        db,
+        actor=actor,
+        action="season.update",
+        target=f"season:{season.id}",
+        before=before,
+        after=snapshot(season),
+    )
     return season
 
 
@@ -112,5 +142,11 @@ async def delete_season(db: AsyncSession, season_id: int, actor: Actor = SYSTEM)
     season = await get_season(db, season_id)
     before = snapshot(season)
     await db.execute(delete(Season).where(Season.id == season_id))
-    await audit.record(db, actor=actor, action="season.delete", target=f"season:{season_id}",
-                       before=before, after=None)
+    await audit.record(
+        db,
+        actor=actor,
+        action="season.delete",
+        target=f"season:{season_id}",
+        before=before,
+        after=None,
+    )

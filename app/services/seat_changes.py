@@ -30,8 +30,9 @@ def join_preview(pulka: Pulka, name: str | None = None) -> dict[str, Any]:
     """What the newcomer would write (R-T4): the mean of the players' pools rounded down and of
     their hills rounded up, and the seat he takes (left of the player who has just dealt)."""
     after = (pulka.next_dealer - 1) % pulka.players
-    joined, entries = pulka.join_fourth(after_dealer_seat=after,
-                                        name=name or ("new" if pulka.names else None))
+    joined, entries = pulka.join_fourth(
+        after_dealer_seat=after, name=name or ("new" if pulka.names else None)
+    )
     values = {e.column: e.amount for e in entries}
     return {
         "rule": "R-T4",
@@ -59,7 +60,9 @@ async def _seated(db: AsyncSession, table_id: int) -> dict[int, int | None]:
     rows = await db.execute(
         select(TableSeat.seat, TableSeat.member_id, Member.is_bot)
         .outerjoin(Member, Member.id == TableSeat.member_id)
-        .where(TableSeat.table_id == table_id).order_by(TableSeat.seat))
+        .where(TableSeat.table_id == table_id)
+        .order_by(TableSeat.seat)
+    )
     return {seat: (mid if mid is not None and not bot else None) for seat, mid, bot in rows}
 
 
@@ -71,26 +74,34 @@ async def _pulka(db: AsyncSession, table_id: int) -> Pulka:
 
 
 async def _pending(db: AsyncSession, table_id: int) -> SeatChange | None:
-    row: SeatChange | None = await db.scalar(select(SeatChange).where(
-        SeatChange.table_id == table_id, SeatChange.status.in_(("pending", "agreed"))))
+    row: SeatChange | None = await db.scalar(
+        select(SeatChange).where(
+            SeatChange.table_id == table_id, SeatChange.status.in_(("pending", "agreed"))
+        )
+    )
     return row
 
 
-async def _check_newcomer(db: AsyncSession, table: Table, newcomer: Member,
-                          seated: dict[int, int | None]) -> None:
+async def _check_newcomer(
+    db: AsyncSession, table: Table, newcomer: Member, seated: dict[int, int | None]
+) -> None:
     if not newcomer.active or newcomer.is_bot:
         raise ConflictError("only an active member can take a seat")
     if newcomer.id in seated.values():
         raise ConflictError("he already plays at this table")
     if table.club_session_id is not None and not table.practice:
-        present = await db.scalar(select(Attendance.id).where(
-            Attendance.club_session_id == table.club_session_id,
-            Attendance.member_id == newcomer.id))
+        present = await db.scalar(
+            select(Attendance.id).where(
+                Attendance.club_session_id == table.club_session_id,
+                Attendance.member_id == newcomer.id,
+            )
+        )
         if present is None:
             raise ConflictError("he has not checked in to this session")
         try:  # one club table per member per session
-            await check_free_in_session(db, table.club_session_id, [newcomer.id],
-                                        except_table=table.id)
+            await check_free_in_session(
+                db, table.club_session_id, [newcomer.id], except_table=table.id
+            )
         except TableSetupError as exc:
             raise ConflictError(str(exc), code=exc.code) from None
 
@@ -102,8 +113,9 @@ def _consenting(humans: set[int], by: Member) -> list[int]:
     return sorted(humans - {by.id})
 
 
-async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Member,
-                       now: datetime) -> SeatChange:
+async def request_join(
+    db: AsyncSession, table_id: int, newcomer: Member, by: Member, now: datetime
+) -> SeatChange:
     """A member asks to join a three-player pulka as the fourth (R-T4, R-S4). Every player
     must agree, and so must the newcomer when an admin asked for him."""
     table = await _table(db, table_id)
@@ -117,16 +129,25 @@ async def request_join(db: AsyncSession, table_id: int, newcomer: Member, by: Me
         raise ConflictError("another seat change at this table awaits consent")
     preview = join_preview(await _pulka(db, table_id), newcomer.display_name)
     required = _consenting({m for m in seated.values() if m is not None} | {newcomer.id}, by)
-    row = SeatChange(table_id=table_id, kind="join", member_id=newcomer.id, seat=None,
-                     requested_by_id=by.id, required=required, consents=[],
-                     status="pending", record=preview)
+    row = SeatChange(
+        table_id=table_id,
+        kind="join",
+        member_id=newcomer.id,
+        seat=None,
+        requested_by_id=by.id,
+        required=required,
+        consents=[],
+        status="pending",
+        record=preview,
+    )
     db.add(row)
     await db.flush()
     return await _apply_if_agreed(db, row, now)
 
 
-async def request_replace(db: AsyncSession, table_id: int, seat: int, newcomer: Member,
-                          by: Member, now: datetime) -> SeatChange:
+async def request_replace(
+    db: AsyncSession, table_id: int, seat: int, newcomer: Member, by: Member, now: datetime
+) -> SeatChange:
     """A member takes over ``seat`` and its sheet (R-T5): the other players, the human who
     leaves and the newcomer must all agree (the one who asked already has). So nobody takes
     over another member's (practice) table and nobody is seated without being asked."""
@@ -142,11 +163,22 @@ async def request_replace(db: AsyncSession, table_id: int, seat: int, newcomer: 
         raise ConflictError("another seat change at this table awaits consent")
     # The players who stay, the one who leaves (a human) and the one who comes in.
     required = _consenting({m for m in seated.values() if m is not None} | {newcomer.id}, by)
-    row = SeatChange(table_id=table_id, kind="replace", member_id=newcomer.id, seat=seat,
-                     requested_by_id=by.id, required=required, consents=[],
-                     status="pending",
-                     record={"rule": "R-T5", "seat": seat, "leaving_member_id": leaving,
-                             "member_id": newcomer.id})
+    row = SeatChange(
+        table_id=table_id,
+        kind="replace",
+        member_id=newcomer.id,
+        seat=seat,
+        requested_by_id=by.id,
+        required=required,
+        consents=[],
+        status="pending",
+        record={
+            "rule": "R-T5",
+            "seat": seat,
+            "leaving_member_id": leaving,
+            "member_id": newcomer.id,
+        },
+    )
     db.add(row)
     await db.flush()
     return await _apply_if_agreed(db, row, now)
@@ -163,15 +195,21 @@ async def get_change(db: AsyncSession, change_id: int) -> SeatChange:
 async def awaiting(db: AsyncSession, member: Member) -> list[SeatChange]:
     """The seat changes still ``pending`` that ask ``member``'s consent and that he has not
     given yet (R-T4, R-T5), oldest first: what his lobby shows him to agree to or refuse."""
-    rows = await db.scalars(select(SeatChange).where(
-        SeatChange.status == "pending",
-        SeatChange.required.contains([member.id]),
-        ~SeatChange.consents.contains([member.id])).order_by(SeatChange.id))
+    rows = await db.scalars(
+        select(SeatChange)
+        .where(
+            SeatChange.status == "pending",
+            SeatChange.required.contains([member.id]),
+            ~SeatChange.consents.contains([member.id]),
+        )
+        .order_by(SeatChange.id)
+    )
     return list(rows)
 
 
-async def answer(db: AsyncSession, change: SeatChange, member: Member, agree: bool,
-                 now: datetime) -> SeatChange:
+async def answer(
+    db: AsyncSession, change: SeatChange, member: Member, agree: bool, now: datetime
+) -> SeatChange:
     """A player agrees or refuses; the change applies once everyone needed agreed."""
     if change.status != "pending":
         raise ConflictError(f"this request is already {change.status}")
@@ -187,8 +225,9 @@ async def answer(db: AsyncSession, change: SeatChange, member: Member, agree: bo
     return await _apply_if_agreed(db, change, now)
 
 
-async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
-                       now: datetime) -> SeatChange:
+async def apply_agreed(
+    db: AsyncSession, change: SeatChange, member: Member, now: datetime
+) -> SeatChange:
     """Apply an ``agreed`` request now (it waited for the deal that was being played to end):
     one of the players asked, the newcomer, the requester or an admin."""
     if change.status != "agreed":
@@ -198,8 +237,9 @@ async def apply_agreed(db: AsyncSession, change: SeatChange, member: Member,
         raise ForbiddenError("only the players, the newcomer or an admin apply a seat change")
     change = await _apply_if_agreed(db, change, now)
     if change.status != "applied":
-        raise ConflictError((change.record or {}).get("waiting")
-                            or "the seat change could not be applied")
+        raise ConflictError(
+            (change.record or {}).get("waiting") or "the seat change could not be applied"
+        )
     return change
 
 
@@ -211,9 +251,12 @@ async def apply_waiting(db: AsyncSession, table_id: int, now: datetime) -> bool:
     composition root (``app/main.py``). True if one was applied. If the table refuses it (say
     the newcomer was deactivated meanwhile) nothing is written: the request stays ``agreed``
     with the reason in ``record["waiting"]``."""
-    change = await db.scalar(select(SeatChange).where(
-        SeatChange.table_id == table_id, SeatChange.status == "agreed")
-        .order_by(SeatChange.id).limit(1))
+    change = await db.scalar(
+        select(SeatChange)
+        .where(SeatChange.table_id == table_id, SeatChange.status == "agreed")
+        .order_by(SeatChange.id)
+        .limit(1)
+    )
     if change is None:
         return False
     try:
@@ -241,8 +284,9 @@ async def _apply_if_agreed(db: AsyncSession, change: SeatChange, now: datetime) 
             result = await join_fourth(db, change.table_id, change.member_id, now=now)
         else:
             assert change.seat is not None
-            result = await replace_player(db, change.table_id, change.seat, change.member_id,
-                                          now=now)
+            result = await replace_player(
+                db, change.table_id, change.seat, change.member_id, now=now
+            )
     except SeatMoveError as exc:
         if exc.code != "deal_in_progress":
             raise ConflictError(str(exc), code=exc.code) from None

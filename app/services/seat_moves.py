@@ -51,7 +51,8 @@ async def _locked_state(db: AsyncSession, table_id: int) -> tuple[Table, TableSt
         raise SeatMoveError(
             "deal_in_progress",
             f"deal {state.deal_no} is being played: seats change only between deals; "
-            "try again when it has ended")
+            "try again when it has ended",
+        )
     return table, state
 
 
@@ -68,8 +69,7 @@ async def _free_in_session(db: AsyncSession, table: Table, member_id: int) -> No
     """A member plays at one club table per session: refuse a newcomer who holds a seat at
     another table of this table's session (before anything is written)."""
     try:
-        await check_free_in_session(db, table.club_session_id, [member_id],
-                                    except_table=table.id)
+        await check_free_in_session(db, table.club_session_id, [member_id], except_table=table.id)
     except TableSetupError as exc:
         raise SeatMoveError(exc.code, str(exc)) from None
 
@@ -98,8 +98,9 @@ async def _forget_void_deal_start(db: AsyncSession, table: Table) -> None:
         await db.execute(delete(DealStart).where(DealStart.id == last))
 
 
-async def join_fourth(db: AsyncSession, table_id: int, member_id: int, *,
-                      now: datetime) -> dict[str, Any]:
+async def join_fourth(
+    db: AsyncSession, table_id: int, member_id: int, *, now: datetime
+) -> dict[str, Any]:
     """Seat ``member_id`` as the fourth player of a three-player pulka (R-T4; every player has
     consented). He sits left of the player who has just dealt, so seats from his on move one
     up, writes the mean pool (rounded down) and hill (rounded up), and deals the next deal.
@@ -121,10 +122,17 @@ async def join_fourth(db: AsyncSession, table_id: int, member_id: int, *,
     member_ids = (*state.member_ids[:seat], member_id, *state.member_ids[seat:])
     voided = state.deal is not None and not state.scored
     payload = {
-        "seat": seat, "member_id": member_id, "name": member.display_name,
-        "after_dealer_seat": just_dealt, "players": 4, "names": list(names),
-        "member_ids": list(member_ids), "entries": [e.to_json() for e in entries],
-        "sheet": pulka.sheet.to_json(), "deal_no": pulka.deal_index, "voided_deal": voided,
+        "seat": seat,
+        "member_id": member_id,
+        "name": member.display_name,
+        "after_dealer_seat": just_dealt,
+        "players": 4,
+        "names": list(names),
+        "member_ids": list(member_ids),
+        "entries": [e.to_json() for e in entries],
+        "sheet": pulka.sheet.to_json(),
+        "deal_no": pulka.deal_index,
+        "voided_deal": voided,
         "pulka": pulka.to_json(),
     }
     before = state
@@ -136,13 +144,21 @@ async def join_fourth(db: AsyncSession, table_id: int, member_id: int, *,
     await sync_rows(db, table, state, now, before)
     await notify(db, table.id, table.version)
     await db.flush()
-    return {"event": "player_joined", "seat": seat, "after_dealer_seat": just_dealt,
-            "dealer": seat, "entries": payload["entries"], "member_ids": list(member_ids),
-            "names": list(names), "seq": table.version}
+    return {
+        "event": "player_joined",
+        "seat": seat,
+        "after_dealer_seat": just_dealt,
+        "dealer": seat,
+        "entries": payload["entries"],
+        "member_ids": list(member_ids),
+        "names": list(names),
+        "seq": table.version,
+    }
 
 
-async def replace_player(db: AsyncSession, table_id: int, seat: int, member_id: int, *,
-                         now: datetime) -> dict[str, Any]:
+async def replace_player(
+    db: AsyncSession, table_id: int, seat: int, member_id: int, *, now: datetime
+) -> dict[str, Any]:
     """``member_id`` takes over ``seat`` and inherits its sheet (R-T5; the others consented).
 
     The leaving member holds no seat afterwards (his open sockets watch as a spectator).
@@ -158,12 +174,17 @@ async def replace_player(db: AsyncSession, table_id: int, seat: int, member_id: 
     except InvalidRecordError as exc:
         raise SeatMoveError("refused", str(exc)) from None
     leaving_id = state.member_ids[seat]
-    names = (*state.names[:seat], member.display_name, *state.names[seat + 1:])
-    member_ids = (*state.member_ids[:seat], member_id, *state.member_ids[seat + 1:])
+    names = (*state.names[:seat], member.display_name, *state.names[seat + 1 :])
+    member_ids = (*state.member_ids[:seat], member_id, *state.member_ids[seat + 1 :])
     payload = {
-        "seat": seat, "member_id": member_id, "name": member.display_name,
-        "leaving_member_id": leaving_id, "leaving_name": state.names[seat],
-        "names": list(names), "member_ids": list(member_ids), "pulka": pulka.to_json(),
+        "seat": seat,
+        "member_id": member_id,
+        "name": member.display_name,
+        "leaving_member_id": leaving_id,
+        "leaving_name": state.names[seat],
+        "names": list(names),
+        "member_ids": list(member_ids),
+        "pulka": pulka.to_json(),
     }
     before = state
     state = append(db, table, state, "player_replaced", payload)
@@ -171,5 +192,11 @@ async def replace_player(db: AsyncSession, table_id: int, seat: int, member_id: 
     await sync_rows(db, table, state, now, before)
     await notify(db, table.id, table.version)
     await db.flush()
-    return {"event": "player_replaced", "seat": seat, "leaving_member_id": leaving_id,
-            "member_ids": list(member_ids), "names": list(names), "seq": table.version}
+    return {
+        "event": "player_replaced",
+        "seat": seat,
+        "leaving_member_id": leaving_id,
+        "member_ids": list(member_ids),
+        "names": list(names),
+        "seq": table.version,
+    }

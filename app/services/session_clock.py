@@ -47,30 +47,55 @@ async def table_clock(db: AsyncSession, table_id: int) -> TableClock | None:
     table = await db.get(Table, table_id)
     if table is None:
         return None
-    seated = (await db.scalars(
-        select(TableSeat.member_id).join(Member, Member.id == TableSeat.member_id)
-        .where(TableSeat.table_id == table_id, Member.is_bot.is_(False))
-        .order_by(TableSeat.seat))).all()
-    session = (await db.get(ClubSession, table.club_session_id)
-               if table.club_session_id is not None else None)
-    return TableClock(table_id, table.practice, table.players, session,
-                      table.status == "finished", tuple(m for m in seated if m is not None),
-                      table.extension_refused_at is not None)
+    seated = (
+        await db.scalars(
+            select(TableSeat.member_id)
+            .join(Member, Member.id == TableSeat.member_id)
+            .where(TableSeat.table_id == table_id, Member.is_bot.is_(False))
+            .order_by(TableSeat.seat)
+        )
+    ).all()
+    session = (
+        await db.get(ClubSession, table.club_session_id)
+        if table.club_session_id is not None
+        else None
+    )
+    return TableClock(
+        table_id,
+        table.practice,
+        table.players,
+        session,
+        table.status == "finished",
+        tuple(m for m in seated if m is not None),
+        table.extension_refused_at is not None,
+    )
 
 
 async def _consents(db: AsyncSession, table_id: int) -> set[int]:
-    return set((await db.scalars(select(ExtensionConsent.member_id).where(
-        ExtensionConsent.table_id == table_id))).all())
+    return set(
+        (
+            await db.scalars(
+                select(ExtensionConsent.member_id).where(ExtensionConsent.table_id == table_id)
+            )
+        ).all()
+    )
 
 
 async def deals_started_since(db: AsyncSession, table_id: int, since: datetime) -> int:
     """Deals started at the table at or after ``since``."""
-    return int(await db.scalar(select(func.count()).select_from(DealStart).where(
-        DealStart.table_id == table_id, DealStart.at >= since)) or 0)
+    return int(
+        await db.scalar(
+            select(func.count())
+            .select_from(DealStart)
+            .where(DealStart.table_id == table_id, DealStart.at >= since)
+        )
+        or 0
+    )
 
 
-def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
-            deals_after_end: int) -> str | None:
+def refusal(
+    tc: TableClock, now: datetime, *, extension_agreed: bool, deals_after_end: int
+) -> str | None:
     """The pure rule: None if a new deal may start at ``now``, else why not (R-S1, R-S2)."""
     if tc.finished:
         return "the pulka at this table has ended"
@@ -88,8 +113,10 @@ def refusal(tc: TableClock, now: datetime, *, extension_agreed: bool,
     if tc.extension_refused:
         return "the club refused this table's extension: no new deal starts after 22:15 (R-S2)"
     if not extension_agreed:
-        return ("it is past 22:15: no new deal starts unless every player at the table agreed "
-                "to extend by one round (R-S2)")
+        return (
+            "it is past 22:15: no new deal starts unless every player at the table agreed "
+            "to extend by one round (R-S2)"
+        )
     if deals_after_end >= tc.players:
         return "the extension round is over: every player has dealt once more (R-S2)"
     return None
@@ -105,8 +132,11 @@ async def refusal_at(db: AsyncSession, table_id: int, now: datetime) -> tuple[st
     after = 0
     late = tc.session is not None and not tc.practice and now >= tc.session.ends_at
     if tc.session is not None and now >= tc.session.ends_at:
-        agreed = (bool(tc.seated) and not tc.extension_refused
-                  and set(tc.seated) <= await _consents(db, table_id))
+        agreed = (
+            bool(tc.seated)
+            and not tc.extension_refused
+            and set(tc.seated) <= await _consents(db, table_id)
+        )
         after = await deals_started_since(db, table_id, tc.session.ends_at)
     return refusal(tc, now, extension_agreed=agreed, deals_after_end=after), late
 
@@ -128,20 +158,26 @@ async def deal_start_refusal(db: AsyncSession, table_id: int, now: datetime) -> 
     return reason
 
 
-async def _count_start(db: AsyncSession, table_id: int, dealer_seat: int | None,
-                       at: datetime) -> None:
-    row = await db.scalar(select(DealStart).where(DealStart.table_id == table_id,
-                                                  DealStart.at == at))
+async def _count_start(
+    db: AsyncSession, table_id: int, dealer_seat: int | None, at: datetime
+) -> None:
+    row = await db.scalar(
+        select(DealStart).where(DealStart.table_id == table_id, DealStart.at == at)
+    )
     if row is None:
-        db.add(DealStart(table_id=table_id, dealer_seat=-1 if dealer_seat is None
-                         else dealer_seat, at=at))
+        db.add(
+            DealStart(
+                table_id=table_id, dealer_seat=-1 if dealer_seat is None else dealer_seat, at=at
+            )
+        )
     elif dealer_seat is not None:
         row.dealer_seat = dealer_seat
     await db.flush()
 
 
-async def record_deal_started(db: AsyncSession, table_id: int, dealer_seat: int,
-                              at: datetime) -> None:
+async def record_deal_started(
+    db: AsyncSession, table_id: int, dealer_seat: int, at: datetime
+) -> None:
     """Note that a deal started at a table (the live table calls this for every deal)."""
     await _count_start(db, table_id, dealer_seat, at)
 
@@ -185,15 +221,31 @@ async def extension_state(db: AsyncSession, table_id: int, now: datetime) -> Ext
         if agreed:
             remaining = max(0, tc.players - after)
     reason = refusal(tc, now, extension_agreed=agreed, deals_after_end=after)
-    past_end = (tc.session is not None and not tc.practice and not tc.finished
-                and tc.session.ended_at is None and now >= tc.session.ends_at)
-    return ExtensionState(table_id, list(tc.seated), sorted(consents & set(tc.seated)), agreed,
-                          after, remaining, reason is None, reason, tc.extension_refused,
-                          tc.session.ends_at if tc.session is not None else None, past_end)
+    past_end = (
+        tc.session is not None
+        and not tc.practice
+        and not tc.finished
+        and tc.session.ended_at is None
+        and now >= tc.session.ends_at
+    )
+    return ExtensionState(
+        table_id,
+        list(tc.seated),
+        sorted(consents & set(tc.seated)),
+        agreed,
+        after,
+        remaining,
+        reason is None,
+        reason,
+        tc.extension_refused,
+        tc.session.ends_at if tc.session is not None else None,
+        past_end,
+    )
 
 
-async def set_extension_consent(db: AsyncSession, table_id: int, member: Member, agree: bool,
-                                now: datetime) -> ExtensionState:
+async def set_extension_consent(
+    db: AsyncSession, table_id: int, member: Member, agree: bool, now: datetime
+) -> ExtensionState:
     """A seated player agrees (or no longer agrees) to extend his table by one round (R-S2)."""
     tc = await table_clock(db, table_id)
     if tc is None:
@@ -205,8 +257,10 @@ async def set_extension_consent(db: AsyncSession, table_id: int, member: Member,
     if tc.finished or tc.session.ended_at is not None:
         raise ConflictError("the pulka at this table has ended")
     if agree and tc.extension_refused:
-        raise ConflictError("an admin refused this table's extension: it ends at the session's "
-                            "end (R-S2)", code="extension_refused")
+        raise ConflictError(
+            "an admin refused this table's extension: it ends at the session's end (R-S2)",
+            code="extension_refused",
+        )
     existing = await db.get(ExtensionConsent, (table_id, member.id))
     if agree and existing is None:
         db.add(ExtensionConsent(table_id=table_id, member_id=member.id, at=now))
@@ -218,8 +272,9 @@ async def set_extension_consent(db: AsyncSession, table_id: int, member: Member,
     return await extension_state(db, table_id, now)
 
 
-async def refuse_extension(db: AsyncSession, table_id: int, now: datetime,
-                           actor: Actor = SYSTEM) -> ExtensionState:
+async def refuse_extension(
+    db: AsyncSession, table_id: int, now: datetime, actor: Actor = SYSTEM
+) -> ExtensionState:
     """An admin refuses a club table's extension past 22:15 (R-S2): its players' consents are
     dropped and no new one counts, so the table ends as a table without extension (no deal
     starts after the session's end; the session end closes it, R-S3).
@@ -229,29 +284,51 @@ async def refuse_extension(db: AsyncSession, table_id: int, now: datetime,
     that deal has started the round is played out (409 ``extension_round_started``). A table
     is refused once (409 ``extension_already_refused``).
     """
-    table = await db.scalar(select(Table).where(Table.id == table_id)
-                            .with_for_update().execution_options(populate_existing=True))
+    table = await db.scalar(
+        select(Table)
+        .where(Table.id == table_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
     if table is None:
         raise NotFoundError(f"no table {table_id}")
-    session = (await db.get(ClubSession, table.club_session_id)
-               if table.club_session_id is not None else None)
+    session = (
+        await db.get(ClubSession, table.club_session_id)
+        if table.club_session_id is not None
+        else None
+    )
     if table.practice or session is None:
-        raise ConflictError("only club tables of a session stop at 22:15; nothing to refuse",
-                            code="not_a_club_table")
+        raise ConflictError(
+            "only club tables of a session stop at 22:15; nothing to refuse",
+            code="not_a_club_table",
+        )
     if table.status == "finished" or session.ended_at is not None:
         raise ConflictError("the pulka at this table has ended")
     if table.extension_refused_at is not None:
-        raise ConflictError("this table's extension is already refused",
-                            code="extension_already_refused")
+        raise ConflictError(
+            "this table's extension is already refused", code="extension_already_refused"
+        )
     if await deals_started_since(db, table_id, session.ends_at):
-        raise ConflictError("the extension round has started; it is played out",
-                            code="extension_round_started")
-    consents = list((await db.scalars(select(ExtensionConsent.member_id).where(
-        ExtensionConsent.table_id == table_id).order_by(ExtensionConsent.member_id))).all())
-    await audit.record(db, actor=actor, action="session.extension_refused",
-                       target=f"table:{table_id}",
-                       before={"extension_refused_at": None, "consents": consents},
-                       after={"extension_refused_at": now, "session_id": session.id})
+        raise ConflictError(
+            "the extension round has started; it is played out", code="extension_round_started"
+        )
+    consents = list(
+        (
+            await db.scalars(
+                select(ExtensionConsent.member_id)
+                .where(ExtensionConsent.table_id == table_id)
+                .order_by(ExtensionConsent.member_id)
+            )
+        ).all()
+    )
+    await audit.record(
+        db,
+        actor=actor,
+        action="session.extension_refused",
+        target=f"table:{table_id}",
+        before={"extension_refused_at": None, "consents": consents},
+        after={"extension_refused_at": now, "session_id": session.id},
+    )
     table.extension_refused_at = now
     await db.execute(delete(ExtensionConsent).where(ExtensionConsent.table_id == table_id))
     await db.flush()

@@ -53,8 +53,9 @@ def club_zone() -> ZoneInfo:
     return get_settings().zone
 
 
-def night_of(finished_at: datetime | None, started_at: datetime,
-             zone: ZoneInfo | None = None) -> date:
+def night_of(
+    finished_at: datetime | None, started_at: datetime, zone: ZoneInfo | None = None
+) -> date:
     """The club night a pulka belongs to: the local date it finished on, a pulka finished
     before 06:00 counting for the evening before (:data:`ROLLOVER`); rows older than the
     ``finished_at`` column fall back to the time its table opened."""
@@ -62,8 +63,12 @@ def night_of(finished_at: datetime | None, started_at: datetime,
     return (moment.astimezone(zone or club_zone()) - ROLLOVER).date()
 
 
-def _night_delta(rows: Iterable[Mapping[str, Any]], sign: int, zone: ZoneInfo,
-                 into: dict[tuple[int, date], dict[str, Any]]) -> None:
+def _night_delta(
+    rows: Iterable[Mapping[str, Any]],
+    sign: int,
+    zone: ZoneInfo,
+    into: dict[tuple[int, date], dict[str, Any]],
+) -> None:
     for r in rows:
         key = (r["member_id"], night_of(r["finished_at"], r["started_at"], zone))
         d = into.setdefault(key, {c: 0 for c in SUMS})
@@ -74,8 +79,9 @@ def _night_delta(rows: Iterable[Mapping[str, Any]], sign: int, zone: ZoneInfo,
         d["money"] += sign * r["money"]
 
 
-async def add_rows(db: AsyncSession, added: Sequence[Mapping[str, Any]],
-                   taken_off: Sequence[Mapping[str, Any]]) -> None:
+async def add_rows(
+    db: AsyncSession, added: Sequence[Mapping[str, Any]], taken_off: Sequence[Mapping[str, Any]]
+) -> None:
     """Add a finished club pulka's member rows to their nights (and take off rows written
     before for it), in ``db``'s transaction, member by member in key order (two pulkas
     finishing at once wait for each other, never deadlock). Each row needs ``member_id``,
@@ -87,21 +93,30 @@ async def add_rows(db: AsyncSession, added: Sequence[Mapping[str, Any]],
     if not delta:
         return
     statement = upsert(MemberNight).values(
-        [{"member_id": mid, "night": night, **delta[(mid, night)]}
-         for mid, night in sorted(delta)])
-    await db.execute(statement.on_conflict_do_update(
-        index_elements=[MemberNight.member_id, MemberNight.night],
-        set_={c: getattr(MemberNight, c) + getattr(statement.excluded, c) for c in SUMS}))
+        [{"member_id": mid, "night": night, **delta[(mid, night)]} for mid, night in sorted(delta)]
+    )
+    await db.execute(
+        statement.on_conflict_do_update(
+            index_elements=[MemberNight.member_id, MemberNight.night],
+            set_={c: getattr(MemberNight, c) + getattr(statement.excluded, c) for c in SUMS},
+        )
+    )
     if taken_off:
         await db.execute(delete(MemberNight).where(MemberNight.entries <= 0))
 
 
 async def nights_from_archive(db: AsyncSession) -> dict[tuple[int, date], dict[str, Any]]:
     """Every member's nights summed again from the archive's club rows."""
-    columns = (PulkaMemberStats.member_id, PulkaMemberStats.finished_at,
-               PulkaMemberStats.started_at, PulkaMemberStats.seat,
-               PulkaMemberStats.deals, PulkaMemberStats.whists, PulkaMemberStats.money)
-    rows = (await db.execute(select(*columns).where(PulkaMemberStats.practice.is_(False))))
+    columns = (
+        PulkaMemberStats.member_id,
+        PulkaMemberStats.finished_at,
+        PulkaMemberStats.started_at,
+        PulkaMemberStats.seat,
+        PulkaMemberStats.deals,
+        PulkaMemberStats.whists,
+        PulkaMemberStats.money,
+    )
+    rows = await db.execute(select(*columns).where(PulkaMemberStats.practice.is_(False)))
     nights: dict[tuple[int, date], dict[str, Any]] = {}
     _night_delta((dict(r._mapping) for r in rows), 1, club_zone(), nights)
     return nights
@@ -119,9 +134,13 @@ async def rebuild(db: AsyncSession) -> int:
     nights = await nights_from_archive(db)
     await db.execute(delete(MemberNight))
     if nights:
-        await db.execute(insert(MemberNight), [
-            {"member_id": mid, "night": night, **nights[(mid, night)]}
-            for mid, night in sorted(nights)])
+        await db.execute(
+            insert(MemberNight),
+            [
+                {"member_id": mid, "night": night, **nights[(mid, night)]}
+                for mid, night in sorted(nights)
+            ],
+        )
     return len(nights)
 
 
@@ -131,8 +150,12 @@ async def backfill(db: AsyncSession) -> bool:
     ``prefclub serve`` call it; cheap when there is nothing to do). Whether it rebuilt."""
     if await db.scalar(select(MemberNight.member_id).limit(1)) is not None:
         return False
-    if await db.scalar(select(PulkaMemberStats.pulka_id)
-                       .where(PulkaMemberStats.practice.is_(False)).limit(1)) is None:
+    if (
+        await db.scalar(
+            select(PulkaMemberStats.pulka_id).where(PulkaMemberStats.practice.is_(False)).limit(1)
+        )
+        is None
+    ):
         return False
     await rebuild(db)
     await rating.rebuild(db)
@@ -189,25 +212,31 @@ def _key(order: str, sums: Mapping[str, Any], rated: Rating | None) -> Fraction 
     return Fraction(sums[order])
 
 
-async def standings(db: AsyncSession, season: Season | None,
-                    order: str = "whists") -> Board:
+async def standings(db: AsyncSession, season: Season | None, order: str = "whists") -> Board:
     """The standings of ``season`` (``None``: all-time), ranked by ``order`` (one of
     :data:`ORDERS`) among those with at least the club's minimum of pulkas; equal measures
     share a rank (1, 2, 2, 4). The unqualified follow, unranked, by the same measure."""
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}")
-    query = (select(MemberNight.member_id, func.count().label("nights"),
-                    *(func.sum(getattr(MemberNight, c)).label(c) for c in SUMS[1:]))
-             .group_by(MemberNight.member_id))
+    query = select(
+        MemberNight.member_id,
+        func.count().label("nights"),
+        *(func.sum(getattr(MemberNight, c)).label(c) for c in SUMS[1:]),
+    ).group_by(MemberNight.member_id)
     if season is not None:
         query = query.where(MemberNight.night.between(season.first_day, season.last_day))
     sums = {r.member_id: dict(r._mapping) for r in await db.execute(query)}
-    names = {mid: name for mid, name in await db.execute(
-        select(Member.id, Member.display_name).where(Member.id.in_(list(sums))))}
+    names = {
+        mid: name
+        for mid, name in await db.execute(
+            select(Member.id, Member.display_name).where(Member.id.in_(list(sums)))
+        )
+    }
     ratings = await rating.ratings_of(db, list(sums))
     minimum = (await club_settings(db)).min_pulkas
-    keyed = sorted(sums, key=lambda m: (sums[m]["pulkas"] < minimum,
-                                        -_key(order, sums[m], ratings.get(m)), m))
+    keyed = sorted(
+        sums, key=lambda m: (sums[m]["pulkas"] < minimum, -_key(order, sums[m], ratings.get(m)), m)
+    )
     lines: list[Standing] = []
     previous: tuple[Any, int] | None = None
     for place, mid in enumerate(keyed, start=1):
@@ -218,11 +247,20 @@ async def standings(db: AsyncSession, season: Season | None,
         if qualified:
             rank = previous[1] if previous is not None and previous[0] == measure else place
             previous = (measure, rank)
-        lines.append(Standing(
-            member_id=mid, name=names.get(mid, f"#{mid}"), rank=rank, qualified=qualified,
-            pulkas=int(s["pulkas"]), nights=int(s["nights"]), deals=int(s["deals"]),
-            whists=Decimal(s["whists"]), money=Decimal(s["money"]),
-            whists_per_pulka=_shown(_per(s["whists"], s["pulkas"]), TENTH),
-            money_per_pulka=_shown(_per(s["money"], s["pulkas"]), KOPECK),
-            rating=ratings.get(mid)))
+        lines.append(
+            Standing(
+                member_id=mid,
+                name=names.get(mid, f"#{mid}"),
+                rank=rank,
+                qualified=qualified,
+                pulkas=int(s["pulkas"]),
+                nights=int(s["nights"]),
+                deals=int(s["deals"]),
+                whists=Decimal(s["whists"]),
+                money=Decimal(s["money"]),
+                whists_per_pulka=_shown(_per(s["whists"], s["pulkas"]), TENTH),
+                money_per_pulka=_shown(_per(s["money"], s["pulkas"]), KOPECK),
+                rating=ratings.get(mid),
+            )
+        )
     return Board(season=season, min_pulkas=minimum, order=order, lines=lines)

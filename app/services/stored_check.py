@@ -23,8 +23,13 @@ from app.rules.core.errors import RulesError
 from app.rules.scoring.record import score_document
 
 
-def pulka_problem(pulka_id: int, record: Mapping[str, Any] | None,
-                  state: Mapping[str, Any] | None, sheet: Any, settlement: Any) -> str | None:
+def pulka_problem(
+    pulka_id: int,
+    record: Mapping[str, Any] | None,
+    state: Mapping[str, Any] | None,
+    sheet: Any,
+    settlement: Any,
+) -> str | None:
     """What is wrong with re-reading finished pulka ``pulka_id``, or None when it re-reads the
     same (its record re-scores, and its state replays, to the stored sheet and settlement)."""
     try:
@@ -43,10 +48,15 @@ def pulka_problem(pulka_id: int, record: Mapping[str, Any] | None,
 
 async def finished_pulka_problems(db: AsyncSession) -> list[str]:
     """:func:`pulka_problem` of every finished pulka, oldest first (only the problems)."""
-    rows = (await db.execute(
-        select(PulkaRow.id, PulkaRow.record, PulkaRow.state, PulkaRow.sheet,
-               PulkaRow.settlement)
-        .where(PulkaRow.status == "finished").order_by(PulkaRow.id))).all()
+    rows = (
+        await db.execute(
+            select(
+                PulkaRow.id, PulkaRow.record, PulkaRow.state, PulkaRow.sheet, PulkaRow.settlement
+            )
+            .where(PulkaRow.status == "finished")
+            .order_by(PulkaRow.id)
+        )
+    ).all()
 
     def check() -> list[str]:
         found = (pulka_problem(r.id, r.record, r.state, r.sheet, r.settlement) for r in rows)

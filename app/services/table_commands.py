@@ -52,8 +52,10 @@ WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
 SESSION_ENDED = "session_ended"
 """The error code of a command whose login session has ended (the socket is closed next)."""
-_SESSION_ENDED_TEXT = ("your login session has ended (logged out, expired or deactivated); "
-                       "nothing was applied — log in again")
+_SESSION_ENDED_TEXT = (
+    "your login session has ended (logged out, expired or deactivated); "
+    "nothing was applied — log in again"
+)
 CHAT_RATE_LINES = 5
 CHAT_RATE_SECONDS = 10
 """A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
@@ -75,11 +77,19 @@ async def _check_chat_rate(db: AsyncSession, table_id: int, member_id: int) -> N
     """Refuse a chat line over the rate (``chat_rate``); the table row is locked."""
     since = func.now() - text(f"interval '{CHAT_RATE_SECONDS} seconds'")
     recent = await db.scalar(
-        select(func.count()).select_from(TableCommand)
-        .join(TableEvent, and_(TableEvent.table_id == TableCommand.table_id,
-                               TableEvent.seq == TableCommand.seq))
-        .where(TableCommand.table_id == table_id, TableCommand.member_id == member_id,
-               TableEvent.kind == "chat", TableCommand.created_at > since))
+        select(func.count())
+        .select_from(TableCommand)
+        .join(
+            TableEvent,
+            and_(TableEvent.table_id == TableCommand.table_id, TableEvent.seq == TableCommand.seq),
+        )
+        .where(
+            TableCommand.table_id == table_id,
+            TableCommand.member_id == member_id,
+            TableEvent.kind == "chat",
+            TableCommand.created_at > since,
+        )
+    )
     if (recent or 0) >= CHAT_RATE_LINES:
         raise _chat_rate_refusal()
 
@@ -88,12 +98,18 @@ def _chat_rate_refusal() -> CommandRejected:
     return CommandRejected(
         "chat_rate",
         f"too many chat lines: at most {CHAT_RATE_LINES} in {CHAT_RATE_SECONDS} seconds; "
-        "wait a few seconds and try again")
+        "wait a few seconds and try again",
+    )
 
 
-def _chat_refused_in_advance(cache: StateCache, chats: RecentChats, table_id: int,
-                             member_id: int, name: str,
-                             command: Mapping[str, Any]) -> CommandRejected | None:
+def _chat_refused_in_advance(
+    cache: StateCache,
+    chats: RecentChats,
+    table_id: int,
+    member_id: int,
+    name: str,
+    command: Mapping[str, Any],
+) -> CommandRejected | None:
     """The refusal of a chat line this process can tell without the database, or None: a bad
     text, table talk closed by a deal in progress (R-W12) in the newest state it holds, or the
     member over the rate by the lines it accepted itself (:mod:`app.realtime.chat_rate`)."""
@@ -113,9 +129,10 @@ def _chat_refused_in_advance(cache: StateCache, chats: RecentChats, table_id: in
 def _command_id(command: Mapping[str, Any]) -> str:
     cid = command.get("id")
     if not isinstance(cid, str) or not cid or len(cid) > MAX_COMMAND_ID:
-        raise CommandRejected("bad_command",
-                              f"every command needs an id: a string of 1 to {MAX_COMMAND_ID} "
-                              "characters")
+        raise CommandRejected(
+            "bad_command",
+            f"every command needs an id: a string of 1 to {MAX_COMMAND_ID} characters",
+        )
     return cid
 
 
@@ -131,13 +148,19 @@ def _claims_off_the_loop(active: bool) -> Iterator[None]:
             yield
     except engine.ClaimNotSolved:
         raise CommandRejected(
-            "stale_seq", "the table moved on while your claim was being checked; nothing was "
-            "applied") from None
+            "stale_seq",
+            "the table moved on while your claim was being checked; nothing was applied",
+        ) from None
 
 
-async def _solve_claim(sessionmaker: async_sessionmaker[AsyncSession], cache: StateCache | None,
-                       table_id: int, member_id: int, command: Mapping[str, Any],
-                       solver: WorkerPool) -> None:
+async def _solve_claim(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    cache: StateCache | None,
+    table_id: int,
+    member_id: int,
+    command: Mapping[str, Any],
+    solver: WorkerPool,
+) -> None:
     """Solve a claim on the table's current position in the worker pool (no lock held: the
     search may take most of a second); the engine then applies it with the known result."""
     async with sessionmaker() as db:
@@ -150,15 +173,19 @@ async def _solve_claim(sessionmaker: async_sessionmaker[AsyncSession], cache: St
         return
     body = {k: v for k, v in command.items() if k not in ("id", "seq")}
     action = engine.claim_action(body, seat)
-    if (action is None or engine.claim_known(state.deal, action)
-            or not engine.claim_needs_search(state.deal, action)):
+    if (
+        action is None
+        or engine.claim_known(state.deal, action)
+        or not engine.claim_needs_search(state.deal, action)
+    ):
         return
     try:
         holds = await solver.run(engine.solve_claim, state.deal, action)
     except PoolBusy:
         raise CommandRejected(
-            "busy", "the server is busy checking other claims; nothing was applied — try "
-            "again in a moment") from None
+            "busy",
+            "the server is busy checking other claims; nothing was applied — try again in a moment",
+        ) from None
     if holds is not None:
         engine.remember_claim(state.deal, action, holds)
 
@@ -199,15 +226,13 @@ async def execute(
     if seat is None:
         raise CommandRejected("not_seated", "spectators may only watch")
     client_seq = command.get("seq")
-    if client_seq is not None and (isinstance(client_seq, bool)
-                                   or not isinstance(client_seq, int)):
+    if client_seq is not None and (isinstance(client_seq, bool) or not isinstance(client_seq, int)):
         raise CommandRejected("bad_command", "seq must be a whole number")
     if kind == "chat" and chats is not None and cache is not None:
         refusal = _chat_refused_in_advance(cache, chats, table_id, member_id, name, command)
         if refusal is not None:
             async with sessionmaker() as db:
-                live, done = await recheck_command(db, table_id, member_id, cid, session_id,
-                                                   now)
+                live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
             if not live:
                 raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
             if done is not None:
@@ -216,19 +241,41 @@ async def execute(
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
     if committer is not None and cache is not None and client_seq is not None:
-        decided = decide_in_advance(cache, table_id=table_id, member_id=member_id, seat=seat,
-                                    command=command, cid=cid, kind=kind,
-                                    client_seq=client_seq, now=now, session_id=session_id)
+        decided = decide_in_advance(
+            cache,
+            table_id=table_id,
+            member_id=member_id,
+            seat=seat,
+            command=command,
+            cid=cid,
+            kind=kind,
+            client_seq=client_seq,
+            now=now,
+            session_id=session_id,
+        )
         if decided is not None and await committer.write(table_id, decided[0]):
             cache.put(decided[1].state)  # type: ignore[arg-type]
             return decided[1]
     try:
+
         async def work(db: AsyncSession) -> CommandResult:
-            return await _apply(db, cache, table_id=table_id, member_id=member_id,
-                                seat=seat, name=name, command=command, cid=cid, kind=kind,
-                                client_seq=client_seq, now=now, session_id=session_id,
-                                solver=solver, after_deal=after_deal,
-                                in_advance=committer is None)
+            return await _apply(
+                db,
+                cache,
+                table_id=table_id,
+                member_id=member_id,
+                seat=seat,
+                name=name,
+                command=command,
+                cid=cid,
+                kind=kind,
+                client_seq=client_seq,
+                now=now,
+                session_id=session_id,
+                solver=solver,
+                after_deal=after_deal,
+                in_advance=committer is None,
+            )
 
         if committer is not None:
             result: CommandResult = await committer.run(table_id, work)
@@ -277,9 +324,18 @@ async def _apply(
     statement in all (:func:`decide_in_advance`). Nothing here commits; running it again after
     a rollback is safe."""
     if in_advance and cache is not None and client_seq is not None:
-        decided = decide_in_advance(cache, table_id=table_id, member_id=member_id, seat=seat,
-                                    command=command, cid=cid, kind=kind,
-                                    client_seq=client_seq, now=now, session_id=session_id)
+        decided = decide_in_advance(
+            cache,
+            table_id=table_id,
+            member_id=member_id,
+            seat=seat,
+            command=command,
+            cid=cid,
+            kind=kind,
+            client_seq=client_seq,
+            now=now,
+            session_id=session_id,
+        )
         if decided is not None and await write_if_current(db, decided[0]):
             return decided[1]
     table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
@@ -290,23 +346,46 @@ async def _apply(
     if done is not None:
         return CommandResult(seq=done, duplicate=True, state=None)
     try:
-        state = await _decide(db, table, cache, member_id=member_id, seat=seat, name=name,
-                              command=command, kind=kind, client_seq=client_seq, now=now,
-                              solver=solver, after_deal=after_deal)
+        state = await _decide(
+            db,
+            table,
+            cache,
+            member_id=member_id,
+            seat=seat,
+            name=name,
+            command=command,
+            kind=kind,
+            client_seq=client_seq,
+            now=now,
+            solver=solver,
+            after_deal=after_deal,
+        )
     except CommandRejected as exc:
         exc.after_lock = True
         raise
     await write_command(db, table, member_id, cid, cache.owner if cache else None)
     if cache is not None:
-        cache.put_settings(table_id, table.move_timer_seconds,
-                           gated=not table.practice and table.club_session_id is not None)
-    return CommandResult(seq=state.seq, duplicate=False, state=state,
-                         events=tuple(appended(db)))
+        cache.put_settings(
+            table_id,
+            table.move_timer_seconds,
+            gated=not table.practice and table.club_session_id is not None,
+        )
+    return CommandResult(seq=state.seq, duplicate=False, state=state, events=tuple(appended(db)))
 
 
-def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat: int,
-                      command: Mapping[str, Any], cid: str, kind: str, client_seq: int,
-                      now: datetime, session_id: int | None) -> tuple[Move, CommandResult] | None:
+def decide_in_advance(
+    cache: StateCache,
+    *,
+    table_id: int,
+    member_id: int,
+    seat: int,
+    command: Mapping[str, Any],
+    cid: str,
+    kind: str,
+    client_seq: int,
+    now: datetime,
+    session_id: int | None,
+) -> tuple[Move, CommandResult] | None:
     """The hot path of most moves: decided before the table is locked, written in one statement.
 
     When this process holds the table's state at the client's ``seq`` (its last command or
@@ -325,8 +404,13 @@ def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat:
         return None
     state = cache.get(table_id, client_seq)
     settings = cache.settings(table_id)
-    if (state is None or settings is None or settings[0] or state.status != "playing"
-            or state.member_ids[seat:seat + 1] != (member_id,)):
+    if (
+        state is None
+        or settings is None
+        or settings[0]
+        or state.status != "playing"
+        or state.member_ids[seat : seat + 1] != (member_id,)
+    ):
         return None
     body = {k: v for k, v in command.items() if k not in ("id", "seq")}
     seq = client_seq + 1
@@ -334,8 +418,12 @@ def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat:
         event_kind, payload, after = game.action_played(state, seq, seat, body)
     except CommandRejected:
         return None
-    if (after.deal is None or after.scored or after.pulka is not state.pulka
-            or after.status != state.status):
+    if (
+        after.deal is None
+        or after.scored
+        or after.pulka is not state.pulka
+        or after.status != state.status
+    ):
         return None
     events = [Appended(seq, event_kind, payload, after)]
     deals = None
@@ -347,20 +435,42 @@ def decide_in_advance(cache: StateCache, *, table_id: int, member_id: int, seat:
         if scored.status != "playing" or scored.pulka.is_complete:
             return None  # the pulka ends: its settlement, archive rows and debts
         started = game.deal_started(scored)
-        events += [Appended(seq + 1, *ended, scored),
-                   Appended(seq + 2, *started, game.fold(scored, table_id, seq + 2, *started))]
+        events += [
+            Appended(seq + 1, *ended, scored),
+            Appended(seq + 2, *started, game.fold(scored, table_id, seq + 2, *started)),
+        ]
         deals = scored.pulka.deal_index
-    move = Move(table_id, client_seq, member_id, cid, session_id, now,
-                tuple((e.kind, dumps(e.payload)) for e in events), cache.owner, deals)
-    return move, CommandResult(seq=events[-1].seq, duplicate=False, state=events[-1].state,
-                               events=tuple(events))
+    move = Move(
+        table_id,
+        client_seq,
+        member_id,
+        cid,
+        session_id,
+        now,
+        tuple((e.kind, dumps(e.payload)) for e in events),
+        cache.owner,
+        deals,
+    )
+    return move, CommandResult(
+        seq=events[-1].seq, duplicate=False, state=events[-1].state, events=tuple(events)
+    )
 
 
-async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, member_id: int,
-                  seat: int, name: str, command: Mapping[str, Any], kind: str,
-                  client_seq: int | None, now: datetime,
-                  solver: WorkerPool | None,
-                  after_deal: AfterDeal | None = None) -> TableState:
+async def _decide(
+    db: AsyncSession,
+    table: Table,
+    cache: StateCache | None,
+    *,
+    member_id: int,
+    seat: int,
+    name: str,
+    command: Mapping[str, Any],
+    kind: str,
+    client_seq: int | None,
+    now: datetime,
+    solver: WorkerPool | None,
+    after_deal: AfterDeal | None = None,
+) -> TableState:
     """Under the row lock: check the command, append its events and sync the derived rows;
     the state after it (CommandRejected: nothing is written)."""
     if client_seq is not None and client_seq != table.version:
@@ -370,7 +480,7 @@ async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, m
             f"{table.version}; nothing was applied",
         )
     state = before = await load_state(db, table, cache)
-    if state.member_ids[seat:seat + 1] != (member_id,):
+    if state.member_ids[seat : seat + 1] != (member_id,):
         # The connection's seat is out of date (a player joined or was replaced): the log's
         # seating decides. A replaced player holds no seat any more.
         actual = state.seat_of(member_id)
@@ -396,8 +506,11 @@ async def _decide(db: AsyncSession, table: Table, cache: StateCache | None, *, m
         body = {k: v for k, v in command.items() if k not in ("id", "seq")}
         auto = kind == "cut" and _auto_cut(command)
         if kind == "cut":
-            body = _default_cut(state, seat) if auto else {
-                k: v for k, v in body.items() if k != "auto"}
+            body = (
+                _default_cut(state, seat)
+                if auto
+                else {k: v for k, v in body.items() if k != "auto"}
+            )
         with _claims_off_the_loop(kind == "claim" and solver is not None):
             state = append(db, table, state, *game.action_event(state, seat, body, auto=auto))
         state = await advance(db, table, state, now, after_deal=after_deal)
@@ -417,9 +530,13 @@ def _auto_cut(command: Mapping[str, Any]) -> bool:
 def _default_cut(state: TableState, seat: int) -> dict[str, Any]:
     """The cut the timer makes (``app.rules.deal.timeout.DEFAULT_CUT``), as a command body; the
     engine's refusal when it is not this seat's cut."""
-    move = (default_move(state.deal, seat)
-            if state.deal is not None and engine.phase(state.deal) == "cut"
-            and engine.to_move(state.deal) == seat else None)
+    move = (
+        default_move(state.deal, seat)
+        if state.deal is not None
+        and engine.phase(state.deal) == "cut"
+        and engine.to_move(state.deal) == seat
+        else None
+    )
     if move is None:
         return {"type": "cut", "position": DEFAULT_CUT}  # refused by the engine as usual
     return {k: v for k, v in action_to_json(move).items() if k != "seat"}
@@ -439,8 +556,13 @@ async def fire_deadline(
     """
     async with session_scope(sessionmaker) as db:
         table = await lock_table(db, table_id)
-        if (table is None or table.deadline_at is None or table.deadline_at > now
-                or table.deadline_seq != table.version or table.status != "playing"):
+        if (
+            table is None
+            or table.deadline_at is None
+            or table.deadline_at > now
+            or table.deadline_seq != table.version
+            or table.status != "playing"
+        ):
             return False
         state = before = await load_state(db, table, cache)
         mover = engine.to_move(state.deal) if state.deal is not None else None
@@ -471,21 +593,45 @@ class TableCommands:
 
     after_deal: AfterDeal | None = None
 
-    async def execute(self, sessionmaker: async_sessionmaker[AsyncSession],
-                      cache: StateCache | None, *, table_id: int, member_id: int,
-                      seat: int | None, name: str, command: Mapping[str, Any],
-                      now: datetime, session_id: int | None = None,
-                      solver: WorkerPool | None = None,
-                      committer: GroupCommit | None = None,
-                      chats: RecentChats | None = None) -> CommandResult:
+    async def execute(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        cache: StateCache | None,
+        *,
+        table_id: int,
+        member_id: int,
+        seat: int | None,
+        name: str,
+        command: Mapping[str, Any],
+        now: datetime,
+        session_id: int | None = None,
+        solver: WorkerPool | None = None,
+        committer: GroupCommit | None = None,
+        chats: RecentChats | None = None,
+    ) -> CommandResult:
         """:func:`execute` with this executor's hook."""
-        return await execute(sessionmaker, cache, table_id=table_id, member_id=member_id,
-                             seat=seat, name=name, command=command, now=now,
-                             session_id=session_id, solver=solver,
-                             after_deal=self.after_deal, committer=committer, chats=chats)
+        return await execute(
+            sessionmaker,
+            cache,
+            table_id=table_id,
+            member_id=member_id,
+            seat=seat,
+            name=name,
+            command=command,
+            now=now,
+            session_id=session_id,
+            solver=solver,
+            after_deal=self.after_deal,
+            committer=committer,
+            chats=chats,
+        )
 
-    async def fire_deadline(self, sessionmaker: async_sessionmaker[AsyncSession],
-                            cache: StateCache | None, table_id: int, now: datetime) -> bool:
+    async def fire_deadline(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        cache: StateCache | None,
+        table_id: int,
+        now: datetime,
+    ) -> bool:
         """:func:`fire_deadline` with this executor's hook."""
-        return await fire_deadline(sessionmaker, cache, table_id, now,
-                                   after_deal=self.after_deal)
+        return await fire_deadline(sessionmaker, cache, table_id, now, after_deal=self.after_deal)

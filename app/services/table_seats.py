@@ -31,9 +31,12 @@ SEATED_ELSEWHERE = "seated_elsewhere"
 """The code of "this member already holds a seat at another club table of the session"."""
 
 
-async def check_free_in_session(db: AsyncSession, club_session_id: int | None,
-                                member_ids: Sequence[int | None],
-                                except_table: int | None = None) -> None:
+async def check_free_in_session(
+    db: AsyncSession,
+    club_session_id: int | None,
+    member_ids: Sequence[int | None],
+    except_table: int | None = None,
+) -> None:
     """Raise :class:`TableSetupError` (``seated_elsewhere``) if one of ``member_ids`` holds a
     seat at another club table of the session: a member plays at one club table per session.
     The unique index ``uq_table_seats_session_member`` enforces it; this gives the clear
@@ -41,15 +44,19 @@ async def check_free_in_session(db: AsyncSession, club_session_id: int | None,
     ids = [m for m in member_ids if m is not None]
     if club_session_id is None or not ids:
         return
-    query = (select(TableSeat.table_id, Member.display_name)
-             .join(Member, Member.id == TableSeat.member_id)
-             .where(TableSeat.club_session_id == club_session_id, TableSeat.member_id.in_(ids)))
+    query = (
+        select(TableSeat.table_id, Member.display_name)
+        .join(Member, Member.id == TableSeat.member_id)
+        .where(TableSeat.club_session_id == club_session_id, TableSeat.member_id.in_(ids))
+    )
     if except_table is not None:
         query = query.where(TableSeat.table_id != except_table)
     clash = (await db.execute(query.limit(1))).first()
     if clash is not None:
-        raise TableSetupError(f"{clash.display_name} already has a seat at table "
-                              f"{clash.table_id} of this session", SEATED_ELSEWHERE)
+        raise TableSetupError(
+            f"{clash.display_name} already has a seat at table {clash.table_id} of this session",
+            SEATED_ELSEWHERE,
+        )
 
 
 async def write_seats(db: AsyncSession, table: Table, member_ids: Sequence[int | None]) -> None:
@@ -59,11 +66,19 @@ async def write_seats(db: AsyncSession, table: Table, member_ids: Sequence[int |
     try:
         async with db.begin_nested():
             for seat, mid in enumerate(member_ids):
-                db.add(TableSeat(table_id=table.id, seat=seat, member_id=mid,
-                                 club_session_id=table.club_session_id))
+                db.add(
+                    TableSeat(
+                        table_id=table.id,
+                        seat=seat,
+                        member_id=mid,
+                        club_session_id=table.club_session_id,
+                    )
+                )
             await db.flush()
     except IntegrityError as exc:
         if "uq_table_seats_session_member" not in str(exc):
             raise
-        raise TableSetupError("a member of this table already has a seat at another table of "
-                              "this session", SEATED_ELSEWHERE) from None
+        raise TableSetupError(
+            "a member of this table already has a seat at another table of this session",
+            SEATED_ELSEWHERE,
+        ) from None

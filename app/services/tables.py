@@ -34,9 +34,21 @@ from app.services.table_seats import (
     write_seats,
 )
 
-__all__ = ["SEATED_ELSEWHERE", "SeatMoveError", "TableSetupError", "check_free_in_session",
-           "create_table", "get_table", "join_fourth", "list_tables", "replace_player",
-           "seat_names", "seat_of_member", "seats_of", "write_seats"]
+__all__ = [
+    "SEATED_ELSEWHERE",
+    "SeatMoveError",
+    "TableSetupError",
+    "check_free_in_session",
+    "create_table",
+    "get_table",
+    "join_fourth",
+    "list_tables",
+    "replace_player",
+    "seat_names",
+    "seat_of_member",
+    "seats_of",
+    "write_seats",
+]
 
 
 async def seat_names(db: AsyncSession, member_ids: Sequence[int | None]) -> list[str]:
@@ -99,22 +111,43 @@ async def create_table(
     names = await seat_names(db, seat_member_ids)
     await check_free_in_session(db, club_session_id, seat_member_ids)
     try:
-        pulka = Pulka.new(players, names=names, conventions=conventions, target=target,
-                          stake=stake, first_dealer=first_dealer)
+        pulka = Pulka.new(
+            players,
+            names=names,
+            conventions=conventions,
+            target=target,
+            stake=stake,
+            first_dealer=first_dealer,
+        )
     except ValueError as exc:
         raise TableSetupError(str(exc)) from None
     table = Table(
-        club_session_id=club_session_id, practice=practice, preset=conventions.preset,
+        club_session_id=club_session_id,
+        practice=practice,
+        preset=conventions.preset,
         conventions=conventions.to_mapping(),
-        target=target, stake=pulka.stake, players=players, first_dealer=first_dealer,
-        version=0, status="playing", move_timer_seconds=move_timer_seconds,
-        mode=mode, scorer_member_id=scorer_member_id,
+        target=target,
+        stake=pulka.stake,
+        players=players,
+        first_dealer=first_dealer,
+        version=0,
+        status="playing",
+        move_timer_seconds=move_timer_seconds,
+        mode=mode,
+        scorer_member_id=scorer_member_id,
     )
     db.add(table)
     await db.flush()
     await write_seats(db, table, seat_member_ids)
-    db.add(PulkaRow(table_id=table.id, status="playing", deals=0, state=pulka.to_json(),
-                    sheet=pulka.sheet.to_json()))
+    db.add(
+        PulkaRow(
+            table_id=table.id,
+            status="playing",
+            deals=0,
+            state=pulka.to_json(),
+            sheet=pulka.sheet.to_json(),
+        )
+    )
     await db.flush()
     when = now or await _db_now(db)
     state = append(db, table, None, *game.pulka_started(pulka, names, seat_member_ids))
@@ -138,19 +171,24 @@ async def get_table(db: AsyncSession, table_id: int) -> Table | None:
 
 async def seats_of(db: AsyncSession, table_id: int) -> list[TableSeat]:
     rows = await db.scalars(
-        select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat))
+        select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
+    )
     return list(rows.all())
 
 
 async def seat_of_member(db: AsyncSession, table_id: int, member_id: int) -> int | None:
     """The seat ``member_id`` holds at the table, or None (a spectator)."""
-    value = await db.scalar(select(TableSeat.seat).where(
-        TableSeat.table_id == table_id, TableSeat.member_id == member_id))
+    value = await db.scalar(
+        select(TableSeat.seat).where(
+            TableSeat.table_id == table_id, TableSeat.member_id == member_id
+        )
+    )
     return None if value is None else int(value)
 
 
-async def list_tables(db: AsyncSession, *, status: str | None = None,
-                      club_session_id: int | None = None) -> list[Table]:
+async def list_tables(
+    db: AsyncSession, *, status: str | None = None, club_session_id: int | None = None
+) -> list[Table]:
     query = select(Table).order_by(Table.id)
     if status is not None:
         query = query.where(Table.status == status)

@@ -22,14 +22,23 @@ Check = Callable[[AsyncSession], Awaitable[list[str]]]
 async def table_versions(db: AsyncSession) -> list[str]:
     """Every table's ``version`` is its last committed event's ``seq`` (a backup that copied
     rows from different moments would break this)."""
-    last = (select(TableEvent.table_id, func.max(TableEvent.seq).label("seq"))
-            .group_by(TableEvent.table_id).subquery())
-    rows = (await db.execute(
-        select(Table.id, Table.version, func.coalesce(last.c.seq, 0))
-        .outerjoin(last, last.c.table_id == Table.id)
-        .where(Table.version != func.coalesce(last.c.seq, 0)).order_by(Table.id))).all()
-    return [f"table {table_id}: version {version} but last event {seq}"
-            for table_id, version, seq in rows]
+    last = (
+        select(TableEvent.table_id, func.max(TableEvent.seq).label("seq"))
+        .group_by(TableEvent.table_id)
+        .subquery()
+    )
+    rows = (
+        await db.execute(
+            select(Table.id, Table.version, func.coalesce(last.c.seq, 0))
+            .outerjoin(last, last.c.table_id == Table.id)
+            .where(Table.version != func.coalesce(last.c.seq, 0))
+            .order_by(Table.id)
+        )
+    ).all()
+    return [
+        f"table {table_id}: version {version} but last event {seq}"
+        for table_id, version, seq in rows
+    ]
 
 
 CHECKS: list[Check] = [table_versions, check_deal_chain, check_audit_chain]

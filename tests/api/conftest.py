@@ -47,12 +47,23 @@ def clock(app: FastAPI) -> FrozenClock:
 def make_member(db_session: AsyncSession) -> Callable[..., Awaitable[Member]]:
     """Create a member (password ``PASSWORD``) directly in the database."""
 
-    async def make(role: Role = Role.member, *, login: str | None = None,
-                   must_change_password: bool = False, name: str | None = None) -> Member:
+    async def make(
+        role: Role = Role.member,
+        *,
+        login: str | None = None,
+        must_change_password: bool = False,
+        name: str | None = None,
+    ) -> Member:
         n = next(_serial)
-        member = Member(login=login or f"user{n}", display_name=name or f"Player {n}",
-                        role=role, password_hash=password_hash(),
-                        must_change_password=must_change_password, active=True, is_bot=False)
+        member = Member(
+            login=login or f"user{n}",
+            display_name=name or f"Player {n}",
+            role=role,
+            password_hash=password_hash(),
+            must_change_password=must_change_password,
+            active=True,
+            is_bot=False,
+        )
         db_session.add(member)
         await db_session.flush()
         return member
@@ -60,8 +71,7 @@ def make_member(db_session: AsyncSession) -> Callable[..., Awaitable[Member]]:
     return make
 
 
-async def log_in(client: httpx.AsyncClient, login: str,
-                 password: str = PASSWORD) -> httpx.Response:
+async def log_in(client: httpx.AsyncClient, login: str, password: str = PASSWORD) -> httpx.Response:
     """Log in and, on success, send the CSRF token with every later request of ``client``."""
     response = await client.post("/api/auth/login", json={"login": login, "password": password})
     if response.status_code == 200:
@@ -71,7 +81,9 @@ async def log_in(client: httpx.AsyncClient, login: str,
 
 @pytest.fixture
 async def logged_in(
-    app: FastAPI, make_member: Callable[..., Awaitable[Member]], clock: FrozenClock,
+    app: FastAPI,
+    make_member: Callable[..., Awaitable[Member]],
+    clock: FrozenClock,
     db_session: AsyncSession,
 ) -> AsyncIterator[LoggedIn]:
     """A factory of (client, member): a new member of ``role`` logged in on his own client."""
@@ -79,8 +91,9 @@ async def logged_in(
 
     async def make(role: Role = Role.member, **kwargs: object) -> tuple[httpx.AsyncClient, Member]:
         member = await make_member(role, **kwargs)
-        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                   base_url="http://127.0.0.1:8000")
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000"
+        )
         clients.append(client)
         # A session opened directly: the login itself (Argon2) is tested in test_auth.py.
         token, csrf = await open_session(db_session, member, clock.now(), 24)
@@ -117,8 +130,9 @@ class Evening:
 
 
 @pytest.fixture
-def evening(logged_in: LoggedIn, clock: FrozenClock,
-            seeded: random.Random) -> Callable[[int], Awaitable[Evening]]:
+def evening(
+    logged_in: LoggedIn, clock: FrozenClock, seeded: random.Random
+) -> Callable[[int], Awaitable[Evening]]:
     """Generate tonight's session and check ``n`` members in at 18:50."""
 
     async def make(n: int) -> Evening:

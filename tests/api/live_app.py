@@ -33,8 +33,9 @@ class LiveApp:
         return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000")
 
 
-async def live_app(settings: Settings, engine: AsyncEngine, members: int = 1,
-                   hashes: Sequence[str] | None = None) -> AsyncIterator[LiveApp]:
+async def live_app(
+    settings: Settings, engine: AsyncEngine, members: int = 1, hashes: Sequence[str] | None = None
+) -> AsyncIterator[LiveApp]:
     """Yield an app with ``members`` committed members (password ``PASSWORD`` unless ``hashes``
     gives their hashes), then delete them and their login attempts."""
     app = create_app(settings)
@@ -45,13 +46,22 @@ async def live_app(settings: Settings, engine: AsyncEngine, members: int = 1,
     logins = [f"live-{tag}-{i}" for i in range(members)]
     async with session_scope(app.state.sessionmaker) as db:
         for i, login in enumerate(logins):
-            db.add(Member(login=login, display_name=login, role=Role.member,
-                          password_hash=hashes[i] if hashes else password_hash(),
-                          must_change_password=False, active=True, is_bot=False))
+            db.add(
+                Member(
+                    login=login,
+                    display_name=login,
+                    role=Role.member,
+                    password_hash=hashes[i] if hashes else password_hash(),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+            )
     secret = app.state.secret_key
     async with session_scope(app.state.sessionmaker) as db:
-        first_attempt = int(await db.scalar(select(func.coalesce(func.max(LoginAttempt.id), 0)))
-                            or 0)
+        first_attempt = int(
+            await db.scalar(select(func.coalesce(func.max(LoginAttempt.id), 0))) or 0
+        )
     try:
         yield LiveApp(app, logins, secret)
     finally:

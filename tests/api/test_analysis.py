@@ -27,23 +27,29 @@ from tests.api.conftest import LoggedIn
 from tests.support.archive_play import play_deal
 
 
-async def _one_deal(logged_in: LoggedIn, db: AsyncSession,
-                    clock: FrozenClock) -> tuple[httpx.AsyncClient, int, int]:
+async def _one_deal(
+    logged_in: LoggedIn, db: AsyncSession, clock: FrozenClock
+) -> tuple[httpx.AsyncClient, int, int]:
     """A table whose deal 1 has ended (6♠ played out) and deal 2 runs: (client, pulka, table)."""
     client, anna = await logged_in(name="Анна")
     _, boris = await logged_in(name="Борис")
     _, vera = await logged_in(name="Вера")
     ids = [anna.id, boris.id, vera.id]
-    table = await create_table(db, seat_member_ids=ids, practice=False, target=20,
-                               first_dealer=0, now=clock.now())
+    table = await create_table(
+        db, seat_member_ids=ids, practice=False, target=20, first_dealer=0, now=clock.now()
+    )
     assert await play_deal(db, table.id, ids, clock.now()) == 1
     pulka_id = int((await client.get(f"/api/tables/{table.id}")).json()["pulka"]["id"])
     return client, pulka_id, table.id
 
 
 async def _rows(db: AsyncSession, table_id: int) -> int:
-    return int(await db.scalar(select(func.count()).select_from(DealAnalysis)
-                               .where(DealAnalysis.table_id == table_id)) or 0)
+    return int(
+        await db.scalar(
+            select(func.count()).select_from(DealAnalysis).where(DealAnalysis.table_id == table_id)
+        )
+        or 0
+    )
 
 
 async def _close_pool(app: FastAPI) -> None:
@@ -53,7 +59,8 @@ async def _close_pool(app: FastAPI) -> None:
 
 
 async def test_a_finished_deal_is_analysed_once_and_cached(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     client, pulka_id, table_id = await _one_deal(logged_in, db_session, clock)
     try:
         answer = await client.get(f"/api/pulkas/{pulka_id}/deals/1/analysis")
@@ -83,7 +90,8 @@ async def test_a_finished_deal_is_analysed_once_and_cached(
         hands.append(sum(1 << c for c in cards))
     leader = replay["active"].index(replay["tricks"][0]["cards"][0]["seat"])
     assert result["contract"]["tricks"] == best_tricks(
-        (hands[0], hands[1], hands[2]), leader, (), 0, replay["active"].index(declarer))
+        (hands[0], hands[1], hands[2]), leader, (), 0, replay["active"].index(declarer)
+    )
     assert result["contract"]["taken"] == replay["tricks_taken"][str(declarer)]
     assert result["plays_complete"] is (len(result["plays"]) == 30)  # 10 tricks x 3 cards
     assert result["best_discard"]["tricks"] >= result["contract"]["tricks"]
@@ -95,7 +103,8 @@ async def test_a_finished_deal_is_analysed_once_and_cached(
 
 
 async def test_a_running_deal_is_never_analysed(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     """R-W8: deal 2 is being played: 409, nothing computed or stored; unknown: 404."""
     client, pulka_id, table_id = await _one_deal(logged_in, db_session, clock)
     running = await client.get(f"/api/pulkas/{pulka_id}/deals/2/analysis")
@@ -104,14 +113,15 @@ async def test_a_running_deal_is_never_analysed(
     assert (await client.get("/api/pulkas/999999/deals/1/analysis")).status_code == 404
     assert getattr(app.state, "analysis_pool", None) is None  # no worker was even started
     assert await _rows(db_session, table_id) == 0
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://test") as anonymous:
-        assert (await anonymous.get(f"/api/pulkas/{pulka_id}/deals/1/analysis")
-                ).status_code == 401
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as anonymous:
+        assert (await anonymous.get(f"/api/pulkas/{pulka_id}/deals/1/analysis")).status_code == 401
 
 
 async def test_a_full_pool_answers_busy_and_changes_nothing(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     client, pulka_id, table_id = await _one_deal(logged_in, db_session, clock)
     pool = WorkerPool(max_workers=1, max_pending=1)
     app.state.analysis_pool = pool
@@ -132,16 +142,17 @@ async def test_a_full_pool_answers_busy_and_changes_nothing(
 
 
 async def test_twenty_concurrent_requests_store_one_analysis(
-        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock,
-        engine: AsyncEngine) -> None:
+    logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock, engine: AsyncEngine
+) -> None:
     """At most one analysis per deal: the primary key (table_id, deal_no) and one shared
     computation, with 20 callers on their own committed sessions at once."""
     _, pulka_id, _ = await _one_deal(logged_in, db_session, clock)
     replay = await archive.deal_replay(db_session, pulka_id, 1)
     sessionmaker = make_sessionmaker(engine)
     async with session_scope(sessionmaker) as db:  # a committed table to hang the rows on
-        table = Table(practice=True, conventions={}, target=20, stake=Decimal(1), players=3,
-                      status="finished")
+        table = Table(
+            practice=True, conventions={}, target=20, stake=Decimal(1), players=3, status="finished"
+        )
         db.add(table)
         await db.flush()
         table_id = table.id
@@ -155,8 +166,17 @@ async def test_twenty_concurrent_requests_store_one_analysis(
         results = await asyncio.gather(*(ask() for _ in range(20)))
         assert all(r == results[0] for r in results)
         async with sessionmaker() as db:
-            assert int(await db.scalar(select(func.count()).select_from(DealAnalysis)
-                                       .where(DealAnalysis.table_id == table_id)) or 0) == 1
+            assert (
+                int(
+                    await db.scalar(
+                        select(func.count())
+                        .select_from(DealAnalysis)
+                        .where(DealAnalysis.table_id == table_id)
+                    )
+                    or 0
+                )
+                == 1
+            )
     finally:
         await pool.aclose()
         async with session_scope(sessionmaker) as db:

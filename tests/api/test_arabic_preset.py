@@ -19,7 +19,8 @@ class _Runner:
 @pytest.mark.parametrize("path", ["/api/tables/practice", "/api/practice-tables"])
 @pytest.mark.parametrize("players", [3, 4])
 async def test_a1_a_practice_table_is_opened_with_preset_arabic(
-        app: FastAPI, logged_in: LoggedIn, path: str, players: int) -> None:
+    app: FastAPI, logged_in: LoggedIn, path: str, players: int
+) -> None:
     app.state.bot_runner = _Runner()
     client, _ = await logged_in()
     made = await client.post(path, json={"players": players, "preset": "arabic"})

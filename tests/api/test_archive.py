@@ -17,10 +17,17 @@ from tests.api.conftest import LoggedIn
 from tests.support.archive_play import play_deal
 
 
-async def _table(db: AsyncSession, members: list[Member], clock: FrozenClock,
-                 practice: bool = False) -> int:
-    table = await create_table(db, seat_member_ids=[m.id for m in members], practice=practice,
-                               target=20, first_dealer=0, now=clock.now())
+async def _table(
+    db: AsyncSession, members: list[Member], clock: FrozenClock, practice: bool = False
+) -> int:
+    table = await create_table(
+        db,
+        seat_member_ids=[m.id for m in members],
+        practice=practice,
+        target=20,
+        first_dealer=0,
+        now=clock.now(),
+    )
     return table.id
 
 
@@ -30,7 +37,8 @@ async def _pulka_id(client: httpx.AsyncClient, table_id: int) -> int:
 
 
 async def test_a_finished_deal_replays_everything_and_verifies(
-        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     anna_client, anna = await logged_in(name="Анна")
     _, boris = await logged_in(name="Борис")
     _, vera = await logged_in(name="Вера")
@@ -76,13 +84,18 @@ async def test_a_finished_deal_replays_everything_and_verifies(
     assert detail["record"]["format"] == "pulka/1" and detail["lines"]
     assert [d["deal_no"] for d in detail["deal_list"]] == [1]
     assert detail["deal_list"][0]["outcome"]["declarer"] == 1
-    assert all(p["id"] != pulka_id for p in
-               (await anna_client.get("/api/pulkas", params={"practice": "true"})).json())
+    assert all(
+        p["id"] != pulka_id
+        for p in (await anna_client.get("/api/pulkas", params={"practice": "true"})).json()
+    )
 
 
 async def test_stats_count_club_pulkas_only(
-        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock,
-        make_member: Callable[..., Awaitable[Member]]) -> None:
+    logged_in: LoggedIn,
+    db_session: AsyncSession,
+    clock: FrozenClock,
+    make_member: Callable[..., Awaitable[Member]],
+) -> None:
     client, anna = await logged_in(name="Анна")
     boris, vera = await make_member(name="Борис"), await make_member(name="Вера")
     club = await _table(db_session, [anna, boris, vera], clock)
@@ -113,8 +126,13 @@ async def test_stats_count_club_pulkas_only(
 
 
 async def test_the_archive_needs_a_login(client: httpx.AsyncClient) -> None:
-    for path in ("/api/pulkas", "/api/pulkas/1", "/api/pulkas/1/deals/1", "/api/stats",
-                 "/api/members/1/stats"):
+    for path in (
+        "/api/pulkas",
+        "/api/pulkas/1",
+        "/api/pulkas/1/deals/1",
+        "/api/stats",
+        "/api/members/1/stats",
+    ):
         assert (await client.get(path)).status_code == 401, path
 
 
@@ -124,13 +142,17 @@ def _all_pass(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def test_a_pass_out_replays_with_the_talon_cards_leading(
-        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock,
-        make_member: Callable[..., Awaitable[Member]]) -> None:
+    logged_in: LoggedIn,
+    db_session: AsyncSession,
+    clock: FrozenClock,
+    make_member: Callable[..., Awaitable[Member]],
+) -> None:
     client, anna = await logged_in()
     boris, vera = await make_member(), await make_member()
     table_id = await _table(db_session, [anna, boris, vera], clock, practice=True)
-    await play_deal(db_session, table_id, [anna.id, boris.id, vera.id], clock.now(),
-                    chooser=_all_pass)
+    await play_deal(
+        db_session, table_id, [anna.id, boris.id, vera.id], clock.now(), chooser=_all_pass
+    )
     replay = (await client.get(f"/api/pulkas/{await _pulka_id(client, table_id)}/deals/1")).json()
     assert replay["kind"] == "pass_out" and replay["verified"] is True
     assert [c["call"] for c in replay["auction"]] == ["pass"] * 3

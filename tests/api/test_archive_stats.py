@@ -30,20 +30,23 @@ def _json(rows: list[MemberStats], series: bool = False) -> list[dict[str, Any]]
 
 
 async def test_stats_from_rows_equal_stats_from_logs_over_real_pulkas(
-        db_session: AsyncSession, clock: FrozenClock,
-        make_member: Callable[..., Awaitable[Member]]) -> None:
+    db_session: AsyncSession, clock: FrozenClock, make_member: Callable[..., Awaitable[Member]]
+) -> None:
     """Games declared/made/failed, misères (R-B2), pass-outs, whists and money per member:
     rows tallied at the pulka's end equal the logs' replay, for everyone and for each one."""
-    anna, boris, vera, gleb = [await make_member(name=n)
-                               for n in ("Анна", "Борис", "Вера", "Глеб")]
+    anna, boris, vera, gleb = [await make_member(name=n) for n in ("Анна", "Борис", "Вера", "Глеб")]
     await finished_pulka(db_session, [anna, boris, vera], clock, ["6S", "misere", "none"])
-    await finished_pulka(db_session, [anna, boris, vera, gleb], clock,
-                         ["6S", "7NT", "misere", "6S"])
+    await finished_pulka(
+        db_session, [anna, boris, vera, gleb], clock, ["6S", "7NT", "misere", "6S"]
+    )
     await finished_pulka(db_session, [gleb, vera, boris], clock, ["misere", "6S"])
     await finished_pulka(db_session, [boris, gleb, anna], clock, ["7S"], practice=True)
 
-    tallied = await db_session.scalar(select(func.count()).select_from(PulkaMemberStats)
-                                      .where(PulkaMemberStats.practice.is_(False)))
+    tallied = await db_session.scalar(
+        select(func.count())
+        .select_from(PulkaMemberStats)
+        .where(PulkaMemberStats.practice.is_(False))
+    )
     assert tallied == 10, "one row per member per club pulka"
     now, before = await club_stats(db_session), await club_stats_from_logs(db_session)
     assert _json(now) == _json(before)
@@ -56,11 +59,13 @@ async def test_stats_from_rows_equal_stats_from_logs_over_real_pulkas(
         assert _json(one, True) == _json(await club_stats_from_logs(db_session, person.id), True)
         assert len(one[0].series) == one[0].pulkas
         assert [s["pulka_id"] for s in one[0].series] == sorted(
-            s["pulka_id"] for s in one[0].series)
+            s["pulka_id"] for s in one[0].series
+        )
 
 
-async def test_the_list_pages_by_keyset(db_session: AsyncSession, clock: FrozenClock,
-                                        make_member: Callable[..., Awaitable[Member]]) -> None:
+async def test_the_list_pages_by_keyset(
+    db_session: AsyncSession, clock: FrozenClock, make_member: Callable[..., Awaitable[Member]]
+) -> None:
     """``before`` continues the list after the given pulka, newest first, with no overlap."""
     seated = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
     for _ in range(5):
@@ -76,9 +81,13 @@ async def test_the_list_pages_by_keyset(db_session: AsyncSession, clock: FrozenC
         pages += page
         before = page[-1]
     assert pages == everything and len(set(pages)) == len(pages) >= 5
-    stored = (await db_session.scalars(select(PulkaStats.pulka_id)
-                                       .order_by(PulkaStats.finished_at.desc(),
-                                                 PulkaStats.pulka_id.desc()))).all()
+    stored = (
+        await db_session.scalars(
+            select(PulkaStats.pulka_id).order_by(
+                PulkaStats.finished_at.desc(), PulkaStats.pulka_id.desc()
+            )
+        )
+    ).all()
     assert pages == [p for p in stored if p in set(pages)]
 
 
@@ -92,8 +101,8 @@ async def test_the_list_refuses_a_page_after_an_unknown_pulka(logged_in: LoggedI
 
 
 async def test_writing_a_pulka_s_rows_again_does_not_count_it_twice(
-        db_session: AsyncSession, clock: FrozenClock,
-        make_member: Callable[..., Awaitable[Member]]) -> None:
+    db_session: AsyncSession, clock: FrozenClock, make_member: Callable[..., Awaitable[Member]]
+) -> None:
     """``member_stats`` takes a pulka's earlier rows off before adding its new ones."""
     seated = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
     table_id = await finished_pulka(db_session, seated, clock, ["6S", "misere"])
@@ -101,8 +110,15 @@ async def test_writing_a_pulka_s_rows_again_does_not_count_it_twice(
     row = await db_session.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
     table = await db_session.get(Table, table_id)
     assert row is not None and table is not None and row.finished_at is not None
-    await pulka_stats.record(db_session, pulka_id=row.id, table_id=table_id, practice=False,
-                             finished_at=row.finished_at, started_at=table.created_at,
-                             settlement=row.settlement, pulka=Pulka.from_json(row.state))
+    await pulka_stats.record(
+        db_session,
+        pulka_id=row.id,
+        table_id=table_id,
+        practice=False,
+        finished_at=row.finished_at,
+        started_at=table.created_at,
+        settlement=row.settlement,
+        pulka=Pulka.from_json(row.state),
+    )
     assert _json(await club_stats(db_session)) == before
     assert before == _json(await club_stats_from_logs(db_session))

@@ -19,17 +19,23 @@ async def _changes(logged_in: LoggedIn) -> tuple:  # type: ignore[type-arg]
     member, _ = await logged_in()
     _, someone = await logged_in()
     for seconds in (10, 20, 30):
-        assert (await admin.put("/api/club/settings", json={"move_timer_seconds": seconds})
-                ).status_code == 200
-    assert (await admin.patch(f"/api/members/{someone.id}", json={"role": "treasurer"})
-            ).status_code == 200
-    assert (await treasurer.post("/api/fund/payments", headers=key(),
-                                 json={"member_id": someone.id, "amount": "7"})).status_code == 201
+        assert (
+            await admin.put("/api/club/settings", json={"move_timer_seconds": seconds})
+        ).status_code == 200
+    assert (
+        await admin.patch(f"/api/members/{someone.id}", json={"role": "treasurer"})
+    ).status_code == 200
+    assert (
+        await treasurer.post(
+            "/api/fund/payments", headers=key(), json={"member_id": someone.id, "amount": "7"}
+        )
+    ).status_code == 201
     return admin, admin_m, treasurer, keeper, member, someone
 
 
 async def test_admin_lists_filters_and_pages_newest_first(
-        logged_in: LoggedIn, db_session: AsyncSession, test_settings: Settings) -> None:
+    logged_in: LoggedIn, db_session: AsyncSession, test_settings: Settings
+) -> None:
     admin, admin_m, _treasurer, keeper, _member, someone = await _changes(logged_in)
     page = (await admin.get("/api/admin/audit", params={"limit": 2})).json()
     assert [e["action"] for e in page["entries"]] == ["fund.entry", "member.role"]
@@ -37,10 +43,15 @@ async def test_admin_lists_filters_and_pages_newest_first(
     assert page["entries"][0]["actor_name"] == keeper.display_name
     assert page["entries"][0]["after"]["amount"] == "7.00"
     assert page["entries"][0]["prev_hash"] == page["entries"][1]["hash"]
-    older = (await admin.get("/api/admin/audit", params={
-        "limit": 2, "before_id": page["next_before_id"]})).json()
-    assert [e["after"] for e in older["entries"]] == [{"move_timer_seconds": 30},
-                                                      {"move_timer_seconds": 20}]
+    older = (
+        await admin.get(
+            "/api/admin/audit", params={"limit": 2, "before_id": page["next_before_id"]}
+        )
+    ).json()
+    assert [e["after"] for e in older["entries"]] == [
+        {"move_timer_seconds": 30},
+        {"move_timer_seconds": 20},
+    ]
     assert older["entries"][0]["id"] < page["entries"][-1]["id"]
 
     settings = (await admin.get("/api/admin/audit", params={"action": "club"})).json()
@@ -48,19 +59,22 @@ async def test_admin_lists_filters_and_pages_newest_first(
     assert len(settings["entries"]) >= 3
     exact = (await admin.get("/api/admin/audit", params={"action": "member.role"})).json()
     assert next(e["target"] for e in exact["entries"]) == f"member:{someone.id}"
-    assert not (await admin.get("/api/admin/audit", params={"action": "member.ro"})
-                ).json()["entries"]  # a prefix is a whole dotted part, not any text
+    assert not (await admin.get("/api/admin/audit", params={"action": "member.ro"})).json()[
+        "entries"
+    ]  # a prefix is a whole dotted part, not any text
     mine = (await admin.get("/api/admin/audit", params={"actor_id": admin_m.id})).json()
     assert {e["actor_id"] for e in mine["entries"]} == {admin_m.id}
     assert len(mine["entries"]) == 4
-    target = (await admin.get("/api/admin/audit",
-                              params={"target": f"member:{someone.id}"})).json()
+    target = (await admin.get("/api/admin/audit", params={"target": f"member:{someone.id}"})).json()
     assert [e["action"] for e in target["entries"]] == ["member.role"]
     today = await db_session.scalar(select(func.max(AuditEntry.at)))
     assert today is not None
     day = today.astimezone(test_settings.zone).date().isoformat()  # a club date, as the API
-    dated = (await admin.get("/api/admin/audit", params={"since": day, "until": day,
-                                                         "actor_id": admin_m.id})).json()
+    dated = (
+        await admin.get(
+            "/api/admin/audit", params={"since": day, "until": day, "actor_id": admin_m.id}
+        )
+    ).json()
     assert len(dated["entries"]) == 4
     none = (await admin.get("/api/admin/audit", params={"until": "2000-01-01"})).json()
     assert none == {"entries": [], "next_before_id": None}
@@ -83,12 +97,16 @@ async def test_who_may_read_which_part(logged_in: LoggedIn) -> None:
 
 async def test_bad_filters_are_refused(logged_in: LoggedIn) -> None:
     admin, _ = await logged_in(Role.admin)
-    for params, code in (({"action": "Member; DROP"}, "audit_bad_filter"),
-                         ({"action": "member."}, "audit_bad_filter"),
-                         ({"since": "2026-12-02", "until": "2026-12-01"}, "audit_bad_filter"),
-                         ({"limit": 0}, None), ({"limit": 201}, None),
-                         ({"actor_id": "x"}, None), ({"since": "yesterday"}, None),
-                         ({"before_id": 0}, None)):
+    for params, code in (
+        ({"action": "Member; DROP"}, "audit_bad_filter"),
+        ({"action": "member."}, "audit_bad_filter"),
+        ({"since": "2026-12-02", "until": "2026-12-01"}, "audit_bad_filter"),
+        ({"limit": 0}, None),
+        ({"limit": 201}, None),
+        ({"actor_id": "x"}, None),
+        ({"since": "yesterday"}, None),
+        ({"before_id": 0}, None),
+    ):
         answer = await admin.get("/api/admin/audit", params=params)
         assert answer.status_code == 422, params
         if code:

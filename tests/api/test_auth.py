@@ -15,8 +15,9 @@ from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, member_for_token
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
 
 
-async def test_login_sets_cookies_and_me_answers(client: httpx.AsyncClient, make_member,
-                                                 clock: FrozenClock) -> None:
+async def test_login_sets_cookies_and_me_answers(
+    client: httpx.AsyncClient, make_member, clock: FrozenClock
+) -> None:
     member = await make_member(login="ivanov")
     response = await log_in(client, "IvAnov ")
     assert response.status_code == 200
@@ -33,28 +34,32 @@ async def test_login_sets_cookies_and_me_answers(client: httpx.AsyncClient, make
     assert me.status_code == 200 and me.json()["id"] == member.id
 
 
-async def test_wrong_password_and_unknown_login_are_401(client: httpx.AsyncClient, make_member,
-                                                        clock: FrozenClock) -> None:
+async def test_wrong_password_and_unknown_login_are_401(
+    client: httpx.AsyncClient, make_member, clock: FrozenClock
+) -> None:
     await make_member(login="petrov")
     assert (await log_in(client, "petrov", "nope")).status_code == 401
     assert (await log_in(client, "nobody")).status_code == 401
     assert (await client.get("/api/auth/me")).status_code == 401
 
 
-async def test_session_expires(client: httpx.AsyncClient, make_member, clock: FrozenClock,
-                               test_settings) -> None:
+async def test_session_expires(
+    client: httpx.AsyncClient, make_member, clock: FrozenClock, test_settings
+) -> None:
     await make_member(login="sidorov")
     await log_in(client, "sidorov")
     clock.advance(timedelta(hours=test_settings.session_hours, seconds=1))
     assert (await client.get("/api/auth/me")).status_code == 401
 
 
-async def test_session_token_is_stored_hashed(client: httpx.AsyncClient, make_member,
-                                              clock: FrozenClock, db_session: AsyncSession) -> None:
+async def test_session_token_is_stored_hashed(
+    client: httpx.AsyncClient, make_member, clock: FrozenClock, db_session: AsyncSession
+) -> None:
     member = await make_member()
     await log_in(client, member.login)
     token = client.cookies[SESSION_COOKIE]
     from sqlalchemy import text
+
     stored = (await db_session.execute(text("select token_hash from auth_sessions"))).scalars()
     assert token not in list(stored)
     assert (await member_for_token(db_session, token, clock.now())).id == member.id
@@ -71,11 +76,13 @@ async def test_csrf_header_is_required_for_state_changes(logged_in: LoggedIn) ->
     good = client.headers.pop("X-CSRF-Token")
     missing = await client.patch("/api/auth/me", json={"display_name": "X"})
     assert missing.status_code == 403 and "CSRF" in missing.json()["detail"]
-    wrong = await client.patch("/api/auth/me", json={"display_name": "X"},
-                               headers={"X-CSRF-Token": "forged"})
+    wrong = await client.patch(
+        "/api/auth/me", json={"display_name": "X"}, headers={"X-CSRF-Token": "forged"}
+    )
     assert wrong.status_code == 403
-    ok = await client.patch("/api/auth/me", json={"display_name": "Новое имя"},
-                            headers={"X-CSRF-Token": good})
+    ok = await client.patch(
+        "/api/auth/me", json={"display_name": "Новое имя"}, headers={"X-CSRF-Token": good}
+    )
     assert ok.status_code == 200 and ok.json()["display_name"] == "Новое имя"
     # Reads need no token.
     assert (await client.get("/api/auth/me")).status_code == 200
@@ -97,43 +104,52 @@ async def test_first_login_may_only_change_password(logged_in: LoggedIn) -> None
     assert (await client.get("/api/auth/me")).json()["must_change_password"] is True
     refused = await client.get("/api/members")
     assert refused.status_code == 403 and "password" in refused.json()["detail"]
-    short = await client.post("/api/auth/password",
-                              json={"current_password": PASSWORD, "new_password": "short"})
+    short = await client.post(
+        "/api/auth/password", json={"current_password": PASSWORD, "new_password": "short"}
+    )
     assert short.status_code == 422
-    changed = await client.post("/api/auth/password", json={
-        "current_password": PASSWORD, "new_password": "a brand new secret"})
+    changed = await client.post(
+        "/api/auth/password",
+        json={"current_password": PASSWORD, "new_password": "a brand new secret"},
+    )
     assert changed.status_code == 200
     assert (await client.get("/api/members")).status_code == 200
 
 
 async def test_wrong_current_password_is_refused(logged_in: LoggedIn) -> None:
     client, _ = await logged_in()
-    response = await client.post("/api/auth/password", json={
-        "current_password": "wrong-one", "new_password": "a brand new secret"})
+    response = await client.post(
+        "/api/auth/password",
+        json={"current_password": "wrong-one", "new_password": "a brand new secret"},
+    )
     assert response.status_code == 403
 
 
-async def test_reset_link_is_single_use_and_expires(logged_in: LoggedIn, client: httpx.AsyncClient,
-                                                    clock: FrozenClock) -> None:
+async def test_reset_link_is_single_use_and_expires(
+    logged_in: LoggedIn, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
     admin, _ = await logged_in(Role.admin)
     user, member = await logged_in()
     link = await admin.post(f"/api/members/{member.id}/password-reset")
     assert link.status_code == 201
     token = link.json()["token"]
     assert link.json()["url"].endswith(token)
-    used = await client.post("/api/auth/password-reset",
-                             json={"token": token, "new_password": "reset secret 1"})
+    used = await client.post(
+        "/api/auth/password-reset", json={"token": token, "new_password": "reset secret 1"}
+    )
     assert used.status_code == 200
     # His old sessions died, the new password works, the link is spent.
     assert (await user.get("/api/auth/me")).status_code == 401
     assert (await log_in(client, member.login, "reset secret 1")).status_code == 200
-    again = await client.post("/api/auth/password-reset",
-                              json={"token": token, "new_password": "reset secret 2"})
+    again = await client.post(
+        "/api/auth/password-reset", json={"token": token, "new_password": "reset secret 2"}
+    )
     assert again.status_code == 400
     second = (await admin.post(f"/api/members/{member.id}/password-reset")).json()["token"]
     clock.advance(timedelta(days=3))
-    late = await client.post("/api/auth/password-reset",
-                             json={"token": second, "new_password": "reset secret 3"})
+    late = await client.post(
+        "/api/auth/password-reset", json={"token": second, "new_password": "reset secret 3"}
+    )
     assert late.status_code == 400 and "expired" in late.json()["detail"]
 
 
@@ -162,32 +178,42 @@ async def test_every_state_changing_endpoint_checks_csrf(app, logged_in: LoggedI
 
 # Lone surrogates are refused by pydantic already; the 422 answer echoing them is the platform's
 # error handler (issue 9, platform part).
-@pytest.mark.parametrize(("path", "body"), [
-    ("/api/auth/login", {"login": "a\x00b", "password": "x"}),
-    ("/api/auth/login", {"login": "a\x07", "password": "x"}),
-    ("/api/auth/password-reset", {"token": "t\x00", "new_password": "long enough 1"}),
-])
-async def test_unstorable_text_is_a_422(client: httpx.AsyncClient, clock: FrozenClock,
-                                        path: str, body: dict[str, str]) -> None:
-    response = await client.post(path, content=json.dumps(body),
-                                 headers={"Content-Type": "application/json"})
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/auth/login", {"login": "a\x00b", "password": "x"}),
+        ("/api/auth/login", {"login": "a\x07", "password": "x"}),
+        ("/api/auth/password-reset", {"token": "t\x00", "new_password": "long enough 1"}),
+    ],
+)
+async def test_unstorable_text_is_a_422(
+    client: httpx.AsyncClient, clock: FrozenClock, path: str, body: dict[str, str]
+) -> None:
+    response = await client.post(
+        path, content=json.dumps(body), headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 422, response.text
 
 
 async def test_unstorable_names_and_passwords_of_a_member_are_a_422(logged_in: LoggedIn) -> None:
     client, _ = await logged_in()
     for method, path, body in (
-            ("PATCH", "/api/auth/me", {"display_name": "x\x00"}),
-            ("POST", "/api/auth/password", {"current_password": PASSWORD,
-                                            "new_password": "long enough \x00"})):
-        response = await client.request(method, path, content=json.dumps(body),
-                                        headers={"Content-Type": "application/json"})
+        ("PATCH", "/api/auth/me", {"display_name": "x\x00"}),
+        (
+            "POST",
+            "/api/auth/password",
+            {"current_password": PASSWORD, "new_password": "long enough \x00"},
+        ),
+    ):
+        response = await client.request(
+            method, path, content=json.dumps(body), headers={"Content-Type": "application/json"}
+        )
         assert response.status_code == 422, (path, response.text)
 
 
 async def test_a_hash_of_older_parameters_is_rewritten_at_the_next_good_login(
-        client: httpx.AsyncClient, make_member, clock: FrozenClock,
-        db_session: AsyncSession) -> None:
+    client: httpx.AsyncClient, make_member, clock: FrozenClock, db_session: AsyncSession
+) -> None:
     """A hash made with Argon2's four lanes (before one hash kept to one thread) still logs in;
     a wrong password leaves it as it is, the right one replaces it by today's one-lane hash."""
     from pwdlib.hashers.argon2 import Argon2Hasher
@@ -199,8 +225,11 @@ async def test_a_hash_of_older_parameters_is_rewritten_at_the_next_good_login(
     await db_session.commit()
 
     async def stored() -> str:
-        return (await db_session.execute(text("select password_hash from members where id = :id"),
-                                         {"id": member.id})).scalar_one()
+        return (
+            await db_session.execute(
+                text("select password_hash from members where id = :id"), {"id": member.id}
+            )
+        ).scalar_one()
 
     assert (await log_in(client, "sidorov", "wrong guess")).status_code == 401
     assert await stored() == old

@@ -30,8 +30,9 @@ def slow_hash() -> str:
 
 
 @pytest.fixture
-async def live(test_settings: Settings, engine: AsyncEngine,
-               slow_hash: str) -> AsyncIterator[LiveApp]:
+async def live(
+    test_settings: Settings, engine: AsyncEngine, slow_hash: str
+) -> AsyncIterator[LiveApp]:
     async for app in live_app(test_settings, engine, LOGINS, [slow_hash] * LOGINS):
         yield app
 
@@ -61,9 +62,12 @@ async def test_logins_do_not_block_the_event_loop(live: LiveApp, slow_hash: str)
     async with live.client("10.8.0.1") as client:
         pinger = asyncio.create_task(ping())
         checker = asyncio.create_task(healthz(client))
-        responses = await asyncio.gather(*(
-            client.post("/api/auth/login", json={"login": login, "password": PASSWORD})
-            for login in live.logins))
+        responses = await asyncio.gather(
+            *(
+                client.post("/api/auth/login", json={"login": login, "password": PASSWORD})
+                for login in live.logins
+            )
+        )
         done.set()
         await asyncio.gather(pinger, checker)
     assert [r.status_code for r in responses] == [200] * LOGINS
@@ -74,9 +78,9 @@ async def test_logins_do_not_block_the_event_loop(live: LiveApp, slow_hash: str)
     assert max(gaps) < one_hash / 2, (max(gaps), one_hash)
 
 
-async def test_a_full_hashing_pool_answers_busy(client: httpx.AsyncClient, make_member,
-                                                clock: FrozenClock,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_full_hashing_pool_answers_busy(
+    client: httpx.AsyncClient, make_member, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     member = await make_member()
     monkeypatch.setattr(passwords.POOL, "limit", 0)
     busy = await log_in(client, member.login)
@@ -91,7 +95,8 @@ async def test_a_full_hashing_pool_answers_busy(client: httpx.AsyncClient, make_
 
 
 async def test_a_full_pool_refuses_member_creation_with_busy(
-        logged_in: LoggedIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    logged_in: LoggedIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
     admin, _ = await logged_in(Role.admin)
     monkeypatch.setattr(passwords.POOL, "limit", 0)
     response = await admin.post("/api/members", json={"login": "newbie", "display_name": "N"})

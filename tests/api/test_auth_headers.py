@@ -32,22 +32,32 @@ def _app(settings: Settings, engine: AsyncEngine, db_session: AsyncSession) -> F
 
 
 @pytest.fixture
-async def production(test_settings: Settings, engine: AsyncEngine,
-                     db_session: AsyncSession) -> AsyncIterator[httpx.AsyncClient]:
+async def production(
+    test_settings: Settings, engine: AsyncEngine, db_session: AsyncSession
+) -> AsyncIterator[httpx.AsyncClient]:
     settings = test_settings.model_copy(update={"environment": "production"})
     application = _app(settings, engine, db_session)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=application),
-                                 base_url="http://127.0.0.1:8000") as c:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=application), base_url="http://127.0.0.1:8000"
+    ) as c:
         yield c
 
 
-PAGES = ["/", "/reset-password", "/static/js/app.js", "/api/auth/me", "/healthz", "/readyz",
-         "/api/no-such-thing"]
+PAGES = [
+    "/",
+    "/reset-password",
+    "/static/js/app.js",
+    "/api/auth/me",
+    "/healthz",
+    "/readyz",
+    "/api/no-such-thing",
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
-async def test_every_response_carries_the_security_headers(client: httpx.AsyncClient,
-                                                           path: str) -> None:
+async def test_every_response_carries_the_security_headers(
+    client: httpx.AsyncClient, path: str
+) -> None:
     response = await client.get(path)
     csp = response.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline' https" not in csp
@@ -80,8 +90,9 @@ def test_docs_setting(tmp_path) -> None:
     assert Settings(**base, PREFCLUB_DOCS="false").docs is False
 
 
-async def test_production_sets_secure_cookies_and_hsts(production: httpx.AsyncClient,
-                                                       make_member) -> None:
+async def test_production_sets_secure_cookies_and_hsts(
+    production: httpx.AsyncClient, make_member
+) -> None:
     member = await make_member()
     response = await log_in(production, member.login)
     assert response.status_code == 200
@@ -90,14 +101,15 @@ async def test_production_sets_secure_cookies_and_hsts(production: httpx.AsyncCl
         cookie = next(c for c in cookies if c.startswith(name + "="))
         assert "secure" in cookie.lower().split("; "), cookie
     assert response.headers["strict-transport-security"].startswith("max-age=")
-    assert "max-age=31536000" in (await production.get("/")).headers[
-        "strict-transport-security"]
+    assert "max-age=31536000" in (await production.get("/")).headers["strict-transport-security"]
 
 
-async def test_development_cookies_work_over_plain_http(client: httpx.AsyncClient,
-                                                        make_member) -> None:
+async def test_development_cookies_work_over_plain_http(
+    client: httpx.AsyncClient, make_member
+) -> None:
     member = await make_member()
     response = await log_in(client, member.login)
-    session_cookie = next(c for c in response.headers.get_list("set-cookie")
-                          if c.startswith(SESSION_COOKIE + "="))
+    session_cookie = next(
+        c for c in response.headers.get_list("set-cookie") if c.startswith(SESSION_COOKIE + "=")
+    )
     assert "secure" not in session_cookie.lower().split("; ")

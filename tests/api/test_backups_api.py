@@ -29,14 +29,17 @@ def _put(folder: Path, hours_ago: float, reason: str, size: int) -> str:
     return name
 
 
-async def test_only_admins_see_or_download_backups(app: FastAPI, logged_in: LoggedIn,
-                                                   clock: FrozenClock) -> None:
+async def test_only_admins_see_or_download_backups(
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     name = _put(_folder(app), 1, "daily", 10)
     for role in (Role.member, Role.treasurer):
         client, _ = await logged_in(role)
-        for method, path in (("GET", "/api/admin/backups"),
-                             ("GET", f"/api/admin/backups/{name}"),
-                             ("POST", "/api/admin/backups")):
+        for method, path in (
+            ("GET", "/api/admin/backups"),
+            ("GET", f"/api/admin/backups/{name}"),
+            ("POST", "/api/admin/backups"),
+        ):
             response = await client.request(method, path)
             assert response.status_code == 403, (role, method, path)
             assert response.json()["code"] == "forbidden"
@@ -47,7 +50,8 @@ async def test_only_admins_see_or_download_backups(app: FastAPI, logged_in: Logg
 
 
 async def test_the_list_gives_age_size_and_reason_newest_first(
-        app: FastAPI, logged_in: LoggedIn, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     folder = _folder(app)
     daily = _put(folder, 8, "daily", 1000)
     session = _put(folder, 2, "session", 2500)
@@ -57,15 +61,18 @@ async def test_the_list_gives_age_size_and_reason_newest_first(
     admin, _ = await logged_in(Role.admin)
     body = (await admin.get("/api/admin/backups")).json()
     assert [(b["name"], b["reason"], b["age_seconds"], b["size"]) for b in body["backups"]] == [
-        (session, "session", 2 * 3600, 2500), (daily, "daily", 8 * 3600, 1000),
-        (manual, "manual", 30 * 3600, 7)]
+        (session, "session", 2 * 3600, 2500),
+        (daily, "daily", 8 * 3600, 1000),
+        (manual, "manual", 30 * 3600, 7),
+    ]
     assert body["newest_age_seconds"] == 2 * 3600
     assert body["stale"] is False
     assert body["keep"] == 14
 
 
 async def test_a_newest_backup_older_than_a_day_or_none_is_stale(
-        app: FastAPI, logged_in: LoggedIn, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     admin, _ = await logged_in(Role.admin)
     body = (await admin.get("/api/admin/backups")).json()
     assert body == {"backups": [], "newest_age_seconds": None, "stale": True, "keep": 14}
@@ -74,8 +81,9 @@ async def test_a_newest_backup_older_than_a_day_or_none_is_stale(
     assert body["stale"] is True and body["newest_age_seconds"] == 25 * 3600
 
 
-async def test_download_serves_the_file(app: FastAPI, logged_in: LoggedIn,
-                                        clock: FrozenClock) -> None:
+async def test_download_serves_the_file(
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     folder = _folder(app)
     name = _put(folder, 1, "session", 0)
     (folder / name).write_bytes(b"PGDMP" + bytes(range(256)) * 40)
@@ -93,14 +101,23 @@ async def test_download_serves_the_file(app: FastAPI, logged_in: LoggedIn,
     assert entry["actor_id"] == (await admin.get("/api/auth/me")).json()["id"]
 
 
-@pytest.mark.parametrize("name", [
-    "..%2Fsecret_key", "%2e%2e%2fsecret_key", "secret_key", "notes.txt",
-    "prefclub-20261130T090000Z-daily.dump.partial", "prefclub-20261130T090000Z-other.dump",
-    "prefclub-20261399T090000Z-daily.dump", "prefclub-20261130T080000Z-daily.dump",
-    ".prefclub-20261130T090000Z-daily.dump",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "..%2Fsecret_key",
+        "%2e%2e%2fsecret_key",
+        "secret_key",
+        "notes.txt",
+        "prefclub-20261130T090000Z-daily.dump.partial",
+        "prefclub-20261130T090000Z-other.dump",
+        "prefclub-20261399T090000Z-daily.dump",
+        "prefclub-20261130T080000Z-daily.dump",
+        ".prefclub-20261130T090000Z-daily.dump",
+    ],
+)
 async def test_download_serves_nothing_but_listed_backups(
-        app: FastAPI, logged_in: LoggedIn, clock: FrozenClock, name: str) -> None:
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock, name: str
+) -> None:
     folder = _folder(app)
     _put(folder, 0, "daily", 3)  # prefclub-20261130T090000Z-daily.dump
     (folder / "notes.txt").write_text("x")
@@ -113,8 +130,7 @@ async def test_download_serves_nothing_but_listed_backups(
     assert response.headers["content-type"].startswith("application/json")
 
 
-async def test_make_a_backup_now(app: FastAPI, logged_in: LoggedIn,
-                                 clock: FrozenClock) -> None:
+async def test_make_a_backup_now(app: FastAPI, logged_in: LoggedIn, clock: FrozenClock) -> None:
     admin, _ = await logged_in(Role.admin)
     response = await admin.post("/api/admin/backups")
     assert response.status_code == 201, response.text
@@ -128,9 +144,9 @@ async def test_make_a_backup_now(app: FastAPI, logged_in: LoggedIn,
     assert [b["name"] for b in listed] == [made["name"]]
 
 
-async def test_an_unwritable_folder_is_a_clear_error(app: FastAPI, logged_in: LoggedIn,
-                                                     clock: FrozenClock,
-                                                     tmp_path: Path) -> None:
+async def test_an_unwritable_folder_is_a_clear_error(
+    app: FastAPI, logged_in: LoggedIn, clock: FrozenClock, tmp_path: Path
+) -> None:
     blocker = tmp_path / "plain-file"
     blocker.write_text("x")
     settings: Settings = app.state.settings

@@ -31,7 +31,8 @@ async def _tables(db: AsyncSession) -> int:
 @pytest.mark.parametrize("path", ["/api/tables/practice", "/api/practice-tables"])
 @pytest.mark.parametrize("level", ["beginner", "club", "strong"])
 async def test_the_level_is_stored_returned_and_the_bots_start_at_it(
-        app: FastAPI, logged_in: LoggedIn, path: str, level: str) -> None:
+    app: FastAPI, logged_in: LoggedIn, path: str, level: str
+) -> None:
     runner = app.state.bot_runner = _Runner()
     client, _ = await logged_in()
     made = await client.post(path, json={"players": 3, "bot_level": level})
@@ -49,28 +50,34 @@ async def test_the_default_level_is_beginner(app: FastAPI, logged_in: LoggedIn) 
     assert made.status_code == 201, made.text
     assert made.json()["bot_level"] == "beginner"
     assert runner.spawned == [(made.json()["id"], "beginner")]
-    plain = await client.post("/api/tables", json={"seats": [me.id, None, None],
-                                                   "bot_level": "strong"})
+    plain = await client.post(
+        "/api/tables", json={"seats": [me.id, None, None], "bot_level": "strong"}
+    )
     assert plain.status_code == 201, plain.text
     assert (await client.get(f"/api/tables/{plain.json()['id']}")).json()["bot_level"] == "strong"
 
 
 @pytest.mark.parametrize("path", ["/api/tables/practice", "/api/practice-tables", "/api/tables"])
 async def test_a_bad_level_is_refused_and_changes_nothing(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, path: str) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, path: str
+) -> None:
     runner = app.state.bot_runner = _Runner()
     client, me = await logged_in()
     before = await _tables(db_session)
-    body = {"players": 3, "bot_level": "grandmaster"} if "practice" in path else {
-        "seats": [me.id, None, None], "bot_level": "grandmaster"}
+    body = (
+        {"players": 3, "bot_level": "grandmaster"}
+        if "practice" in path
+        else {"seats": [me.id, None, None], "bot_level": "grandmaster"}
+    )
     answer = await client.post(path, json=body)
     assert answer.status_code == 422, answer.text
     assert answer.json()["code"] == "invalid_bot_level"
     assert await _tables(db_session) == before and runner.spawned == []
 
 
-async def test_the_database_refuses_an_unknown_level(app: FastAPI, logged_in: LoggedIn,
-                                                      db_session: AsyncSession) -> None:
+async def test_the_database_refuses_an_unknown_level(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession
+) -> None:
     # The CHECK constraint of migration 0012 (the drift test proves the model matches it).
     app.state.bot_runner = _Runner()
     client, _ = await logged_in()
@@ -78,6 +85,7 @@ async def test_the_database_refuses_an_unknown_level(app: FastAPI, logged_in: Lo
     table_id = made.json()["id"]
     with pytest.raises(IntegrityError):
         async with db_session.begin_nested():
-            await db_session.execute(update(Table).where(Table.id == table_id)
-                                     .values(bot_level="grandmaster"))
+            await db_session.execute(
+                update(Table).where(Table.id == table_id).values(bot_level="grandmaster")
+            )
     assert (await client.get(f"/api/tables/{table_id}")).json()["bot_level"] == "beginner"

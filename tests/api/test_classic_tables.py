@@ -24,8 +24,9 @@ async def test_k1_a_practice_table_plays_classic(app, logged_in: LoggedIn) -> No
     name the preset; an unknown preset is refused and the answer lists the known ones."""
     app.state.bot_runner = _Runner()
     member, _ = await logged_in()
-    made = await member.post("/api/practice-tables",
-                             json={"players": 4, "target": 10, "preset": "classic"})
+    made = await member.post(
+        "/api/practice-tables", json={"players": 4, "target": 10, "preset": "classic"}
+    )
     assert made.status_code == 201, made.text
     table_id = made.json()["table_id"]
     detail = (await member.get(f"/api/tables/{table_id}")).json()
@@ -39,14 +40,17 @@ async def test_k1_a_practice_table_plays_classic(app, logged_in: LoggedIn) -> No
 async def test_k1_a_drawn_club_table_is_seated_under_the_chosen_preset(evening) -> None:
     """K-1: the drawn table's players choose classic when they seat it by the draw."""
     ev = await evening(3)
-    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                 json={})).json()["tables"][0]
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ][0]
     player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
-    bad = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                            json={"mode": "draw", "preset": "martian"})
+    bad = await player.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw", "preset": "martian"}
+    )
     assert bad.status_code == 422 and "classic" in bad.text
-    seated = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                               json={"mode": "draw", "preset": "classic"})
+    seated = await player.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw", "preset": "classic"}
+    )
     assert seated.status_code == 201, seated.text
     detail = (await player.get(f"/api/tables/{seated.json()['table_id']}")).json()
     assert detail["preset"] == "classic" and detail["practice"] is False
@@ -61,16 +65,19 @@ async def test_the_default_preset_is_still_club(app, logged_in: LoggedIn) -> Non
 
 
 async def test_a26_a_drawn_arabic_table_is_seated_by_the_aces(
-        evening, db_session: AsyncSession) -> None:
+    evening, db_session: AsyncSession
+) -> None:
     """A-26 (004: «Кому выпал первый туз — первым выбирает место и первый сдаёт»): seated by
     the draw under arabic, the seat record is the aces' and the first ace's player sits at
     seat 0 and deals first; the dealing record has no R-T3 lot of its own."""
     ev = await evening(3)
-    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                 json={})).json()["tables"][0]
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ][0]
     player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
-    seated = await player.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                               json={"mode": "draw", "preset": "arabic"})
+    seated = await player.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw", "preset": "arabic"}
+    )
     assert seated.status_code == 201, seated.text
     body = seated.json()
     seat_record, dealer_record = body["seat_draw"]["record"], body["first_dealer"]["record"]

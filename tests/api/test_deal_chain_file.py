@@ -44,11 +44,15 @@ async def sessions(chain_db: str) -> AsyncIterator[Sessions]:
 
 
 @pytest.fixture
-async def client(chain_db: str, sessions: Sessions, tmp_path: Path
-                 ) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(DATABASE_URL=chain_db, PREFCLUB_DATA_DIR=tmp_path,
-                        SECRET_KEY="test-secret-key-that-is-long-enough-for-signing",
-                        PREFCLUB_ENV="test")
+async def client(
+    chain_db: str, sessions: Sessions, tmp_path: Path
+) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(
+        DATABASE_URL=chain_db,
+        PREFCLUB_DATA_DIR=tmp_path,
+        SECRET_KEY="test-secret-key-that-is-long-enough-for-signing",
+        PREFCLUB_ENV="test",
+    )
     app = create_app(settings)
     app.state.engine = sessions.kw["bind"]
     app.state.sessionmaker = sessions
@@ -64,7 +68,8 @@ def _commitment(deck: list[str], salt: str) -> str:
 
 
 async def test_the_chain_file_rechecks_and_hides_deals_not_ended(
-        client: httpx.AsyncClient, sessions: Sessions, monkeypatch: pytest.MonkeyPatch) -> None:
+    client: httpx.AsyncClient, sessions: Sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert (await client.get("/api/archive/chain")).status_code == 401
     played = await new_members(sessions, "file-a")
     table_a = await new_table(sessions, played)
@@ -72,16 +77,18 @@ async def test_the_chain_file_rechecks_and_hides_deals_not_ended(
     table_b = await new_table(sessions, await new_members(sessions, "file-b"))
     async with session_scope(sessions) as db:  # deal 1 of table B is abandoned at its cut
         await close_pulka(db, table_b, "agreement", datetime.now(UTC))
-        cookie = (await make_member(db, "file-reader", "Читатель", datetime.now(UTC),
-                                    bot=False)).cookie
+        cookie = (
+            await make_member(db, "file-reader", "Читатель", datetime.now(UTC), bot=False)
+        ).cookie
 
     monkeypatch.setattr(deal_chain_file, "PAGE", 2)  # several pages, one document
     answer = await client.get("/api/archive/chain", headers={"Cookie": cookie})
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/json")
     assert answer.headers["content-encoding"] == "gzip"  # httpx asks for it and unpacks it
-    plain = await client.get("/api/archive/chain",
-                             headers={"Cookie": cookie, "Accept-Encoding": "identity"})
+    plain = await client.get(
+        "/api/archive/chain", headers={"Cookie": cookie, "Accept-Encoding": "identity"}
+    )
     assert "content-encoding" not in plain.headers and plain.content == answer.content
     doc = json.loads(answer.content)
     assert doc["format"] == "deal-chain/1" and doc["unchained"] == []
@@ -106,10 +113,19 @@ async def test_the_chain_file_rechecks_and_hides_deals_not_ended(
 
     # The secrets of the deal still being played are nowhere in the file.
     async with sessions() as db:
-        salts = (await db.execute(text(
-            "SELECT payload ->> 'salt' FROM table_events WHERE kind = 'deal_started' "
-            "AND table_id IN (:a, :b) ORDER BY table_id DESC, seq DESC"),
-            {"a": table_a, "b": table_b})).scalars().all()
+        salts = (
+            (
+                await db.execute(
+                    text(
+                        "SELECT payload ->> 'salt' FROM table_events WHERE kind = 'deal_started' "
+                        "AND table_id IN (:a, :b) ORDER BY table_id DESC, seq DESC"
+                    ),
+                    {"a": table_a, "b": table_b},
+                )
+            )
+            .scalars()
+            .all()
+        )
     hidden_salts = [salts[0], salts[1]]  # table B's deal, table A's current deal
     assert all(s not in answer.text for s in hidden_salts)
     assert all(s in answer.text for s in salts[2:])

@@ -57,8 +57,9 @@ async def test_table_draw_needs_three(evening) -> None:
 
 async def test_bad_table_sizes_are_refused(evening) -> None:
     ev = await evening(6)
-    response = await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                   json={"table_sizes": [4, 2]})
+    response = await ev.admin.post(
+        f"/api/sessions/{ev.session_id}/draw-tables", json={"table_sizes": [4, 2]}
+    )
     assert response.status_code == 400
     assert (await ev.admin.get(f"/api/sessions/{ev.session_id}/draws")).json() == []
 
@@ -74,8 +75,9 @@ async def test_seat_draw_and_first_dealer(evening, db_session: AsyncSession) -> 
     # R-T2: lowest card (ace lowest, ♠ < ♣ < ♦ < ♥) takes seat 0, the others clockwise.
     # R-T3: cards face up one at a time clockwise; the first ace deals first.
     ev = await evening(6)
-    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                 json={})).json()["tables"][0]
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ][0]
     player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
     response = await player.post(f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw"})
     assert response.status_code == 201, response.text
@@ -90,11 +92,17 @@ async def test_seat_draw_and_first_dealer(evening, db_session: AsyncSession) -> 
     assert [s["seat"] for s in lot["steps"]] == [i % 3 for i in range(len(lot["steps"]))]
     assert lot["dealer"] == lot["steps"][-1]["seat"]
     from app.db.models.table import Table, TableSeat
+
     table = await db_session.get(Table, body["table_id"])
     assert table.club_session_id == ev.session_id and not table.practice
     assert table.first_dealer == lot["dealer"]
-    seats = (await db_session.scalars(select(TableSeat.member_id).where(
-        TableSeat.table_id == table.id).order_by(TableSeat.seat))).all()
+    seats = (
+        await db_session.scalars(
+            select(TableSeat.member_id)
+            .where(TableSeat.table_id == table.id)
+            .order_by(TableSeat.seat)
+        )
+    ).all()
     assert list(seats) == body["seats"]
     kinds = [d["kind"] for d in (await player.get(f"/api/tables/{table.id}/draws")).json()]
     assert kinds == ["seats", "first_dealer"]
@@ -106,25 +114,29 @@ async def test_seat_draw_and_first_dealer(evening, db_session: AsyncSession) -> 
 async def test_seats_by_choice(evening) -> None:
     # R-T2: seats may be chosen by the players.
     ev = await evening(6)
-    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                 json={})).json()["tables"][1]
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ][1]
     order = list(reversed(drawn["member_ids"]))
-    bad = await ev.admin.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                              json={"mode": "choice", "seats": [*order[:2], 999999]})
+    bad = await ev.admin.post(
+        f"/api/drawn-tables/{drawn['id']}/seat",
+        json={"mode": "choice", "seats": [*order[:2], 999999]},
+    )
     assert bad.status_code == 422
-    missing = await ev.admin.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                                  json={"mode": "choice"})
+    missing = await ev.admin.post(f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "choice"})
     assert missing.status_code == 422
-    ok = await ev.admin.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                             json={"mode": "choice", "seats": order})
+    ok = await ev.admin.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "choice", "seats": order}
+    )
     assert ok.status_code == 201, ok.text
     assert ok.json()["seats"] == order and ok.json()["seat_draw"]["kind"] == "seat_choice"
 
 
 async def test_other_table_cannot_seat(evening) -> None:
     ev = await evening(6)
-    tables = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                  json={})).json()["tables"]
+    tables = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ]
     stranger = next(c for c, m in ev.players if m.id in tables[1]["member_ids"])
     response = await stranger.post(f"/api/drawn-tables/{tables[0]['id']}/seat", json={})
     assert response.status_code == 403
@@ -134,9 +146,11 @@ async def test_draws_follow_the_rng(app, evening) -> None:
     # The server's draw is a function of its Random: the same seed gives the same draw.
     ev = await evening(7)
     app.state.rng = random.Random(7)
-    first = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                 json={})).json()["draw"]["record"]
+    first = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "draw"
+    ]["record"]
     from app.rules.core.draw import draw_tables
+
     again = draw_tables([d["member"] for d in first["draws"]], [4, 3], random.Random(7))
     assert again.to_json()["draws"] == first["draws"]
 
@@ -151,8 +165,9 @@ class _Runner:
         self.spawned.append((table_id, cookies))
 
 
-async def test_practice_table_any_time(app, logged_in: LoggedIn, clock: FrozenClock,
-                                       db_session: AsyncSession) -> None:
+async def test_practice_table_any_time(
+    app, logged_in: LoggedIn, clock: FrozenClock, db_session: AsyncSession
+) -> None:
     runner = app.state.bot_runner = _Runner()
     member, me = await logged_in()
     clock.set(AT_2215 + timedelta(hours=3))  # long after any session
@@ -161,6 +176,7 @@ async def test_practice_table_any_time(app, logged_in: LoggedIn, clock: FrozenCl
     body = response.json()
     assert body["seats"][0] == me.id and body["seat_draw"] is None
     from app.db.models.table import Table
+
     table = await db_session.get(Table, body["table_id"])
     assert table.practice and table.club_session_id is None
     # House bots take the other seats and are started once the table is committed.
@@ -168,18 +184,21 @@ async def test_practice_table_any_time(app, logged_in: LoggedIn, clock: FrozenCl
     assert [b.login for b in bots] == ["bot-1", "bot-2"] and all(b.is_bot for b in bots)
     assert [(t, len(c)) for t, c in runner.spawned] == [(table.id, 2)]
     # Never attendance; always allowed to deal; no extension to agree to.
-    assert (await db_session.scalar(select(Attendance.id).where(
-        Attendance.member_id == me.id))) is None
+    assert (
+        await db_session.scalar(select(Attendance.id).where(Attendance.member_id == me.id))
+    ) is None
     assert await schedule.deal_start_refusal(db_session, table.id, clock.now()) is None
-    assert (await member.post(f"/api/tables/{table.id}/extension",
-                              json={"agree": True})).status_code == 409
+    assert (
+        await member.post(f"/api/tables/{table.id}/extension", json={"agree": True})
+    ).status_code == 409
     record = await db_session.scalar(select(DrawRecord).where(DrawRecord.table_id == table.id))
     assert record is not None and record.kind == "first_dealer" and record.club_session_id is None
     assert (await member.post("/api/practice-tables", json={"players": 5})).status_code == 422
 
 
-async def test_both_practice_paths_are_one_behaviour(app, logged_in: LoggedIn,
-                                                     db_session: AsyncSession) -> None:
+async def test_both_practice_paths_are_one_behaviour(
+    app, logged_in: LoggedIn, db_session: AsyncSession
+) -> None:
     # POST /api/tables/practice and POST /api/practice-tables open the same kind of table.
     runner = app.state.bot_runner = _Runner()
     member, me = await logged_in()
@@ -197,9 +216,11 @@ async def test_both_practice_paths_are_one_behaviour(app, logged_in: LoggedIn,
     assert record.record["dealer"] == body["first_dealer"]
     other = (await member.post("/api/practice-tables", json={"players": 4})).json()
     assert [(await db_session.get(Member, m)).login for m in other["seats"][1:]] == [
-        b.login for b in bots]
-    assert (await member.post("/api/tables/practice",
-                              json={"players": 3, "preset": "nope"})).status_code == 422
+        b.login for b in bots
+    ]
+    assert (
+        await member.post("/api/tables/practice", json={"players": 3, "preset": "nope"})
+    ).status_code == 422
     assert len(runner.spawned) == 2
 
 
@@ -211,7 +232,8 @@ async def test_admin_role_is_not_needed_for_members_but_is_for_admin_actions(
     treasurer, _ = await logged_in(Role.treasurer)
     for client in (member, treasurer):
         assert (await client.post("/api/sessions/generate", json={})).status_code == 403
-        assert (await client.post("/api/sessions/extra",
-                                  json={"date": "2026-12-05"})).status_code == 403
+        assert (
+            await client.post("/api/sessions/extra", json={"date": "2026-12-05"})
+        ).status_code == 403
         clock.set(AT_2215 + timedelta(minutes=1))
         assert (await client.post(f"/api/sessions/{ev.session_id}/end")).status_code == 403

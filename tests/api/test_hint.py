@@ -19,17 +19,25 @@ async def _close_pool(app: FastAPI) -> None:
         await pool.aclose()
 
 
-async def _table(logged_in: LoggedIn, db: AsyncSession, clock: FrozenClock, *,
-                 practice: bool) -> tuple[int, list[httpx.AsyncClient]]:
+async def _table(
+    logged_in: LoggedIn, db: AsyncSession, clock: FrozenClock, *, practice: bool
+) -> tuple[int, list[httpx.AsyncClient]]:
     """A three-seat table of three members whose first deal runs: (table, their clients)."""
     seated = [await logged_in() for _ in range(3)]
-    table = await create_table(db, seat_member_ids=[m.id for _, m in seated], practice=practice,
-                               target=10, first_dealer=0, now=clock.now())
+    table = await create_table(
+        db,
+        seat_member_ids=[m.id for _, m in seated],
+        practice=practice,
+        target=10,
+        first_dealer=0,
+        now=clock.now(),
+    )
     return table.id, [c for c, _ in seated]
 
 
-async def _to_move(table_id: int, clients: list[httpx.AsyncClient]
-                   ) -> tuple[httpx.AsyncClient, list[dict[str, object]], httpx.AsyncClient]:
+async def _to_move(
+    table_id: int, clients: list[httpx.AsyncClient]
+) -> tuple[httpx.AsyncClient, list[dict[str, object]], httpx.AsyncClient]:
     """(the client to move, his legal actions, a client who is not to move)."""
     moving, waiting, legal = None, None, []
     for client in clients:
@@ -42,9 +50,9 @@ async def _to_move(table_id: int, clients: list[httpx.AsyncClient]
     return moving, legal, waiting
 
 
-async def test_a_legal_action_for_the_seat_to_move(app: FastAPI, logged_in: LoggedIn,
-                                                    db_session: AsyncSession,
-                                                    clock: FrozenClock) -> None:
+async def test_a_legal_action_for_the_seat_to_move(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     table_id, clients = await _table(logged_in, db_session, clock, practice=True)
     moving, legal, _ = await _to_move(table_id, clients)
     try:
@@ -55,8 +63,9 @@ async def test_a_legal_action_for_the_seat_to_move(app: FastAPI, logged_in: Logg
     assert answer.json()["action"] in legal
 
 
-async def test_not_your_turn(app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession,
-                             clock: FrozenClock) -> None:
+async def test_not_your_turn(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     table_id, clients = await _table(logged_in, db_session, clock, practice=True)
     _, _, waiting = await _to_move(table_id, clients)
     answer = await waiting.post(f"/api/tables/{table_id}/hint")
@@ -64,16 +73,18 @@ async def test_not_your_turn(app: FastAPI, logged_in: LoggedIn, db_session: Asyn
     assert getattr(app.state, "hint_pool", None) is None  # nothing was started
 
 
-async def test_no_hints_at_a_club_table(app: FastAPI, logged_in: LoggedIn,
-                                        db_session: AsyncSession, clock: FrozenClock) -> None:
+async def test_no_hints_at_a_club_table(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     table_id, clients = await _table(logged_in, db_session, clock, practice=False)
     moving, _, _ = await _to_move(table_id, clients)
     answer = await moving.post(f"/api/tables/{table_id}/hint")
     assert answer.status_code == 409 and answer.json()["code"] == "not_practice"
 
 
-async def test_a_spectator_gets_no_hint(app: FastAPI, logged_in: LoggedIn,
-                                        db_session: AsyncSession, clock: FrozenClock) -> None:
+async def test_a_spectator_gets_no_hint(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     table_id, _ = await _table(logged_in, db_session, clock, practice=True)
     outsider, _ = await logged_in()
     answer = await outsider.post(f"/api/tables/{table_id}/hint")
@@ -82,8 +93,9 @@ async def test_a_spectator_gets_no_hint(app: FastAPI, logged_in: LoggedIn,
     assert missing.status_code == 404
 
 
-async def test_a_full_pool_answers_busy(app: FastAPI, logged_in: LoggedIn,
-                                        db_session: AsyncSession, clock: FrozenClock) -> None:
+async def test_a_full_pool_answers_busy(
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     table_id, clients = await _table(logged_in, db_session, clock, practice=True)
     moving, _, _ = await _to_move(table_id, clients)
     pool = app.state.hint_pool = WorkerPool(max_workers=1, max_pending=2)

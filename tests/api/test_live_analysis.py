@@ -23,8 +23,12 @@ from tests.support.archive_play import play_deal
 
 
 async def _rows(db: AsyncSession, table_id: int) -> int:
-    return int(await db.scalar(select(func.count()).select_from(DealAnalysis)
-                               .where(DealAnalysis.table_id == table_id)) or 0)
+    return int(
+        await db.scalar(
+            select(func.count()).select_from(DealAnalysis).where(DealAnalysis.table_id == table_id)
+        )
+        or 0
+    )
 
 
 async def _close_pool(app: FastAPI) -> None:
@@ -40,15 +44,23 @@ async def _three_tricks_in(state: Any) -> bool:
 
 
 async def test_a_live_deal_is_analysed_for_its_players_only_once_it_ended(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     """R-W8: deal 1 of a live practice table is refused (409 ``deal_not_over``) to its own
     players in the middle of its play, with no worker started and nothing stored; once it has
     ended (deal 2 now running) every seated player gets the same analysis of it."""
     players: list[tuple[httpx.AsyncClient, Any]] = [
-        await logged_in(name=name) for name in ("Анна", "Борис", "Вера")]
+        await logged_in(name=name) for name in ("Анна", "Борис", "Вера")
+    ]
     ids = [member.id for _, member in players]
-    table = await create_table(db_session, seat_member_ids=list(ids), practice=True, target=10,
-                               first_dealer=0, now=clock.now())
+    table = await create_table(
+        db_session,
+        seat_member_ids=list(ids),
+        practice=True,
+        target=10,
+        first_dealer=0,
+        now=clock.now(),
+    )
     first = players[0][0]
     pulka_id = int((await first.get(f"/api/tables/{table.id}")).json()["pulka"]["id"])
     url = f"/api/pulkas/{pulka_id}/deals/1/analysis"
@@ -91,20 +103,28 @@ async def test_a_live_deal_is_analysed_for_its_players_only_once_it_ended(
 
 
 async def test_outsiders_are_refused_the_live_analysis_as_the_archive_refuses_them(
-        app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock) -> None:
+    app: FastAPI, logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock
+) -> None:
     """Who may read a finished deal is the archive's rule, live or not: nobody who is not
     logged in (401 ``not_authenticated``), nobody who must still change his one-time password
     (403 ``forbidden``); the analysis and the replay answer alike, and nothing is computed."""
     players = [await logged_in(name=name) for name in ("Анна", "Борис", "Вера")]
     ids = [member.id for _, member in players]
-    table = await create_table(db_session, seat_member_ids=list(ids), practice=True, target=10,
-                               first_dealer=0, now=clock.now())
+    table = await create_table(
+        db_session,
+        seat_member_ids=list(ids),
+        practice=True,
+        target=10,
+        first_dealer=0,
+        now=clock.now(),
+    )
     assert await play_deal(db_session, table.id, ids, clock.now()) == 1
     pulka_id = int((await players[0][0].get(f"/api/tables/{table.id}")).json()["pulka"]["id"])
     paths = [f"/api/pulkas/{pulka_id}/deals/1/analysis", f"/api/pulkas/{pulka_id}/deals/1"]
     pending, _ = await logged_in(must_change_password=True)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://test") as anonymous:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as anonymous:
         for path in paths:
             answer = await anonymous.get(path)
             assert answer.status_code == 401 and answer.json()["code"] == "not_authenticated"

@@ -26,24 +26,31 @@ def test_a_deals_loss_is_hill_over_the_mean_and_whists_net() -> None:
     """R-P4 restricted to one deal: seat 0 failed a six by two (4 hill points at the club's
     rate of 2 a trick), each defender wrote 8 whists on him; pool points are no loss. The
     three seats' losses sum to zero, as the settlement does."""
-    entries = [{"seat": 0, "column": "hill", "amount": 4},
-               {"seat": 1, "column": "whists", "amount": 8, "on": 0},
-               {"seat": 2, "column": "whists", "amount": 8, "on": 0},
-               {"seat": 1, "column": "pool", "amount": 2}]
+    entries = [
+        {"seat": 0, "column": "hill", "amount": 4},
+        {"seat": 1, "column": "whists", "amount": 8, "on": 0},
+        {"seat": 2, "column": "whists", "amount": 8, "on": 0},
+        {"seat": 1, "column": "pool", "amount": 2},
+    ]
     losses = [deal_loss(entries, 3, seat) for seat in range(3)]
     # the declarer: 10 * (4 - 4/3) + 16; each defender: 10 * (0 - 4/3) - 8
     assert losses == [Fraction(80, 3) + 16, Fraction(-40, 3) - 8, Fraction(-40, 3) - 8]
     assert sum(losses) == 0
-    deals = [CostlyDeal(1, 1, n, Fraction(loss), {}, []) for n, loss in
-             enumerate([5, -3, 40, 5, 0], start=1)]
+    deals = [
+        CostlyDeal(1, 1, n, Fraction(loss), {}, [])
+        for n, loss in enumerate([5, -3, 40, 5, 0], start=1)
+    ]
     assert [(d.deal_no, d.loss) for d in costliest(deals, 2)] == [(3, 40), (1, 5)]
 
 
 async def test_the_members_page_sums_the_archive(
-        logged_in: LoggedIn, db_session: AsyncSession, clock: FrozenClock,
-        make_member: Callable[..., Awaitable[Member]], client: httpx.AsyncClient) -> None:
-    anna, boris, vera, gleb = [await make_member(name=n)
-                               for n in ("Анна", "Борис", "Вера", "Глеб")]
+    logged_in: LoggedIn,
+    db_session: AsyncSession,
+    clock: FrozenClock,
+    make_member: Callable[..., Awaitable[Member]],
+    client: httpx.AsyncClient,
+) -> None:
+    anna, boris, vera, gleb = [await make_member(name=n) for n in ("Анна", "Борис", "Вера", "Глеб")]
     await finished_pulka(db_session, [anna, boris, vera], clock, ["misere", "6S"])
     await finished_pulka(db_session, [gleb, anna, boris], clock, ["7NT"])
     await finished_pulka(db_session, [anna, gleb, vera], clock, ["6S"], practice=True)
@@ -53,15 +60,24 @@ async def test_the_members_page_sums_the_archive(
     assert answer.status_code == 200, answer.text
     page = answer.json()
     assert page["member"] == {"id": anna.id, "name": "Анна"}
-    rows = (await db_session.execute(
-        select(PulkaMemberStats.pulka_id, PulkaMemberStats.whists, PulkaMemberStats.money,
-               PulkaStats.table_id)
-        .join(PulkaStats, PulkaStats.pulka_id == PulkaMemberStats.pulka_id)
-        .where(PulkaMemberStats.member_id == anna.id, PulkaMemberStats.practice.is_(False))
-        .order_by(PulkaMemberStats.pulka_id.desc()))).all()
+    rows = (
+        await db_session.execute(
+            select(
+                PulkaMemberStats.pulka_id,
+                PulkaMemberStats.whists,
+                PulkaMemberStats.money,
+                PulkaStats.table_id,
+            )
+            .join(PulkaStats, PulkaStats.pulka_id == PulkaMemberStats.pulka_id)
+            .where(PulkaMemberStats.member_id == anna.id, PulkaMemberStats.practice.is_(False))
+            .order_by(PulkaMemberStats.pulka_id.desc())
+        )
+    ).all()
     assert page["pulkas_total"] == 2, "the practice pulka never counts"
-    assert [(p["pulka_id"], Decimal(p["whists"]), Decimal(p["money"]), p["table_id"])
-            for p in page["pulkas"]] == [tuple(r) for r in rows]
+    assert [
+        (p["pulka_id"], Decimal(p["whists"]), Decimal(p["money"]), p["table_id"])
+        for p in page["pulkas"]
+    ] == [tuple(r) for r in rows]
     assert page["pulkas"][0]["players"] == ["Глеб", "Анна", "Борис"]
     assert page["pulkas"][0]["night"] == "2026-11-30" and not page["pulkas"][0]["left"]
 
@@ -97,8 +113,9 @@ async def test_the_members_page_sums_the_archive(
         assert replay.status_code == 200, replay.text
     boris_page = (await viewer.get(f"/api/members/{boris.id}/profile")).json()
     vera_page = (await viewer.get(f"/api/members/{vera.id}/profile")).json()
-    assert deals or boris_page["costliest_deals"] or vera_page["costliest_deals"], \
+    assert deals or boris_page["costliest_deals"] or vera_page["costliest_deals"], (
         "three scored deals: someone lost whists in one"
+    )
 
     missing = await viewer.get(f"/api/members/{2**31 - 1}/profile")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"

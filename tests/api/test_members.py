@@ -13,8 +13,9 @@ async def test_admin_creates_member_who_must_change_password(
     logged_in: LoggedIn, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     admin, _ = await logged_in(Role.admin)
-    created = await admin.post("/api/members", json={
-        "login": "Novikov", "display_name": "Новиков", "role": "treasurer"})
+    created = await admin.post(
+        "/api/members", json={"login": "Novikov", "display_name": "Новиков", "role": "treasurer"}
+    )
     assert created.status_code == 201, created.text
     body = created.json()
     assert body["member"]["login"] == "novikov" and body["member"]["role"] == "treasurer"
@@ -28,8 +29,12 @@ async def test_admin_creates_member_who_must_change_password(
 async def test_bad_input_is_422_and_changes_nothing(logged_in: LoggedIn) -> None:
     admin, _ = await logged_in(Role.admin)
     before = len((await admin.get("/api/members")).json())
-    for body in ({"login": "", "display_name": "X"}, {"login": "a b", "display_name": "X"},
-                 {"login": "ok", "display_name": "X", "role": "king"}, {"login": "ok"}):
+    for body in (
+        {"login": "", "display_name": "X"},
+        {"login": "a b", "display_name": "X"},
+        {"login": "ok", "display_name": "X", "role": "king"},
+        {"login": "ok"},
+    ):
         assert (await admin.post("/api/members", json=body)).status_code == 422
     assert len((await admin.get("/api/members")).json()) == before
 
@@ -38,10 +43,12 @@ async def test_member_cannot_do_admin_actions(logged_in: LoggedIn) -> None:
     member, me = await logged_in()
     treasurer, _ = await logged_in(Role.treasurer)
     for client in (member, treasurer):
-        assert (await client.post("/api/members", json={"login": "x", "display_name": "X"})
-                ).status_code == 403
-        assert (await client.patch(f"/api/members/{me.id}", json={"role": "admin"})
-                ).status_code == 403
+        assert (
+            await client.post("/api/members", json={"login": "x", "display_name": "X"})
+        ).status_code == 403
+        assert (
+            await client.patch(f"/api/members/{me.id}", json={"role": "admin"})
+        ).status_code == 403
         assert (await client.post(f"/api/members/{me.id}/deactivate")).status_code == 403
         assert (await client.post(f"/api/members/{me.id}/password-reset")).status_code == 403
     assert (await member.get("/api/auth/me")).json()["role"] == "member"
@@ -68,9 +75,11 @@ async def test_the_last_admin_cannot_be_removed(logged_in: LoggedIn, db_session)
     from sqlalchemy import update
 
     from app.db.models import Member
+
     admin, me = await logged_in(Role.admin)
-    await db_session.execute(update(Member).where(Member.id != me.id, Member.role == Role.admin)
-                             .values(active=False))
+    await db_session.execute(
+        update(Member).where(Member.id != me.id, Member.role == Role.admin).values(active=False)
+    )
     assert (await admin.post(f"/api/members/{me.id}/deactivate")).status_code == 409
     assert (await admin.patch(f"/api/members/{me.id}", json={"role": "member"})).status_code == 409
 

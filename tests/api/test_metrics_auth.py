@@ -24,9 +24,13 @@ TOKEN = "metrics-token-for-the-tests-0123456789"
 @pytest.fixture
 def test_settings(database_url: str, tmp_path: Path) -> Settings:
     """The test app's settings with metrics on."""
-    return Settings(DATABASE_URL=database_url, PREFCLUB_DATA_DIR=tmp_path,
-                    SECRET_KEY="test-secret-key-that-is-long-enough-for-signing",
-                    PREFCLUB_ENV="test", PREFCLUB_METRICS_TOKEN=TOKEN)
+    return Settings(
+        DATABASE_URL=database_url,
+        PREFCLUB_DATA_DIR=tmp_path,
+        SECRET_KEY="test-secret-key-that-is-long-enough-for-signing",
+        PREFCLUB_ENV="test",
+        PREFCLUB_METRICS_TOKEN=TOKEN,
+    )
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -41,8 +45,9 @@ async def _scrape(client: httpx.AsyncClient) -> httpx.Response:
 
 async def test_metrics_are_off_when_no_token_is_set(test_settings: Settings) -> None:
     app = create_app(test_settings.model_copy(update={"metrics_token": None}))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://t") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://t"
+    ) as client:
         for headers in ({}, _bearer(TOKEN)):
             response = await client.get("/metrics", headers=headers)
             assert response.status_code == 404
@@ -50,16 +55,20 @@ async def test_metrics_are_off_when_no_token_is_set(test_settings: Settings) -> 
             assert "prefclub_" not in response.text
 
 
-@pytest.mark.parametrize(("headers", "code"), [
-    ({}, "metrics_token_required"),
-    ({"Authorization": "Bearer"}, "metrics_token_required"),
-    ({"Authorization": f"Basic {TOKEN}"}, "metrics_token_required"),
-    (_bearer(TOKEN + "x"), "metrics_token_invalid"),
-    (_bearer(TOKEN[:-1] + "X"), "metrics_token_invalid"),
-    (_bearer("short"), "metrics_token_invalid"),
-])
+@pytest.mark.parametrize(
+    ("headers", "code"),
+    [
+        ({}, "metrics_token_required"),
+        ({"Authorization": "Bearer"}, "metrics_token_required"),
+        ({"Authorization": f"Basic {TOKEN}"}, "metrics_token_required"),
+        (_bearer(TOKEN + "x"), "metrics_token_invalid"),
+        (_bearer(TOKEN[:-1] + "X"), "metrics_token_invalid"),
+        (_bearer("short"), "metrics_token_invalid"),
+    ],
+)
 async def test_a_missing_or_wrong_token_is_401_and_changes_nothing(
-        client: httpx.AsyncClient, app: FastAPI, headers: dict[str, str], code: str) -> None:
+    client: httpx.AsyncClient, app: FastAPI, headers: dict[str, str], code: str
+) -> None:
     before = parse((await _scrape(client)).text)
     refused = await client.get("/metrics", headers=headers)
     assert refused.status_code == 401
@@ -67,13 +76,18 @@ async def test_a_missing_or_wrong_token_is_401_and_changes_nothing(
     assert refused.json()["code"] == code and refused.json()["detail"]
     assert "prefclub_" not in refused.text  # no metric leaks into the refusal
     after = parse((await _scrape(client)).text)
-    for name in ("prefclub_commands_total", "prefclub_command_seconds_count",
-                 "prefclub_worker_pool_busy_total", "prefclub_live_tables"):
+    for name in (
+        "prefclub_commands_total",
+        "prefclub_command_seconds_count",
+        "prefclub_worker_pool_busy_total",
+        "prefclub_live_tables",
+    ):
         assert total(after, name) == total(before, name), name
 
 
 async def test_the_right_token_gets_every_metric_in_the_text_format(
-        client: httpx.AsyncClient) -> None:
+    client: httpx.AsyncClient,
+) -> None:
     response = await _scrape(client)
     assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
     assert response.headers["cache-control"] == "no-store"
@@ -85,30 +99,36 @@ async def test_the_right_token_gets_every_metric_in_the_text_format(
 
 
 async def test_the_backup_age_comes_from_the_provider_and_a_failing_one_is_nan(
-        client: httpx.AsyncClient, app: FastAPI) -> None:
+    client: httpx.AsyncClient, app: FastAPI
+) -> None:
     app.state.backup_age = lambda settings: 42.5
-    assert value(parse((await _scrape(client)).text),
-                 "prefclub_last_backup_age_seconds") == 42.5
+    assert value(parse((await _scrape(client)).text), "prefclub_last_backup_age_seconds") == 42.5
 
     def broken(settings: Settings) -> float | None:
         raise OSError("the backup folder is gone")
 
     app.state.backup_age = broken
-    assert math.isnan(value(parse((await _scrape(client)).text),
-                            "prefclub_last_backup_age_seconds"))
+    assert math.isnan(
+        value(parse((await _scrape(client)).text), "prefclub_last_backup_age_seconds")
+    )
 
 
-async def test_a_busy_answer_is_counted(client: httpx.AsyncClient, make_member,  # type: ignore[no-untyped-def]
-                                        clock: FrozenClock,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_busy_answer_is_counted(
+    client: httpx.AsyncClient,
+    make_member,  # type: ignore[no-untyped-def]
+    clock: FrozenClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     member = await make_member()
-    before = value(parse((await _scrape(client)).text), "prefclub_worker_pool_busy_total",
-                   pool="passwords")
+    before = value(
+        parse((await _scrape(client)).text), "prefclub_worker_pool_busy_total", pool="passwords"
+    )
     monkeypatch.setattr(passwords.POOL, "limit", 0)
     busy = await log_in(client, member.login)
     assert busy.status_code == 503 and busy.json()["code"] == "busy"
-    after = value(parse((await _scrape(client)).text), "prefclub_worker_pool_busy_total",
-                  pool="passwords")
+    after = value(
+        parse((await _scrape(client)).text), "prefclub_worker_pool_busy_total", pool="passwords"
+    )
     assert after == before + 1
 
 

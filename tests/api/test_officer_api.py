@@ -22,7 +22,8 @@ from tests.api.test_table_consents import _seated_table
 
 
 async def test_seat_changes_awaiting_me_lists_only_what_waits_for_my_consent(
-        app, logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
+    app, logged_in: LoggedIn
+) -> None:  # type: ignore[no-untyped-def]
     # R-T5: an admin asks a member to take over a bot's seat: the player at the table and the
     # newcomer must agree; each sees the request until he has answered.
     owner_client, owner = await logged_in()
@@ -30,8 +31,9 @@ async def test_seat_changes_awaiting_me_lists_only_what_waits_for_my_consent(
     stranger_client, _ = await logged_in()
     admin_client, _ = await logged_in(Role.admin)
     table = await _practice(app, owner_client)
-    asked = await admin_client.post(f"/api/tables/{table['table_id']}/replace",
-                                    json={"seat": 1, "member_id": friend.id})
+    asked = await admin_client.post(
+        f"/api/tables/{table['table_id']}/replace", json={"seat": 1, "member_id": friend.id}
+    )
     assert asked.status_code == 201, asked.text
     change = asked.json()
     assert change["required"] == sorted([owner.id, friend.id])
@@ -45,39 +47,42 @@ async def test_seat_changes_awaiting_me_lists_only_what_waits_for_my_consent(
     assert (await admin_client.get("/api/seat-changes?awaiting=me")).json() == []
     assert (await stranger_client.get("/api/seat-changes?awaiting=me")).json() == []
 
-    agreed = await friend_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                      json={"agree": True})
+    agreed = await friend_client.post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": True}
+    )
     assert agreed.json()["status"] == "pending"
     assert (await friend_client.get("/api/seat-changes?awaiting=me")).json() == []
     assert len((await owner_client.get("/api/seat-changes?awaiting=me")).json()) == 1
-    refused = await owner_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                      json={"agree": False})
+    refused = await owner_client.post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": False}
+    )
     assert refused.json()["status"] == "refused"
     assert (await owner_client.get("/api/seat-changes?awaiting=me")).json() == []
 
 
-async def test_seat_changes_list_needs_a_login_and_awaiting_me(
-        app, logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
+async def test_seat_changes_list_needs_a_login_and_awaiting_me(app, logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
     client, _ = await logged_in()
     for bad in ("/api/seat-changes", "/api/seat-changes?awaiting=everyone"):
         answer = await client.get(bad)
         assert answer.status_code == 422, bad
         assert answer.json()["code"] == "invalid_input"
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://test") as anonymous:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as anonymous:
         assert (await anonymous.get("/api/seat-changes?awaiting=me")).status_code == 401
 
 
-async def _extra(admin: httpx.AsyncClient, day: str = "2026-12-02", start: str = "18:30",
-                 end: str = "21:45") -> dict:  # type: ignore[type-arg]
-    made = await admin.post("/api/sessions/extra",
-                            json={"date": day, "start": start, "end": end})
+async def _extra(
+    admin: httpx.AsyncClient, day: str = "2026-12-02", start: str = "18:30", end: str = "21:45"
+) -> dict:  # type: ignore[type-arg]
+    made = await admin.post("/api/sessions/extra", json={"date": day, "start": start, "end": end})
     assert made.status_code == 201, made.text
     return made.json()  # type: ignore[no-any-return]
 
 
 async def test_admin_cancels_an_extra_session_and_it_leaves_the_lists(
-        logged_in: LoggedIn, db_session: AsyncSession) -> None:
+    logged_in: LoggedIn, db_session: AsyncSession
+) -> None:
     # R-S1: an extra session the admin added; no draw, no tables: it may be cancelled.
     admin, _ = await logged_in(Role.admin)
     member, _ = await logged_in()
@@ -98,7 +103,8 @@ async def test_admin_cancels_an_extra_session_and_it_leaves_the_lists(
 
 
 async def test_only_an_extra_session_without_tables_is_cancelled(
-        evening, clock: FrozenClock, db_session: AsyncSession) -> None:  # type: ignore[no-untyped-def]
+    evening, clock: FrozenClock, db_session: AsyncSession
+) -> None:  # type: ignore[no-untyped-def]
     # R-S1: the Monday session is the club's calendar; R-T1: once drawn, a session stays.
     ev = await evening(3)
     monday = await ev.admin.post(f"/api/sessions/{ev.session_id}/cancel")
@@ -119,8 +125,11 @@ async def test_only_an_extra_session_without_tables_is_cancelled(
     clock.set(AT_2215 + timedelta(hours=1, minutes=30))  # Monday 23:45, after its end
     late = await ev.admin.post(f"/api/sessions/{over['id']}/cancel")
     assert late.status_code == 409 and late.json()["code"] == "session_over"
-    count = await db_session.scalar(select(func.count()).select_from(ClubSession).where(
-        ClubSession.id.in_([extra["id"], over["id"]])))
+    count = await db_session.scalar(
+        select(func.count())
+        .select_from(ClubSession)
+        .where(ClubSession.id.in_([extra["id"], over["id"]]))
+    )
     assert count == 2
 
 
@@ -139,30 +148,41 @@ async def test_a_cancel_racing_the_table_draw_never_both_succeed(club: Club) -> 
             row = await db.get(Member, member_id)
             assert row is not None
             row.role = Role.admin
-            db.add(Attendance(club_session_id=session_id, member_id=member_id,
-                              checked_in_at=club.clock.now()))
+            db.add(
+                Attendance(
+                    club_session_id=session_id, member_id=member_id, checked_in_at=club.clock.now()
+                )
+            )
     requests = [
-        admins[i % 3][0].post(f"/api/sessions/{session_id}/cancel") if i % 2
+        admins[i % 3][0].post(f"/api/sessions/{session_id}/cancel")
+        if i % 2
         else admins[i % 3][0].post(f"/api/sessions/{session_id}/draw-tables", json={})
-        for i in range(CONCURRENT)]
+        for i in range(CONCURRENT)
+    ]
     answers = await asyncio.gather(*requests)
     codes = sorted(a.status_code for a in answers)
     async with club.sessions() as db:
         left = await db.get(ClubSession, session_id)
-        draws = await db.scalar(select(func.count()).select_from(DrawRecord).where(
-            DrawRecord.club_session_id == session_id))
+        draws = await db.scalar(
+            select(func.count())
+            .select_from(DrawRecord)
+            .where(DrawRecord.club_session_id == session_id)
+        )
     if left is None:  # the cancel won: the draws found no session
         assert codes == [204] + [404] * (CONCURRENT - 1), [a.text for a in answers]
         assert draws == 0
     else:  # the draw won: every cancel and later draw is a 409
         assert codes == [201] + [409] * (CONCURRENT - 1), [a.text for a in answers]
         assert {a.json()["code"] for a in answers if a.status_code == 409} == {
-            "session_has_tables", "tables_already_drawn"}
+            "session_has_tables",
+            "tables_already_drawn",
+        }
         assert draws == 1
 
 
-async def test_admin_refuses_a_tables_extension(evening, clock: FrozenClock,
-                                                logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
+async def test_admin_refuses_a_tables_extension(
+    evening, clock: FrozenClock, logged_in: LoggedIn
+) -> None:  # type: ignore[no-untyped-def]
     # R-S2: the admin sees each table's extension and may refuse it; the table then ends as a
     # table without extension, whatever its players agree.
     ev = await evening(3)
@@ -193,7 +213,8 @@ async def test_admin_refuses_a_tables_extension(evening, clock: FrozenClock,
 
 
 async def test_no_refusal_once_the_extension_round_has_started_or_at_practice(
-        app, evening, clock: FrozenClock, db_session: AsyncSession) -> None:  # type: ignore[no-untyped-def]
+    app, evening, clock: FrozenClock, db_session: AsyncSession
+) -> None:  # type: ignore[no-untyped-def]
     # R-S2: once the first deal after 22:15 has started, the round is played out.
     ev = await evening(3)
     clock.set(AT_1900 + timedelta(minutes=1))
@@ -218,8 +239,9 @@ async def test_concurrent_extension_refusals_refuse_once(club: Club) -> None:  #
     drawn = await players[0][0].post(f"/api/sessions/{session_id}/draw-tables", json={})
     assert drawn.status_code == 201, drawn.text
     table = drawn.json()["tables"][0]
-    seated = await players[0][0].post(f"/api/drawn-tables/{table['id']}/seat",
-                                      json={"mode": "draw"})
+    seated = await players[0][0].post(
+        f"/api/drawn-tables/{table['id']}/seat", json={"mode": "draw"}
+    )
     assert seated.status_code == 201, seated.text
     table_id = seated.json()["table_id"]
     admin, admin_id = await club.member("admin")
@@ -228,9 +250,12 @@ async def test_concurrent_extension_refusals_refuse_once(club: Club) -> None:  #
         assert row is not None
         row.role = Role.admin
     club.clock.set(club.clock.now() + timedelta(hours=3, minutes=30))  # past the session's end
-    answers = await asyncio.gather(*(
-        admin.post(f"/api/tables/{table_id}/extension/refuse") for _ in range(CONCURRENT)))
+    answers = await asyncio.gather(
+        *(admin.post(f"/api/tables/{table_id}/extension/refuse") for _ in range(CONCURRENT))
+    )
     assert sorted(a.status_code for a in answers) == [200] + [409] * (CONCURRENT - 1), [
-        a.text for a in answers if a.status_code not in (200, 409)]
+        a.text for a in answers if a.status_code not in (200, 409)
+    ]
     assert {a.json()["code"] for a in answers if a.status_code == 409} == {
-        "extension_already_refused"}
+        "extension_already_refused"
+    }

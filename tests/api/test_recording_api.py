@@ -24,12 +24,18 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     view = (await outsider.get(base)).json()
     assert view["deal_no"] == 0 and view["next_dealer"] == 0 and len(view["catalogue"]) == 11
 
-    bad = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": {
-        **PASSED, "penalties": [{"seat": 0, "rule": "anything at all", "hill": -500}]}})
+    bad = await anna_client.post(
+        f"{base}/deals",
+        json={
+            "deal_no": 0,
+            "deal": {**PASSED, "penalties": [{"seat": 0, "rule": "anything at all", "hill": -500}]},
+        },
+    )
     assert bad.status_code == 422 and bad.json()["code"] == "invalid_entry"
     assert "penalties" in bad.json()["detail"] and "anything at all" in bad.json()["detail"]
-    assert (await outsider.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
-            ).status_code == 403
+    assert (
+        await outsider.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
+    ).status_code == 403
 
     entered = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
     assert entered.status_code == 201, entered.text
@@ -46,8 +52,9 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     disputed = await boris_client.post(f"{base}/deals/0/disputes", json={"text": "was 7♥"})
     assert disputed.status_code == 201 and disputed.json()["data"]["seat"] == 1
 
-    bad_scorer = await admin.post("/api/tables", json={"seats": seats, "mode": "recorded",
-                                                       "scorer_member_id": 999999})
+    bad_scorer = await admin.post(
+        "/api/tables", json={"seats": seats, "mode": "recorded", "scorer_member_id": 999999}
+    )
     assert bad_scorer.status_code == 422 and bad_scorer.json()["code"] == "bad_scorer"
     live = await admin.post("/api/tables", json={"seats": seats, "practice": False})
     not_recorded = await outsider.get(f"/api/tables/{live.json()['id']}/recording")
@@ -56,7 +63,8 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
 
 
 async def test_an_arabic_recorded_table_offers_and_scores_004s_penalties(
-        logged_in: LoggedIn) -> None:  # noqa: F811
+    logged_in: LoggedIn,  # noqa: F811
+) -> None:
     """A-23..A-25 at a real-cards arabic table: the view's catalogue adds 004's four entries
     to the club's eleven, and an off-suit discard on 7♥ (no bombs: opening_bombs 0) writes
     the game, 4, into the offender's hill under A-23."""
@@ -64,21 +72,38 @@ async def test_an_arabic_recorded_table_offers_and_scores_004s_penalties(
     _, boris = await logged_in()
     _, vera = await logged_in()
     admin, _ = await logged_in(Role.admin)
-    made = await admin.post("/api/tables", json={
-        "seats": [anna.id, boris.id, vera.id], "mode": "recorded", "preset": "arabic",
-        "conventions": {"opening_bombs": 0}})
+    made = await admin.post(
+        "/api/tables",
+        json={
+            "seats": [anna.id, boris.id, vera.id],
+            "mode": "recorded",
+            "preset": "arabic",
+            "conventions": {"opening_bombs": 0},
+        },
+    )
     assert made.status_code == 201, made.text
     base = f"/api/tables/{made.json()['id']}/recording"
     view = (await scorer_client.get(base)).json()
     ids = [c["id"] for c in view["catalogue"]]
     assert len(ids) == 15 and ids[-4:] == [
-        "off_suit_discard", "pledge_proven", "pledge_unproven", "card_exposed_kept"]
+        "off_suit_discard",
+        "pledge_proven",
+        "pledge_unproven",
+        "card_exposed_kept",
+    ]
     assert view["catalogue"][-4]["words"]["ru"] == "Снос не по масти"
-    deal = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "whist", "0": "pass"},
-            "play": "closed", "tricks": {"1": 7, "2": 2, "0": 1},
-            "penalties": [{"seat": 2, "rule": "off_suit_discard"}]}
+    deal = {
+        "type": "game",
+        "declarer": 1,
+        "contract": "7H",
+        "defence": {"2": "whist", "0": "pass"},
+        "play": "closed",
+        "tricks": {"1": 7, "2": 2, "0": 1},
+        "penalties": [{"seat": 2, "rule": "off_suit_discard"}],
+    }
     entered = await scorer_client.post(f"{base}/deals", json={"deal_no": 0, "deal": deal})
     assert entered.status_code == 201, entered.text
     entries = (await scorer_client.get(base)).json()["entries"]
     assert [(e["seat"], e["column"], e["amount"]) for e in entries if e["rule"] == "A-23"] == [
-        (2, "hill", 4)]
+        (2, "hill", 4)
+    ]

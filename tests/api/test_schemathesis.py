@@ -77,9 +77,15 @@ async def _accounts(url: str) -> list[Account]:
         async with session_scope(make_sessionmaker(engine)) as db:
             digest = hash_password("fuzzing password 1")
             for role in (Role.member, Role.admin):
-                member = Member(login=f"fuzz-{role.value}", display_name=f"Fuzz {role.value}",
-                                role=role, password_hash=digest, must_change_password=False,
-                                active=True, is_bot=False)
+                member = Member(
+                    login=f"fuzz-{role.value}",
+                    display_name=f"Fuzz {role.value}",
+                    role=role,
+                    password_hash=digest,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
                 db.add(member)
                 await db.flush()
                 token, csrf = await open_session(db, member, dt.datetime.now(dt.UTC), 24 * 7)
@@ -92,10 +98,15 @@ async def _accounts(url: str) -> list[Account]:
 def _restore(conn: psycopg.Connection[tuple[object, ...]], accounts: list[Account]) -> None:
     """Undo what a fuzzed request may have done to the fuzzing accounts themselves."""
     for account in accounts:
-        conn.execute("UPDATE members SET active = true, role = %s, must_change_password = false "
-                     "WHERE id = %s", (account.role.value, account.member_id))
-        conn.execute("UPDATE auth_sessions SET revoked_at = NULL WHERE token_hash = %s",
-                     (token_hash(account.token),))
+        conn.execute(
+            "UPDATE members SET active = true, role = %s, must_change_password = false "
+            "WHERE id = %s",
+            (account.role.value, account.member_id),
+        )
+        conn.execute(
+            "UPDATE auth_sessions SET revoked_at = NULL WHERE token_hash = %s",
+            (token_hash(account.token),),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -110,18 +121,28 @@ def fuzz_url(database_url: str) -> Iterator[str]:
 def _summary(exc: BaseException) -> str:
     """The first line of each failed check."""
     parts = exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]
-    return "; ".join((str(part).strip().splitlines() or [type(part).__name__])[0]
-                     for part in parts)
+    return "; ".join((str(part).strip().splitlines() or [type(part).__name__])[0] for part in parts)
 
 
-def _fuzz(operation: schemathesis.APIOperation, mode: GenerationMode, accounts: list[Account],
-          conn: psycopg.Connection[tuple[object, ...]], failures: list[str]) -> None:
+def _fuzz(
+    operation: schemathesis.APIOperation,
+    mode: GenerationMode,
+    accounts: list[Account],
+    conn: psycopg.Connection[tuple[object, ...]],
+    failures: list[str],
+) -> None:
     """Send ``EXAMPLES[mode]`` cases of ``operation`` as every account; record failed checks."""
     label = f"{operation.method.upper()} {operation.path}"
 
     @seed(SEED)
-    @settings(max_examples=EXAMPLES[mode], deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @settings(
+        max_examples=EXAMPLES[mode],
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+    )
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case: schemathesis.Case) -> None:
         for account in accounts:
@@ -130,9 +151,11 @@ def _fuzz(operation: schemathesis.APIOperation, mode: GenerationMode, accounts: 
             try:
                 case.validate_response(response, checks=CHECKS)
             except (AssertionError, FailureGroup) as exc:
-                failures.append(f"{label} as {account.role.value} ({mode.value}) -> "
-                                f"{response.status_code}: {_summary(exc)}\n"
-                                f"{case.as_curl_command()}")
+                failures.append(
+                    f"{label} as {account.role.value} ({mode.value}) -> "
+                    f"{response.status_code}: {_summary(exc)}\n"
+                    f"{case.as_curl_command()}"
+                )
 
     try:
         fuzz()
@@ -142,13 +165,18 @@ def _fuzz(operation: schemathesis.APIOperation, mode: GenerationMode, accounts: 
 
 
 def test_every_operation_survives_fuzzing_as_member_and_admin(
-    fuzz_url: str, tmp_path_factory: pytest.TempPathFactory,
+    fuzz_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     accounts = asyncio.run(_accounts(fuzz_url))
-    app = create_app(Settings(DATABASE_URL=fuzz_url,
-                              PREFCLUB_DATA_DIR=tmp_path_factory.mktemp("fuzz"),
-                              SECRET_KEY="fuzz-secret-key-that-is-long-enough-to-sign",
-                              PREFCLUB_ENV="test"))
+    app = create_app(
+        Settings(
+            DATABASE_URL=fuzz_url,
+            PREFCLUB_DATA_DIR=tmp_path_factory.mktemp("fuzz"),
+            SECRET_KEY="fuzz-secret-key-that-is-long-enough-to-sign",
+            PREFCLUB_ENV="test",
+        )
+    )
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     failures: list[str] = []
     ran: list[str] = []

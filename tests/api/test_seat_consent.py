@@ -33,28 +33,30 @@ async def _seats(client: httpx.AsyncClient, table_id: int) -> list[int | None]:
     return [s["member_id"] for s in detail["seats"]]
 
 
-async def test_a_member_cannot_take_over_anothers_practice_table(
-        app, logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
+async def test_a_member_cannot_take_over_anothers_practice_table(app, logged_in: LoggedIn) -> None:  # type: ignore[no-untyped-def]
     owner_client, owner = await logged_in()
     thief_client, thief = await logged_in()
     table = await _practice(app, owner_client)
     table_id, seats = table["table_id"], table["seats"]
 
     # His own seat: the house bots at the table do not consent for the member who sits there.
-    asked = await thief_client.post(f"/api/tables/{table_id}/replace",
-                                    json={"seat": 0, "member_id": thief.id})
+    asked = await thief_client.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 0, "member_id": thief.id}
+    )
     assert asked.status_code == 201, asked.text
     change = asked.json()
     assert change["status"] == "pending" and change["required"] == [owner.id]
     assert await _seats(owner_client, table_id) == seats
-    refused = await owner_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                      json={"agree": False})
+    refused = await owner_client.post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": False}
+    )
     assert refused.json()["status"] == "refused"
     assert await _seats(owner_client, table_id) == seats
 
     # A bot's seat at his table: he is still asked.
-    bot_seat = await thief_client.post(f"/api/tables/{table_id}/replace",
-                                       json={"seat": 1, "member_id": thief.id})
+    bot_seat = await thief_client.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 1, "member_id": thief.id}
+    )
     assert bot_seat.status_code == 201, bot_seat.text
     assert bot_seat.json()["status"] == "pending"
     assert bot_seat.json()["required"] == [owner.id]
@@ -62,21 +64,24 @@ async def test_a_member_cannot_take_over_anothers_practice_table(
 
 
 async def test_nobody_is_seated_without_being_asked(
-        app, logged_in: LoggedIn, db_session: AsyncSession) -> None:  # type: ignore[no-untyped-def]
+    app, logged_in: LoggedIn, db_session: AsyncSession
+) -> None:  # type: ignore[no-untyped-def]
     owner_client, owner = await logged_in()
     friend_client, friend = await logged_in()
     table = await _practice(app, owner_client)
     table_id, seats = table["table_id"], table["seats"]
 
     # He hands his own seat to a friend: the friend must agree before he sits down.
-    asked = await owner_client.post(f"/api/tables/{table_id}/replace",
-                                    json={"seat": 0, "member_id": friend.id})
+    asked = await owner_client.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 0, "member_id": friend.id}
+    )
     assert asked.status_code == 201, asked.text
     change = asked.json()
     assert change["status"] == "pending" and change["required"] == [friend.id]
     assert await _seats(owner_client, table_id) == seats
-    agreed = await friend_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                      json={"agree": True})
+    agreed = await friend_client.post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": True}
+    )
     assert agreed.status_code == 200, agreed.text
     assert agreed.json()["status"] == "applied"
     assert await _seats(owner_client, table_id) == [friend.id, *seats[1:]]
@@ -85,18 +90,21 @@ async def test_nobody_is_seated_without_being_asked(
     other_client, other = await logged_in()
     bots = [await db_session.get(Member, m) for m in seats[1:]]
     assert all(b is not None and b.is_bot for b in bots)
-    forced = await other_client.post("/api/tables", json={
-        "seats": [other.id, owner.id, seats[1]], "practice": True})
+    forced = await other_client.post(
+        "/api/tables", json={"seats": [other.id, owner.id, seats[1]], "practice": True}
+    )
     assert forced.status_code == 403
     assert forced.json()["code"] == "seat_needs_consent"
-    with_bots = await other_client.post("/api/tables", json={
-        "seats": [other.id, seats[1], seats[2]], "practice": True})
+    with_bots = await other_client.post(
+        "/api/tables", json={"seats": [other.id, seats[1], seats[2]], "practice": True}
+    )
     assert with_bots.status_code == 201, with_bots.text
 
     # An admin asking a member to join: that member is asked too.
     admin_client, _ = await logged_in(Role.admin)
-    joined = await admin_client.post(f"/api/tables/{with_bots.json()['id']}/join",
-                                     json={"member_id": owner.id})
+    joined = await admin_client.post(
+        f"/api/tables/{with_bots.json()['id']}/join", json={"member_id": owner.id}
+    )
     assert joined.status_code == 201, joined.text
     assert joined.json()["status"] == "pending"
     assert sorted(joined.json()["required"]) == sorted([other.id, owner.id])

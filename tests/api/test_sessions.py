@@ -36,16 +36,16 @@ async def test_generate_mondays_is_idempotent(logged_in: LoggedIn, clock: Frozen
     assert (await admin.post("/api/sessions/generate", json={"weeks": 0})).status_code == 422
 
 
-async def test_generation_after_the_end_starts_next_week(logged_in: LoggedIn,
-                                                         clock: FrozenClock) -> None:
+async def test_generation_after_the_end_starts_next_week(
+    logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     admin, _ = await logged_in(Role.admin)
     clock.set(AT_2215 + timedelta(minutes=1))
     sessions = (await admin.post("/api/sessions/generate", json={"weeks": 1})).json()
     assert sessions[0]["starts_at"].startswith("2026-12-07T16:00:00")
 
 
-async def test_extra_session_is_recorded_as_extra(logged_in: LoggedIn,
-                                                  clock: FrozenClock) -> None:
+async def test_extra_session_is_recorded_as_extra(logged_in: LoggedIn, clock: FrozenClock) -> None:
     # R-S1: an admin may open an extra session.
     admin, _ = await logged_in(Role.admin)
     member, _ = await logged_in()
@@ -99,15 +99,17 @@ async def test_late_without_notice_is_refused(logged_in: LoggedIn, clock: Frozen
     assert lobby["attendance"] == []
 
 
-async def test_late_with_notice_before_1900_may_join(logged_in: LoggedIn,
-                                                      clock: FrozenClock) -> None:
+async def test_late_with_notice_before_1900_may_join(
+    logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     # R-S4
     admin, _ = await logged_in(Role.admin)
     member, me = await logged_in()
     session = await _today(admin)
     clock.set(AT_1900 - timedelta(seconds=1))
-    notice = await member.post(f"/api/sessions/{session['id']}/late-notice",
-                               json={"note": "буду к 20:00"})
+    notice = await member.post(
+        f"/api/sessions/{session['id']}/late-notice", json={"note": "буду к 20:00"}
+    )
     assert notice.status_code == 201, notice.text
     clock.set(AT_1900 + timedelta(minutes=55))
     response = await member.post(f"/api/sessions/{session['id']}/check-in")
@@ -128,8 +130,7 @@ async def test_late_notice_after_1900_is_refused(logged_in: LoggedIn, clock: Fro
     assert (await member.post(f"/api/sessions/{session['id']}/check-in")).status_code == 409
 
 
-async def test_withdrawn_notice_no_longer_lets_in(logged_in: LoggedIn,
-                                                  clock: FrozenClock) -> None:
+async def test_withdrawn_notice_no_longer_lets_in(logged_in: LoggedIn, clock: FrozenClock) -> None:
     admin, _ = await logged_in(Role.admin)
     member, _ = await logged_in()
     session = await _today(admin)
@@ -150,8 +151,7 @@ async def test_no_check_in_after_the_session(logged_in: LoggedIn, clock: FrozenC
     assert (await member.post("/api/sessions/99999/check-in")).status_code == 404
 
 
-async def test_attendance_report_needs_treasurer(logged_in: LoggedIn,
-                                                 clock: FrozenClock) -> None:
+async def test_attendance_report_needs_treasurer(logged_in: LoggedIn, clock: FrozenClock) -> None:
     admin, _ = await logged_in(Role.admin)
     member, me = await logged_in()
     treasurer, _ = await logged_in(Role.treasurer)
@@ -167,20 +167,26 @@ async def test_attendance_report_needs_treasurer(logged_in: LoggedIn,
 
 
 async def test_anonymous_is_401(client) -> None:
-    for method, path in (("GET", "/api/sessions"), ("POST", "/api/sessions/generate"),
-                         ("POST", "/api/practice-tables"), ("GET", "/api/members")):
+    for method, path in (
+        ("GET", "/api/sessions"),
+        ("POST", "/api/sessions/generate"),
+        ("POST", "/api/practice-tables"),
+        ("GET", "/api/members"),
+    ):
         assert (await client.request(method, path, json={})).status_code == 401
 
 
 async def test_a_late_check_in_at_an_extra_session_names_its_own_start(
-        logged_in: LoggedIn, clock: FrozenClock) -> None:
+    logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     # R-S4 at an extra session that started at 10:02 club time (07:02 UTC): the refusal names
     # 10:02, in its message and in its code's params (the page's text is filled from them).
     admin, _ = await logged_in(Role.admin)
     member, _ = await logged_in()
     clock.set(datetime(2026, 11, 30, 6, 0, tzinfo=UTC))
-    made = await admin.post("/api/sessions/extra",
-                            json={"date": "2026-11-30", "start": "10:02", "end": "12:00"})
+    made = await admin.post(
+        "/api/sessions/extra", json={"date": "2026-11-30", "start": "10:02", "end": "12:00"}
+    )
     assert made.status_code == 201, made.text
     extra = made.json()
     clock.set(datetime(2026, 11, 30, 7, 30, tzinfo=UTC))
@@ -200,12 +206,14 @@ async def test_a_late_check_in_at_an_extra_session_names_its_own_start(
 
 
 async def test_check_in_before_it_opens_names_the_session_own_opening(
-        logged_in: LoggedIn, clock: FrozenClock) -> None:
+    logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     admin, _ = await logged_in(Role.admin)
     member, _ = await logged_in()
     clock.set(datetime(2026, 11, 30, 6, 0, tzinfo=UTC))  # 09:00 club time
-    made = await admin.post("/api/sessions/extra",
-                            json={"date": "2026-11-30", "start": "18:30", "end": "18:50"})
+    made = await admin.post(
+        "/api/sessions/extra", json={"date": "2026-11-30", "start": "18:30", "end": "18:50"}
+    )
     assert made.status_code == 201, made.text
     refused = await member.post(f"/api/sessions/{made.json()['id']}/check-in")
     assert refused.status_code == 409

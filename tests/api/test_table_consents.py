@@ -16,18 +16,22 @@ from tests.rules.conftest_scoring import CLUB, game, play
 
 
 async def _seated_table(ev, index: int = 0) -> tuple[int, list]:
-    tables = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables",
-                                  json={})).json()["tables"]
+    tables = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ]
     drawn = tables[index]
-    seated = await ev.admin.post(f"/api/drawn-tables/{drawn['id']}/seat",
-                                 json={"mode": "choice", "seats": drawn["member_ids"]})
+    seated = await ev.admin.post(
+        f"/api/drawn-tables/{drawn['id']}/seat",
+        json={"mode": "choice", "seats": drawn["member_ids"]},
+    )
     assert seated.status_code == 201, seated.text
     by_id = {m.id: (c, m) for c, m in ev.players}
     return seated.json()["table_id"], [by_id[m] for m in drawn["member_ids"]]
 
 
-async def test_extension_consent_through_the_api(evening, clock: FrozenClock,
-                                                 logged_in: LoggedIn) -> None:
+async def test_extension_consent_through_the_api(
+    evening, clock: FrozenClock, logged_in: LoggedIn
+) -> None:
     # R-S2: every player at the table must agree.
     ev = await evening(6)
     clock.set(AT_1900 + timedelta(minutes=1))
@@ -47,15 +51,17 @@ async def test_extension_consent_through_the_api(evening, clock: FrozenClock,
     assert bad.status_code == 422
 
 
-async def test_admin_ends_the_session(evening, clock: FrozenClock,
-                                      db_session: AsyncSession) -> None:
+async def test_admin_ends_the_session(
+    evening, clock: FrozenClock, db_session: AsyncSession
+) -> None:
     # R-S3: the session end closes and settles every unfinished pulka.
     ev = await evening(6)
     clock.set(AT_1900 + timedelta(minutes=1))
     first, _ = await _seated_table(ev, 0)
     tables = (await ev.admin.get(f"/api/sessions/{ev.session_id}")).json()["drawn_tables"]
-    second = (await ev.admin.post(f"/api/drawn-tables/{tables[1]['id']}/seat",
-                                  json={"mode": "draw"})).json()["table_id"]
+    second = (
+        await ev.admin.post(f"/api/drawn-tables/{tables[1]['id']}/seat", json={"mode": "draw"})
+    ).json()["table_id"]
     early = await ev.admin.post(f"/api/sessions/{ev.session_id}/end")
     assert early.status_code == 409 and "22:15" in early.json()["detail"]
     clock.set(AT_2215 + timedelta(minutes=5))
@@ -66,8 +72,10 @@ async def test_admin_ends_the_session(evening, clock: FrozenClock,
     assert sorted(ended.json()["closed_tables"]) == sorted([first, second])
     assert ended.json()["session"]["ended_at"] is not None
     from app.db.models.table import Pulka
-    rows = (await db_session.scalars(select(Pulka).where(
-        Pulka.table_id.in_([first, second])))).all()
+
+    rows = (
+        await db_session.scalars(select(Pulka).where(Pulka.table_id.in_([first, second])))
+    ).all()
     assert {(p.status, p.ended) for p in rows} == {("finished", "session_end")}
     assert all(p.settlement is not None for p in rows)
 
@@ -75,6 +83,7 @@ async def test_admin_ends_the_session(evening, clock: FrozenClock,
 async def _with_sheet(db: AsyncSession, table_id: int) -> None:
     """Give the table's pulka a played sheet: pools 0/4/6, hills 4/0/0, seat 0 just dealt."""
     from app.db.models.table import Pulka as PulkaRow
+
     deals = [
         game(0, 1, "7H", {2: "pass", 0: "pass"}),
         game(1, 2, "7H", {0: "pass", 1: "pass"}),
@@ -95,8 +104,9 @@ async def test_fourth_player_joins_with_consent_rounded_against_him(
     ev = await evening(6)
     clock.set(AT_1900 - timedelta(minutes=5))
     late, newcomer = await logged_in()
-    assert (await late.post(f"/api/sessions/{ev.session_id}/late-notice",
-                            json={})).status_code == 201
+    assert (
+        await late.post(f"/api/sessions/{ev.session_id}/late-notice", json={})
+    ).status_code == 201
     clock.set(AT_1900 + timedelta(minutes=1))
     table_id, players = await _seated_table(ev)
     await _with_sheet(db_session, table_id)
@@ -114,8 +124,9 @@ async def test_fourth_player_joins_with_consent_rounded_against_him(
     assert change["status"] == "pending"
     assert sorted(change["required"]) == sorted(m.id for _, m in players)
     # Only the players answer; someone else's answer is refused.
-    assert (await late.post(f"/api/seat-changes/{change['id']}/consent",
-                            json={"agree": True})).status_code == 403
+    assert (
+        await late.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
+    ).status_code == 403
     for client, _ in players:
         r = await client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
         assert r.status_code == 200, r.text
@@ -138,8 +149,9 @@ async def test_fourth_player_joins_with_consent_rounded_against_him(
     assert again.status_code == 409
 
 
-async def test_one_refusal_ends_a_join(evening, clock: FrozenClock, logged_in: LoggedIn,
-                                       db_session: AsyncSession) -> None:
+async def test_one_refusal_ends_a_join(
+    evening, clock: FrozenClock, logged_in: LoggedIn, db_session: AsyncSession
+) -> None:
     # R-T4: only with every player's consent.
     ev = await evening(7)
     clock.set(AT_1900 + timedelta(minutes=1))
@@ -148,31 +160,33 @@ async def test_one_refusal_ends_a_join(evening, clock: FrozenClock, logged_in: L
     await _with_sheet(db_session, table_id)
     admin = ev.admin
     waiting = (await admin.get(f"/api/sessions/{ev.session_id}")).json()
-    other = next(m for t in waiting["drawn_tables"] if t["table_id"] is None
-                 for m in t["member_ids"])
-    change = (await admin.post(f"/api/tables/{table_id}/join",
-                               json={"member_id": other})).json()
-    r = await players[0][0].post(f"/api/seat-changes/{change['id']}/consent",
-                                 json={"agree": False})
+    other = next(
+        m for t in waiting["drawn_tables"] if t["table_id"] is None for m in t["member_ids"]
+    )
+    change = (await admin.post(f"/api/tables/{table_id}/join", json={"member_id": other})).json()
+    r = await players[0][0].post(f"/api/seat-changes/{change['id']}/consent", json={"agree": False})
     assert r.json()["status"] == "refused"
-    again = await players[1][0].post(f"/api/seat-changes/{change['id']}/consent",
-                                     json={"agree": True})
+    again = await players[1][0].post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": True}
+    )
     assert again.status_code == 409
 
 
-async def test_four_player_table_takes_no_fourth(evening, clock: FrozenClock,
-                                                 logged_in: LoggedIn) -> None:
+async def test_four_player_table_takes_no_fourth(
+    evening, clock: FrozenClock, logged_in: LoggedIn
+) -> None:
     ev = await evening(7)
     clock.set(AT_1900 + timedelta(minutes=1))
     table_id, _ = await _seated_table(ev, 0)  # four players
-    response = await ev.admin.post(f"/api/tables/{table_id}/join",
-                                   json={"member_id": ev.players[0][1].id})
+    response = await ev.admin.post(
+        f"/api/tables/{table_id}/join", json={"member_id": ev.players[0][1].id}
+    )
     assert response.status_code == 409
 
 
-async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock,
-                                                     logged_in: LoggedIn,
-                                                     db_session: AsyncSession) -> None:
+async def test_substitution_needs_the_others_consent(
+    evening, clock: FrozenClock, logged_in: LoggedIn, db_session: AsyncSession
+) -> None:
     # R-T5: a player may be replaced by another member only with the others' consent; the
     # replacement inherits the seat's sheet.
     ev = await evening(6)
@@ -183,35 +197,42 @@ async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock
     substitute = next(m for _, m in ev.players if m.id not in at_table)
     (leaving_client, leaving), others = players[1], [players[0], players[2]]
     member_only, _ = await logged_in()
-    assert (await member_only.post(f"/api/tables/{table_id}/replace",
-                                   json={"seat": 1, "member_id": substitute.id})
-            ).status_code == 403
-    asked = await leaving_client.post(f"/api/tables/{table_id}/replace",
-                                      json={"seat": 1, "member_id": substitute.id})
+    assert (
+        await member_only.post(
+            f"/api/tables/{table_id}/replace", json={"seat": 1, "member_id": substitute.id}
+        )
+    ).status_code == 403
+    asked = await leaving_client.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 1, "member_id": substitute.id}
+    )
     assert asked.status_code == 201, asked.text
     change = asked.json()
     # The others and the newcomer; the leaving player asked, so he has agreed.
     assert sorted(change["required"]) == sorted([substitute.id, *(m.id for _, m in others)])
     assert change["record"]["leaving_member_id"] == leaving.id
-    duplicate = await ev.admin.post(f"/api/tables/{table_id}/replace",
-                                    json={"seat": 0, "member_id": substitute.id})
+    duplicate = await ev.admin.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 0, "member_id": substitute.id}
+    )
     assert duplicate.status_code == 409
-    assert (await leaving_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                      json={"agree": True})).status_code == 403
+    assert (
+        await leaving_client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
+    ).status_code == 403
     for client, _ in others:
         r = await client.post(f"/api/seat-changes/{change['id']}/consent", json={"agree": True})
         assert r.status_code == 200
     assert r.json()["status"] == "pending"  # the newcomer has not agreed yet
     substitute_client = next(c for c, m in ev.players if m.id == substitute.id)
-    r = await substitute_client.post(f"/api/seat-changes/{change['id']}/consent",
-                                     json={"agree": True})
+    r = await substitute_client.post(
+        f"/api/seat-changes/{change['id']}/consent", json={"agree": True}
+    )
     assert r.json()["status"] == "applied"
     assert r.json()["record"]["applied"]["leaving_member_id"] == leaving.id
     theirs = (await substitute_client.get(f"/api/tables/{table_id}/state")).json()
     assert theirs["seat"] == 1 and theirs["table"]["names"][1] == substitute.display_name
     assert (await leaving_client.get(f"/api/tables/{table_id}/state")).json()["seat"] is None
-    bad_seat = await ev.admin.post(f"/api/tables/{table_id}/replace",
-                                   json={"seat": 4, "member_id": substitute.id})
+    bad_seat = await ev.admin.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 4, "member_id": substitute.id}
+    )
     assert bad_seat.status_code in (409, 422)
     # One club seat per member per session: the substitute's own drawn table cannot seat him
     # now, and he cannot take a seat at another table either.
@@ -220,23 +241,28 @@ async def test_substitution_needs_the_others_consent(evening, clock: FrozenClock
     refused = await ev.admin.post(f"/api/drawn-tables/{his['id']}/seat", json={"mode": "draw"})
     assert refused.status_code == 409 and refused.json()["code"] == "seated_elsewhere"
     # The leaving player's seat row went with him (R-T5): he may be asked back.
-    again = await ev.admin.post(f"/api/tables/{table_id}/replace",
-                                json={"seat": 0, "member_id": leaving.id})
+    again = await ev.admin.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 0, "member_id": leaving.id}
+    )
     assert again.status_code == 201, again.text
 
 
-async def test_deal_start_refusal_for_a_drawn_club_table(evening, clock: FrozenClock,
-                                                         db_session: AsyncSession) -> None:
+async def test_deal_start_refusal_for_a_drawn_club_table(
+    evening, clock: FrozenClock, db_session: AsyncSession
+) -> None:
     ev = await evening(6)
     clock.set(AT_1900 + timedelta(minutes=1))
     table_id, _ = await _seated_table(ev)
-    assert await schedule.deal_start_refusal(db_session, table_id, AT_2215 - timedelta(
-        minutes=25)) is None
+    assert (
+        await schedule.deal_start_refusal(db_session, table_id, AT_2215 - timedelta(minutes=25))
+        is None
+    )
     assert await schedule.deal_start_refusal(db_session, table_id, AT_2215) is not None
 
 
-async def test_treasurer_and_member_cannot_generate(logged_in: LoggedIn,
-                                                    clock: FrozenClock) -> None:
+async def test_treasurer_and_member_cannot_generate(
+    logged_in: LoggedIn, clock: FrozenClock
+) -> None:
     for role in (Role.member, Role.treasurer):
         c, _ = await logged_in(role)
         assert (await c.post("/api/sessions/generate", json={"weeks": 1})).status_code == 403

@@ -13,10 +13,20 @@ from hypothesis import strategies as st
 
 from app.api.ws import _loads
 
-SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80)
-           | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=20))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=20)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def _outcome(read: Any, frame: str) -> tuple[str, Any]:
@@ -59,8 +69,25 @@ def test_damaged_texts_read_or_fail_the_same(value: Any, cut: int, insert: str) 
 
 
 def test_the_edges_read_the_same() -> None:
-    for frame in ["", " ", "{}", "[1,]", "NaN", "-Infinity", "1e400", '"\\ud800"',
-                  '{"a":"\\udfff"}', '{"seq": 12345678901234567890123}', '{"a":1}{"b":2}',
-                  '{"a":"\\u0000"}', '{"a":1,"a":2}', "[" * 3000 + "]" * 3000, '{"a":"\t"}',
-                  '{"a": 01}', '\ufeff{}', '{"n": 9223372036854775807}', '{"n": -0.0}']:
+    for frame in [
+        "",
+        " ",
+        "{}",
+        "[1,]",
+        "NaN",
+        "-Infinity",
+        "1e400",
+        '"\\ud800"',
+        '{"a":"\\udfff"}',
+        '{"seq": 12345678901234567890123}',
+        '{"a":1}{"b":2}',
+        '{"a":"\\u0000"}',
+        '{"a":1,"a":2}',
+        "[" * 3000 + "]" * 3000,
+        '{"a":"\t"}',
+        '{"a": 01}',
+        "\ufeff{}",
+        '{"n": 9223372036854775807}',
+        '{"n": -0.0}',
+    ]:
         _check(frame)

@@ -29,8 +29,13 @@ def test_the_bench_deals_are_whole_legal_games() -> None:
         for trick in facts.tricks:
             led = trick[0][1] >> 3
             for position, card in trick:
-                assert legal_cards(hands[position], None if (position, card) == trick[0] else led,
-                                   trump) >> card & 1
+                assert (
+                    legal_cards(
+                        hands[position], None if (position, card) == trick[0] else led, trump
+                    )
+                    >> card
+                    & 1
+                )
                 hands[position] ^= 1 << card
         assert not any(hands.values())
 

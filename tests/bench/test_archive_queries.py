@@ -20,8 +20,9 @@ from tests.db_support import _libpq
 from tests.support.archive_reference import club_stats_from_logs
 
 
-async def _count(eng: AsyncEngine,
-                 read: Callable[[AsyncSession], Awaitable[Any]]) -> tuple[int, Any]:
+async def _count(
+    eng: AsyncEngine, read: Callable[[AsyncSession], Awaitable[Any]]
+) -> tuple[int, Any]:
     statements: list[str] = []
 
     def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -49,26 +50,26 @@ async def test_list_and_stats_do_not_query_per_pulka(scratch: AsyncEngine) -> No
     assert sum(s.pulkas for s in stats) == sum(p["players"] for p in listed_more)
     assert many_list == few_list == 1, "list_pulkas queries once per pulka"
     assert many_stats == few_stats == 1, "club_stats queries once per pulka"
-    paged, page = await _count(scratch, lambda db: archive.list_pulkas(
-        db, limit=4, before=listed_more[5]["id"]))
+    paged, page = await _count(
+        scratch, lambda db: archive.list_pulkas(db, limit=4, before=listed_more[5]["id"])
+    )
     assert paged == 2 and [p["id"] for p in page] == [p["id"] for p in listed_more[6:10]]
 
 
-async def test_a_pulka_and_a_replay_take_two_queries_however_long(
-        scratch: AsyncEngine) -> None:
+async def test_a_pulka_and_a_replay_take_two_queries_however_long(scratch: AsyncEngine) -> None:
     """No N+1: showing a pulka or replaying one deal issues two statements (the pulka with
     its table and archive row, then its summary events or the deal's events), for a pulka of
     two deals as for one of twelve, and one member's statistics one statement plus his name."""
     libpq = _libpq(scratch.url.render_as_string(hide_password=False))
     short = generate(libpq, 1, templates=1, members=4, deals=(2, 2), practice_share=0.0)
-    long = generate(libpq, 1, templates=1, members=4, deals=(12, 12), practice_share=0.0,
-                    seed=9)
+    long = generate(libpq, 1, templates=1, members=4, deals=(12, 12), practice_share=0.0, seed=9)
     counts = []
     for made, deal in ((short, 2), (long, 11)):
         pulka_id = made["pulka_ids"][0]
         shown_n, shown = await _count(scratch, partial(archive.pulka_detail, pulka_id=pulka_id))
         replay_n, replayed = await _count(
-            scratch, partial(archive.deal_replay, pulka_id=pulka_id, deal_no=deal))
+            scratch, partial(archive.deal_replay, pulka_id=pulka_id, deal_no=deal)
+        )
         assert len(shown["deal_list"]) == made["deals"][pulka_id]
         assert replayed["deal_no"] == deal and replayed["verified"] is True
         counts.append((shown_n, replay_n))
@@ -103,8 +104,7 @@ async def test_a_deal_replay_reads_only_its_deal(scratch: AsyncEngine) -> None:
     assert max(rows) < events_total / 2, f"a replay read {max(rows)} of {events_total} rows"
 
 
-async def test_the_generator_and_the_backfill_tally_as_the_logs_say(
-        scratch: AsyncEngine) -> None:
+async def test_the_generator_and_the_backfill_tally_as_the_logs_say(scratch: AsyncEngine) -> None:
     """The generator writes the archive rows as a live table does when its pulka ends, and
     migration 0015 rebuilds the same rows from the logs: both give the former statistics."""
     url = scratch.url.render_as_string(hide_password=False)
@@ -124,6 +124,9 @@ async def test_the_generator_and_the_backfill_tally_as_the_logs_say(
         reshown = [await archive.pulka_detail(db, p["id"]) for p in listed]
     assert len(listed) == 6 and relisted == listed and reshown == shown
     assert all(p["lines"] and 1 <= p["lines"][-1]["deal"] <= p["deals"] for p in shown)
-    assert generated == backfilled == [
-        {k: v for k, v in r.items() if k != "series"} for r in reference]
+    assert (
+        generated
+        == backfilled
+        == [{k: v for k, v in r.items() if k != "series"} for r in reference]
+    )
     assert one == reference[0] and one["series"]

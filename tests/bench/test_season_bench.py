@@ -26,13 +26,11 @@ def test_tables_of_three_or_four_and_kendall_tau() -> None:
 
 
 async def test_three_mondays_rebuild_to_what_was_kept(scratch: AsyncEngine) -> None:
-    result = await generate(scratch, mondays=3, deals=2, players=10, seed=5,
-                            checkpoints=(3,))
+    result = await generate(scratch, mondays=3, deals=2, players=10, seed=5, checkpoints=(3,))
     assert result["rebuild"]["nights_equal"] and result["rebuild"]["ratings_equal"]
     assert result["pulkas"] >= 6 and result["checkpoints"][0]["mondays"] == 3
     async with AsyncSession(scratch) as db:
-        assert await db.scalar(select(func.count()).select_from(RatedPulka)) == \
-            result["pulkas"]
+        assert await db.scalar(select(func.count()).select_from(RatedPulka)) == result["pulkas"]
         nights = await db.scalar(select(func.count()).select_from(MemberNight))
         assert nights is not None and nights >= 3 * 6
         kept = await rating.stored(db)

@@ -20,8 +20,9 @@ from app.rules import (
 from bench.bots import message_for
 
 
-def play_until(seed: int, stop: Callable[[DealState], bool],
-               players: list[Strategy] | None = None) -> DealState | None:
+def play_until(
+    seed: int, stop: Callable[[DealState], bool], players: list[Strategy] | None = None
+) -> DealState | None:
     """Deal ``seed`` played by ``players`` (beginners by default) until ``stop(state)``;
     None if the deal ended first."""
     rng = random.Random(seed)
@@ -44,9 +45,14 @@ def declarer_to_play(cards_left: int) -> Callable[[DealState], bool]:
     """Stop when the declarer of a closed game must play with ``cards_left`` cards in hand."""
 
     def stop(state: DealState) -> bool:
-        return (state.phase == "play" and state.kind == "game" and state.open_seats == 0
-                and state.to_move == state.declarer and state.turn == state.declarer
-                and state.hands[state.declarer].bit_count() == cards_left)
+        return (
+            state.phase == "play"
+            and state.kind == "game"
+            and state.open_seats == 0
+            and state.to_move == state.declarer
+            and state.turn == state.declarer
+            and state.hands[state.declarer].bit_count() == cards_left
+        )
 
     return stop
 

@@ -11,10 +11,26 @@ from bench.bots import ROTATIONS, interval, main
 
 
 def test_twenty_deals_duplicate_run_prints_the_documented_json(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "bots.json"
-    main(["--deals", "20", "--seed", "3", "--pairs", "strong:beginner", "--workers", "1",
-          "--budget", "0.05", "--json", "--out", str(out)])
+    main(
+        [
+            "--deals",
+            "20",
+            "--seed",
+            "3",
+            "--pairs",
+            "strong:beginner",
+            "--workers",
+            "1",
+            "--budget",
+            "0.05",
+            "--json",
+            "--out",
+            str(out),
+        ]
+    )
     last = capsys.readouterr().out.strip().splitlines()[-1]
     result = json.loads(last)
     assert result == json.loads(out.read_text())

@@ -27,8 +27,9 @@ CLASSIC = Conventions.preset_named("classic")
 
 def play_classic(seed: int, players: int, level: str) -> DealState:
     rng = random.Random(seed)
-    bots: list[Strategy] = [make_strategy(level, random.Random(seed * 10 + s))
-                            for s in range(players)]
+    bots: list[Strategy] = [
+        make_strategy(level, random.Random(seed * 10 + s)) for s in range(players)
+    ]
     state = new_deal(DealConfig(players, seed % players, CLASSIC), shuffled_deck(rng), b"k")
     state, _ = apply(state, Cut(state.cutter, 16))
     while not state.finished:

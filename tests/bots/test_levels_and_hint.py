@@ -21,12 +21,21 @@ def test_each_level_makes_its_player() -> None:
         make_strategy("grandmaster")
 
 
-@pytest.mark.parametrize(("setting", "level"), [
-    (None, "beginner"), ("beginner", "beginner"), ("club", "club"), ("strong", "strong"),
-    ("STRONG", "beginner"), (3, "beginner"), ("", "beginner"),
-])
+@pytest.mark.parametrize(
+    ("setting", "level"),
+    [
+        (None, "beginner"),
+        ("beginner", "beginner"),
+        ("club", "club"),
+        ("strong", "strong"),
+        ("STRONG", "beginner"),
+        (3, "beginner"),
+        ("", "beginner"),
+    ],
+)
 def test_a_tables_setting_gives_its_level_and_anything_else_the_default(
-        setting: object, level: str) -> None:
+    setting: object, level: str
+) -> None:
     assert bot_level_of(setting) == level
 
 
@@ -34,8 +43,9 @@ async def test_the_runner_starts_bots_at_the_tables_level() -> None:
     runner = BotRunner(port=1)  # no server behind it: the bots only fail to connect
     seen: list[str] = []
 
-    async def fake_table(table_id: int, cookies: list[str], claimed: bool,
-                         level: str = "beginner") -> None:
+    async def fake_table(
+        table_id: int, cookies: list[str], claimed: bool, level: str = "beginner"
+    ) -> None:
         seen.append(level)
 
     runner._table = fake_table  # type: ignore[method-assign]

@@ -38,9 +38,17 @@ def test_samples_fill_the_hidden_hands_with_unseen_cards_and_respect_voids() -> 
 
 def test_memory_records_played_cards_and_a_void_when_a_seat_does_not_follow() -> None:
     memory = Memory()
-    memory.update({"commitment": "c1", "last_trick": [
-        {"seat": 0, "card": "AS"}, {"seat": 1, "card": "7H"}, {"seat": 2, "card": "8S"}],
-        "trick": [{"seat": 2, "card": "KD"}]})
+    memory.update(
+        {
+            "commitment": "c1",
+            "last_trick": [
+                {"seat": 0, "card": "AS"},
+                {"seat": 1, "card": "7H"},
+                {"seat": 2, "card": "8S"},
+            ],
+            "trick": [{"seat": 2, "card": "KD"}],
+        }
+    )
     assert memory.played == mask_of(["AS", "7H", "8S", "KD"])
     assert memory.voids == {1: {0}}
     memory.update({"commitment": "c2", "last_trick": None, "trick": []})
@@ -71,10 +79,24 @@ def test_declarer_cashes_his_ace_before_it_can_be_squeezed_out() -> None:
     trick whatever the split; leading the seven lets a defender win and, holding a spade, lead
     it so the ace must be thrown: the exact search sees it and leads the ace."""
     deal = {
-        "players": 3, "dealer": 2, "forehand": 0, "seat": 0, "kind": "game", "declarer": 0,
-        "contract": "6NT", "turn": 0, "trick_leader": None, "trick": [], "last_trick": None,
-        "commitment": "x", "hand": ["AH", "7H"], "open_hands": {}, "tricks": {"0": 6},
-        "hand_sizes": {"0": 2, "1": 2, "2": 2}, "talon": None, "discard": None,
+        "players": 3,
+        "dealer": 2,
+        "forehand": 0,
+        "seat": 0,
+        "kind": "game",
+        "declarer": 0,
+        "contract": "6NT",
+        "turn": 0,
+        "trick_leader": None,
+        "trick": [],
+        "last_trick": None,
+        "commitment": "x",
+        "hand": ["AH", "7H"],
+        "open_hands": {},
+        "tricks": {"0": 6},
+        "hand_sizes": {"0": 2, "1": 2, "2": 2},
+        "talon": None,
+        "discard": None,
     }
     memory = Memory()
     unseen = mask_of(["KH", "8H", "QS", "JS"])

@@ -18,23 +18,31 @@ from tests.support.server import ServerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 RESULTS = PROJECT_ROOT / "test-results"
 
 
 @contextmanager
-def scratch_server(database_url: str, tmp_path_factory: pytest.TempPathFactory,
-                   **env: str) -> Iterator[ServerProcess]:
+def scratch_server(
+    database_url: str, tmp_path_factory: pytest.TempPathFactory, **env: str
+) -> Iterator[ServerProcess]:
     """``prefclub serve`` on a free port with a fresh database of its own and ``env`` added
     to its environment; skipped without Debian's chromium."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
     url, name = scratch_database(database_url)
     data_dir = tmp_path_factory.mktemp("serve")
-    proc = ServerProcess({"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir),
-                          "LOG_LEVEL": "WARNING", **env})
+    proc = ServerProcess(
+        {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir), "LOG_LEVEL": "WARNING", **env}
+    )
     proc.start()
     try:
         yield proc

@@ -26,8 +26,9 @@ def _run(coro: Any) -> Any:
 
 
 def test_the_admin_makes_and_downloads_a_backup(server: ServerProcess, browser: Any) -> None:
-    _run(add_members(server.env["DATABASE_URL"], [("bk-admin", "Админ Копий", Role.admin)],
-                     PASSWORD))
+    _run(
+        add_members(server.env["DATABASE_URL"], [("bk-admin", "Админ Копий", Role.admin)], PASSWORD)
+    )
     page = browser.new_context(locale="ru-RU", accept_downloads=True).new_page()
     login(page, server.base_url, "bk-admin", PASSWORD)
     page.wait_for_selector("#session-title")

@@ -40,8 +40,9 @@ WORDS = """async (lang) => {
 }"""
 
 
-def _words_in_both(server: ServerProcess, browser: Any) -> tuple[Any, dict[str, str],
-                                                                  dict[str, str]]:
+def _words_in_both(
+    server: ServerProcess, browser: Any
+) -> tuple[Any, dict[str, str], dict[str, str]]:
     """A page of the club, and :data:`WORDS` said in Russian and in English on it."""
     page = new_page(browser)
     page.goto(server.base_url + "/")
@@ -49,7 +50,8 @@ def _words_in_both(server: ServerProcess, browser: Any) -> tuple[Any, dict[str, 
 
 
 def test_refusals_name_the_field_and_the_limit_in_both_languages(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     page, ru, en = _words_in_both(server, browser)
     assert "20:00" in ru["order"] and "19:00" in ru["order"] and "позже" in ru["order"]
     assert "2026-11-29" in ru["past"] and "будущее" in ru["past"]
@@ -66,19 +68,18 @@ def test_refusals_name_the_field_and_the_limit_in_both_languages(
 
 def _admin_api(base: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}
-                ).raise_for_status()
+    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
     client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
     return client
 
 
-def test_a_cyrillic_member_is_told_the_password_rule(server: ServerProcess,
-                                                     browser: Any) -> None:
+def test_a_cyrillic_member_is_told_the_password_rule(server: ServerProcess, browser: Any) -> None:
     base = server.base_url
     first = first_admin_password(server)
     api = _admin_api(base, first)
-    api.post("/api/auth/password", json={"current_password": first,
-                                         "new_password": ADMIN_PASSWORD}).raise_for_status()
+    api.post(
+        "/api/auth/password", json={"current_password": first, "new_password": ADMIN_PASSWORD}
+    ).raise_for_status()
     api = _admin_api(base, ADMIN_PASSWORD)
     # the members form takes a Cyrillic login (no Latin-only pattern in the page any more)
     admin = new_page(browser)

@@ -18,11 +18,18 @@ PASSWORD = "a dark calls password"
 
 
 def test_a10_a11_a16_the_table_page_offers_dark_calls_and_preferans(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     # three members at an arabic table without the opening bombs (bidding at once)
-    table_id = run_async(arabic_table(server.env["DATABASE_URL"], prefix="dk",
-                                      names=("Даша", "Коля", "Лиза"), password=PASSWORD,
-                                      overrides={"opening_bombs": 0}))
+    table_id = run_async(
+        arabic_table(
+            server.env["DATABASE_URL"],
+            prefix="dk",
+            names=("Даша", "Коля", "Лиза"),
+            password=PASSWORD,
+            overrides={"opening_bombs": 0},
+        )
+    )
     pages = []
     for i in range(3):
         page = browser.new_context(locale="ru-RU").new_page()

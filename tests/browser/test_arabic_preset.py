@@ -28,29 +28,50 @@ def run_async(coro: Any) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-async def arabic_table(url: str, *, prefix: str = "ar",
-                       names: tuple[str, ...] = ("Аня", "Рома", "Юля"), password: str = PASSWORD,
-                       overrides: dict[str, Any] | None = None) -> int:
+async def arabic_table(
+    url: str,
+    *,
+    prefix: str = "ar",
+    names: tuple[str, ...] = ("Аня", "Рома", "Юля"),
+    password: str = PASSWORD,
+    overrides: dict[str, Any] | None = None,
+) -> int:
     """Three members (logins ``prefix0..2``) at a practice table with preset ``arabic``."""
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            rows = [Member(login=f"{prefix}{i}", display_name=name, role=Role.member,
-                           password_hash=hash_password(password), must_change_password=False,
-                           active=True, is_bot=False)
-                    for i, name in enumerate(names)]
+            rows = [
+                Member(
+                    login=f"{prefix}{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(password),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(names)
+            ]
             db.add_all(rows)
             await db.flush()
-            table = await create_table(db, seat_member_ids=[m.id for m in rows], practice=True,
-                                       target=10, first_dealer=0, now=datetime.now(UTC),
-                                       preset="arabic", overrides=overrides)
+            table = await create_table(
+                db,
+                seat_member_ids=[m.id for m in rows],
+                practice=True,
+                target=10,
+                first_dealer=0,
+                now=datetime.now(UTC),
+                preset="arabic",
+                overrides=overrides,
+            )
             return table.id
     finally:
         await engine.dispose()
 
 
-def test_a1_the_lobby_offers_arabic_and_the_sheet_names_it(server: ServerProcess,
-                                                            browser: Any) -> None:
+def test_a1_the_lobby_offers_arabic_and_the_sheet_names_it(
+    server: ServerProcess, browser: Any
+) -> None:
     table_id = run_async(arabic_table(server.env["DATABASE_URL"]))
     page = browser.new_context(locale="ru-RU").new_page()
     login(page, server.base_url, "ar0", PASSWORD)

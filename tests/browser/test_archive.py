@@ -33,15 +33,24 @@ async def _seed(url: str) -> int:
     sessions = make_sessionmaker(engine)
     try:
         async with session_scope(sessions) as db:
-            members = [Member(login=f"archive{i}", display_name=name, role=Role.member,
-                              password_hash=hash_password(PASSWORD) if i == 0 else None,
-                              must_change_password=False, active=True, is_bot=False)
-                       for i, name in enumerate(NAMES)]
+            members = [
+                Member(
+                    login=f"archive{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD) if i == 0 else None,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(members)
             await db.flush()
             ids = [m.id for m in members]
-            table = await create_table(db, seat_member_ids=list(ids), practice=False,
-                                       target=20, first_dealer=0, now=now)
+            table = await create_table(
+                db, seat_member_ids=list(ids), practice=False, target=20, first_dealer=0, now=now
+            )
         for _ in range(2):
             async with session_scope(sessions) as db:
                 await play_deal(db, table.id, ids, now)

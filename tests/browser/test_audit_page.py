@@ -20,16 +20,19 @@ KEEPER_PASSWORD = "a long keeper password"
 
 def _own_password(base: str, login: str, current: str, new: str) -> None:
     with httpx.Client(base_url=base) as client:
-        client.post("/api/auth/login", json={"login": login, "password": current}
-                    ).raise_for_status()
+        client.post(
+            "/api/auth/login", json={"login": login, "password": current}
+        ).raise_for_status()
         ui.wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="login")
         client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-        client.post("/api/auth/password", json={"current_password": current,
-                                                "new_password": new}).raise_for_status()
+        client.post(
+            "/api/auth/password", json={"current_password": current, "new_password": new}
+        ).raise_for_status()
 
 
 def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
-        server: ServerProcess, browser: object) -> None:
+    server: ServerProcess, browser: object
+) -> None:
     base = server.base_url
     _own_password(base, "admin", first_admin_password(server), ADMIN_PASSWORD)
     api = admin_api(base, ADMIN_PASSWORD)
@@ -38,8 +41,11 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
     keeper = made.json()["member"]["id"]
     api.patch(f"/api/members/{keeper}", json={"role": "treasurer"}).raise_for_status()
     api.put("/api/club/settings", json={"move_timer_seconds": 60}).raise_for_status()
-    api.post("/api/fund/payments", headers={"Idempotency-Key": "audit-browser-1"},
-             json={"member_id": keeper, "amount": "40"}).raise_for_status()
+    api.post(
+        "/api/fund/payments",
+        headers={"Idempotency-Key": "audit-browser-1"},
+        json={"member_id": keeper, "amount": "40"},
+    ).raise_for_status()
     _own_password(base, "ivanova", made.json()["one_time_password"], KEEPER_PASSWORD)
 
     page = logged_in(browser, base, "admin", ADMIN_PASSWORD)
@@ -47,9 +53,17 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
     page.wait_for_selector("#admin-audit [data-testid=audit] tbody tr")
     section = page.locator("#admin-audit")
     text = section.inner_text()
-    for words in ("Журнал изменений", "член клуба добавлен", "роль изменена",
-                  "член клуба → казначей", "настройка клуба изменена", "запись в кубышке",
-                  "Взнос члена клуба", "40.00 ₽", "Анна Иванова"):
+    for words in (
+        "Журнал изменений",
+        "член клуба добавлен",
+        "роль изменена",
+        "член клуба → казначей",
+        "настройка клуба изменена",
+        "запись в кубышке",
+        "Взнос члена клуба",
+        "40.00 ₽",
+        "Анна Иванова",
+    ):
         assert words in text, words
     assert not RULE_ID.search(text) and not HEX_HASH.search(text)
     assert "paid in by member" not in text
@@ -58,9 +72,13 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
 
     page.select_option("#audit-action", "club")
     page.click("#audit-filter button[type=submit]")
-    ui.wait_for(lambda: {r.get_attribute("data-action") for r in
-                         page.locator("#admin-audit tbody tr").all()} == {"club.setting"},
-                what="the filtered log")
+    ui.wait_for(
+        lambda: (
+            {r.get_attribute("data-action") for r in page.locator("#admin-audit tbody tr").all()}
+            == {"club.setting"}
+        ),
+        what="the filtered log",
+    )
     assert "таймер хода: — → 60 с" in section.inner_text()
     assert not page.locator("#admin-audit .audit-more").is_visible()  # one page only
     screenshot(page, "audit-admin")
@@ -72,7 +90,8 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
     fund_text = treasurer.locator("#fund-audit").inner_text()
     assert "Журнал кубышки" in fund_text and "запись в кубышке" in fund_text
     assert "роль изменена" not in fund_text and not HEX_HASH.search(fund_text)
-    assert {r.get_attribute("data-action") for r in
-            treasurer.locator("#fund-audit tbody tr").all()} == {"fund.entry"}
+    assert {
+        r.get_attribute("data-action") for r in treasurer.locator("#fund-audit tbody tr").all()
+    } == {"fund.entry"}
     screenshot(treasurer, "audit-fund")
     assert treasurer.js_errors == []  # type: ignore[attr-defined]

@@ -46,16 +46,24 @@ async def _seed(url: str) -> dict[str, int]:
     sessions = make_sessionmaker(engine)
     try:
         async with session_scope(sessions) as db:
-            members = [Member(login=f"axe{i}", display_name=name,
-                              role=Role.admin if i == 0 else Role.member,
-                              password_hash=hash_password(PASSWORD) if i == 0 else None,
-                              must_change_password=False, active=True, is_bot=False)
-                       for i, name in enumerate(["Анна", "Борис", "Вера"])]
+            members = [
+                Member(
+                    login=f"axe{i}",
+                    display_name=name,
+                    role=Role.admin if i == 0 else Role.member,
+                    password_hash=hash_password(PASSWORD) if i == 0 else None,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(["Анна", "Борис", "Вера"])
+            ]
             db.add_all(members)
             await db.flush()
             ids = [m.id for m in members]
-            table = await create_table(db, seat_member_ids=list(ids), practice=False,
-                                       target=20, first_dealer=0, now=now)
+            table = await create_table(
+                db, seat_member_ids=list(ids), practice=False, target=20, first_dealer=0, now=now
+            )
         for _ in range(2):
             async with session_scope(sessions) as db:
                 await play_deal(db, table.id, ids, now)
@@ -73,8 +81,7 @@ def club(server: ServerProcess) -> Iterator[dict[str, int]]:
     with ThreadPoolExecutor(1) as pool:
         seeded = pool.submit(asyncio.run, _seed(server.env["DATABASE_URL"])).result()
     with httpx.Client(base_url=server.base_url) as api:
-        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD}
-                 ).raise_for_status()
+        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD}).raise_for_status()
         wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
         api.headers["X-CSRF-Token"] = api.cookies["prefclub_csrf"]
         opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
@@ -112,9 +119,11 @@ def _serious(page: Any) -> list[dict[str, Any]]:
 
 
 def _describe(violations: list[dict[str, Any]]) -> str:
-    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} — "
-                     + "; ".join(str(n.get("target")) for n in v["nodes"][:5])
-                     for v in violations)
+    return "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']} — "
+        + "; ".join(str(n.get("target")) for n in v["nodes"][:5])
+        for v in violations
+    )
 
 
 def test_login_page_has_no_serious_violations(server: ServerProcess, browser: Any) -> None:
@@ -127,9 +136,9 @@ def test_login_page_has_no_serious_violations(server: ServerProcess, browser: An
 
 
 @pytest.mark.parametrize(("name", "address", "ready"), PAGES, ids=[p[0] for p in PAGES])
-def test_page_has_no_serious_violations(server: ServerProcess, browser: Any,
-                                        club: dict[str, int], name: str, address: str,
-                                        ready: str) -> None:
+def test_page_has_no_serious_violations(
+    server: ServerProcess, browser: Any, club: dict[str, int], name: str, address: str, ready: str
+) -> None:
     page = new_page(browser)
     login(page, server.base_url, "axe0", PASSWORD)
     page.wait_for_selector("#session-title")
@@ -149,13 +158,15 @@ def test_page_has_no_serious_violations(server: ServerProcess, browser: Any,
 
 
 def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
-        server: ServerProcess, browser: Any, club: dict[str, int]) -> None:
+    server: ServerProcess, browser: Any, club: dict[str, int]
+) -> None:
     """Dates are the club's (CLUB_TZ), whatever the browser's zone: history and statistics agree
     (issue 11). The browser runs in Honolulu, ten hours behind UTC and thirteen behind Moscow."""
     from zoneinfo import ZoneInfo
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU",
-                                  timezone_id="Pacific/Honolulu")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="ru-RU", timezone_id="Pacific/Honolulu"
+    )
     page = context.new_page()
     login(page, server.base_url, "axe0", PASSWORD)
     page.wait_for_selector("#session-title")
@@ -173,8 +184,8 @@ def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
     page.goto(server.base_url + "/#/stats")
     page.wait_for_selector("[data-testid=chart]")
     labels = page.evaluate(
-        "() => [...document.querySelectorAll('[data-testid=chart] text')]"
-        ".map((e) => e.textContent)")
+        "() => [...document.querySelectorAll('[data-testid=chart] text')].map((e) => e.textContent)"
+    )
     assert any(re.fullmatch(rf"{club_day} \S+", label) for label in labels), labels
     if club_day != browser_day:
         assert not any(re.fullmatch(rf"{browser_day} \S+", label) for label in labels), labels
@@ -182,8 +193,9 @@ def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
 
 
 @pytest.mark.parametrize("address", ["#/lobby", "#/history", "#/members"])
-def test_no_rule_ids_or_hashes_on_the_club_pages(server: ServerProcess, browser: Any,
-                                                 club: dict[str, int], address: str) -> None:
+def test_no_rule_ids_or_hashes_on_the_club_pages(
+    server: ServerProcess, browser: Any, club: dict[str, int], address: str
+) -> None:
     """Rule IDs belong in docs and logs, hashes in the replay's check: not on these pages."""
     page = new_page(browser)
     login(page, server.base_url, "axe0", PASSWORD)

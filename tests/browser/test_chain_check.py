@@ -53,13 +53,17 @@ def _check(page: Any) -> str:
     return str(done.inner_text())
 
 
-def test_the_archive_checks_the_chain_and_sees_tampering(server: ServerProcess,
-                                                         browser: Any) -> None:
+def test_the_archive_checks_the_chain_and_sees_tampering(
+    server: ServerProcess, browser: Any
+) -> None:
     url = server.env["DATABASE_URL"]
     with ThreadPoolExecutor(1) as pool:
         table_id = pool.submit(asyncio.run, _seed(url)).result()
-    (position, seq), = _sql(url, f"SELECT position, seq FROM deal_chain WHERE table_id = "
-                                 f"{table_id} ORDER BY position LIMIT 1")
+    ((position, seq),) = _sql(
+        url,
+        f"SELECT position, seq FROM deal_chain WHERE table_id = "
+        f"{table_id} ORDER BY position LIMIT 1",
+    )
     total = _sql(url, "SELECT count(*) FROM deal_chain")[0][0]
     page = new_page(browser)
     login(page, server.base_url, "chain0", PASSWORD)
@@ -74,16 +78,23 @@ def test_the_archive_checks_the_chain_and_sees_tampering(server: ServerProcess,
     # Re-deal the first (ended) deal behind everyone's back: swap two cards of its deck.
     where = f"WHERE table_id = {table_id} AND seq = {seq}"
     original = _sql(url, f"SELECT payload -> 'deck' FROM table_events {where}")[0][0]
-    _sql(url, f"""UPDATE table_events SET payload = jsonb_set(jsonb_set(payload, '{{deck,0}}',
-        payload -> 'deck' -> 1), '{{deck,1}}', payload -> 'deck' -> 0) {where}""")
+    _sql(
+        url,
+        f"""UPDATE table_events SET payload = jsonb_set(jsonb_set(payload, '{{deck,0}}',
+        payload -> 'deck' -> 1), '{{deck,1}}', payload -> 'deck' -> 0) {where}""",
+    )
     edited = _check(page)
-    assert edited.startswith(f"Цепочка нарушена на позиции {position} "
-                             f"(стол {table_id}, запись {seq})")
+    assert edited.startswith(
+        f"Цепочка нарушена на позиции {position} (стол {table_id}, запись {seq})"
+    )
     assert "раскрытая колода не совпадает" in edited
     screenshot(page, "chain-edited")
 
-    _sql(url, f"UPDATE table_events SET payload = jsonb_set(payload, '{{deck}}', "
-              f"'{json.dumps(original)}'::jsonb) {where}")
+    _sql(
+        url,
+        f"UPDATE table_events SET payload = jsonb_set(payload, '{{deck}}', "
+        f"'{json.dumps(original)}'::jsonb) {where}",
+    )
     assert _check(page) == f"Цепочка цела: {total} сдач"
 
     # Drop the deal from the log: its chain entry stays and gives it away.

@@ -35,20 +35,36 @@ async def _classic_table(url: str) -> int:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            rows = [Member(login=f"kc{i}", display_name=name, role=Role.member,
-                           password_hash=hash_password(PASSWORD), must_change_password=False,
-                           active=True, is_bot=False) for i, name in enumerate(NAMES)]
+            rows = [
+                Member(
+                    login=f"kc{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(rows)
             await db.flush()
-            table = await create_table(db, seat_member_ids=[m.id for m in rows], target=10,
-                                       first_dealer=0, preset="classic", now=datetime.now(UTC))
+            table = await create_table(
+                db,
+                seat_member_ids=[m.id for m in rows],
+                target=10,
+                first_dealer=0,
+                preset="classic",
+                now=datetime.now(UTC),
+            )
             return table.id
     finally:
         await engine.dispose()
 
 
 def test_k3_k5_k6_a_classic_deal_bid_by_suit_the_talon_offered_then_redealt(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     base = server.base_url
     table_id = _run(_classic_table(server.env["DATABASE_URL"]))
     pages = []
@@ -64,8 +80,10 @@ def test_k3_k5_k6_a_classic_deal_bid_by_suit_the_talon_offered_then_redealt(
     _, cutter = who_can(pages, "#cut-random")
     cutter.click("#cut-random")
     for page in pages:
-        wait_for(lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
-                 what="ten cards")
+        wait_for(
+            lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
+            what="ten cards",
+        )
     # K-3: the four suits for six and pass, nothing else; hearts is "преферанс" (K-4)
     _, forehand = who_can(pages, "#bid-pass")
     buttons = forehand.locator("[data-testid=bidbox] button").all_inner_texts()

@@ -71,16 +71,23 @@ def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str, tmp_path_factory: pytest.TempPathFactory,
-           clock_file: Path) -> Iterator[ServerProcess]:
+def server(
+    database_url: str, tmp_path_factory: pytest.TempPathFactory, clock_file: Path
+) -> Iterator[ServerProcess]:
     """``prefclub serve`` on its own database, its clock movable through ``clock_file``."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
     url, name = scratch_database(database_url)
     data_dir = tmp_path_factory.mktemp("serve")
-    proc = ServerProcess({"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir),
-                          "LOG_LEVEL": "WARNING", "PREFCLUB_ENV": "test",
-                          "PREFCLUB_TEST_CLOCK": str(clock_file)})
+    proc = ServerProcess(
+        {
+            "DATABASE_URL": url,
+            "PREFCLUB_DATA_DIR": str(data_dir),
+            "LOG_LEVEL": "WARNING",
+            "PREFCLUB_ENV": "test",
+            "PREFCLUB_TEST_CLOCK": str(clock_file),
+        }
+    )
     proc.start()
     try:
         yield proc
@@ -119,8 +126,17 @@ def look(page: Any) -> dict[str, Any]:
     try:
         return dict(page.evaluate(LOOK))
     except Exception:  # the page is navigating or was closed this instant: nothing to do there
-        return {"deal": 0, "waiting": False, "cut": False, "bids": [], "discard": False,
-                "contracts": [], "defend": [], "modes": [], "cards": []}
+        return {
+            "deal": 0,
+            "waiting": False,
+            "cut": False,
+            "bids": [],
+            "discard": False,
+            "contracts": [],
+            "defend": [],
+            "modes": [],
+            "cards": [],
+        }
 
 
 GONE = "sel => { const e = document.querySelector(sel); return !e || e.disabled; }"
@@ -217,8 +233,9 @@ class Night:
         return page
 
 
-def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
-                                           clock_file: Path) -> None:
+def test_a_whole_club_night_in_the_browser(
+    server: ServerProcess, browser: Any, clock_file: Path
+) -> None:
     base = server.base_url
     # -- the admin's first login, his password, three members made in the members page
     admin = officer.sized_page(browser)
@@ -376,8 +393,9 @@ def test_a_whole_club_night_in_the_browser(server: ServerProcess, browser: Any,
 
 
 @pytest.mark.parametrize("where", ["lobby", "fund", "table", "history"])
-def test_a_russian_page_shows_no_english_server_text(server: ServerProcess, browser: Any,
-                                                     where: str) -> None:
+def test_a_russian_page_shows_no_english_server_text(
+    server: ServerProcess, browser: Any, where: str
+) -> None:
     """Issue 11: after the night, each page a member reads, in Russian, carries no server
     English (the ``detail`` texts, a refused command's ``message``) and no rule ID (R-xx), also
     when the server refuses something: a command at the finished table, a spending proposal of

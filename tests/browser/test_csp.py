@@ -16,8 +16,7 @@ PASSWORD = "a long admin secret"
 
 def _api(base: str, password: str) -> httpx.Client:
     client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}
-                ).raise_for_status()
+    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
     for _ in range(50):
         if client.get("/api/auth/me").status_code == 200:
             break
@@ -26,12 +25,13 @@ def _api(base: str, password: str) -> httpx.Client:
     return client
 
 
-def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess,
-                                                      browser: Any) -> None:
+def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess, browser: Any) -> None:
     base = server.base_url
     api = _api(base, first_admin_password(server))
-    api.post("/api/auth/password", json={"current_password": first_admin_password(server),
-                                         "new_password": PASSWORD}).raise_for_status()
+    api.post(
+        "/api/auth/password",
+        json={"current_password": first_admin_password(server), "new_password": PASSWORD},
+    ).raise_for_status()
     api = _api(base, PASSWORD)
     ids = [api.get("/api/auth/me").json()["id"]]
     for login in ("csp1", "csp2"):
@@ -44,8 +44,14 @@ def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess,
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU")
     page = context.new_page()
     violations: list[str] = []
-    page.on("console", lambda msg: violations.append(msg.text)
-            if "Content Security Policy" in msg.text or "Refused to" in msg.text else None)
+    page.on(
+        "console",
+        lambda msg: (
+            violations.append(msg.text)
+            if "Content Security Policy" in msg.text or "Refused to" in msg.text
+            else None
+        ),
+    )
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(base + "/")

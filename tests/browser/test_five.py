@@ -44,22 +44,37 @@ async def _drawn_table(url: str) -> tuple[int, list[int], int, list[str]]:
     now = datetime.now(UTC)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            members = [Member(login=f"five{i}", display_name=name, role=Role.member,
-                              password_hash=hash_password(PASSWORD), must_change_password=False,
-                              active=True, is_bot=False) for i, name in enumerate(NAMES)]
+            members = [
+                Member(
+                    login=f"five{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(members)
             await db.flush()
-            session = ClubSession(starts_at=now - timedelta(minutes=1),
-                                  ends_at=now + timedelta(hours=3), extra=True)
+            session = ClubSession(
+                starts_at=now - timedelta(minutes=1), ends_at=now + timedelta(hours=3), extra=True
+            )
             db.add(session)
             await db.flush()
-            db.add_all([Attendance(club_session_id=session.id, member_id=m.id, checked_in_at=now)
-                        for m in members])
+            db.add_all(
+                [
+                    Attendance(club_session_id=session.id, member_id=m.id, checked_in_at=now)
+                    for m in members
+                ]
+            )
             await db.flush()
             drawn = await draw_session_tables(db, session, members[0], now, random.Random(5))
             assert [len(t.member_ids) for t in drawn.tables] == [5]
-            seated = await seat_drawn_table(db, drawn.tables[0], by=members[0], now=now,
-                                            rng=random.Random(6), order=None)
+            seated = await seat_drawn_table(
+                db, drawn.tables[0], by=members[0], now=now, rng=random.Random(6), order=None
+            )
             logins = {m.id: m.login for m in members}
             seats = [int(s) for s in seated.seats if s is not None]
             dealer = int(seated.dealer_record.record["dealer"])
@@ -100,8 +115,9 @@ def _play_a_passed_out_deal(pages: list[Any], dealer: int) -> None:
         assert "распасы" in page.locator("[data-testid=last-deal]").inner_text()
 
 
-def test_five_members_drawn_to_one_table_play_two_deals(server: ServerProcess,
-                                                         browser: Any) -> None:
+def test_five_members_drawn_to_one_table_play_two_deals(
+    server: ServerProcess, browser: Any
+) -> None:
     base = server.base_url
     table_id, _seats, dealer, logins = _run(_drawn_table(server.env["DATABASE_URL"]))
     pages = []
@@ -120,7 +136,8 @@ def test_five_members_drawn_to_one_table_play_two_deals(server: ServerProcess,
     # the sheet for five: one field per seat, each writing whists on his four opponents
     wait_for(lambda: page.locator("[data-testid=sheet] .pname").count() == 5, what="five fields")
     names = page.locator("[data-testid=sheet] .pname").evaluate_all(
-        "els => els.map(e => e.textContent)")
+        "els => els.map(e => e.textContent)"
+    )
     assert sorted(names) == sorted(NAMES)
     assert page.locator("[data-testid=sheet] text[data-testid^=whists-]").count() == 20
     # two pass-outs wrote into the hills of those who played them and nowhere else (R-R4)

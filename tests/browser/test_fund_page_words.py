@@ -28,22 +28,25 @@ def test_fund_page_credit_confirm_my_vote_and_amounts(server: ServerProcess, bro
     change_password(page, first_admin_password(server), "a long admin password")
     page.wait_for_selector("#session-title")
     admin = httpx.Client(base_url=base)
-    admin.post("/api/auth/login", json={"login": "admin", "password": "a long admin password"}
-               ).raise_for_status()
+    admin.post(
+        "/api/auth/login", json={"login": "admin", "password": "a long admin password"}
+    ).raise_for_status()
     wait_for(lambda: admin.get("/api/auth/me").status_code == 200, what="the login session")
     admin.headers["X-CSRF-Token"] = admin.cookies["prefclub_csrf"]
     voters = [_voter(base, admin, f"wvoter{i}") for i in range(3)]
     ids = {m["display_name"]: m["id"] for m in admin.get("/api/members").json()}
     # wvoter0 pays 40.50 and owes nothing (R-F1): a credit of 40.50.
-    admin.post("/api/fund/payments", json={"member_id": ids["wvoter0"], "amount": "40.50"},
-               headers={"Idempotency-Key": str(uuid.uuid4())}).raise_for_status()
+    admin.post(
+        "/api/fund/payments",
+        json={"member_id": ids["wvoter0"], "amount": "40.50"},
+        headers={"Idempotency-Key": str(uuid.uuid4())},
+    ).raise_for_status()
 
     posts: list[str] = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
     page.click("nav >> text=Кубышка")
     page.wait_for_selector("#fund-payment")
-    row = page.locator("section[aria-labelledby=fund-debts-title] tbody tr",
-                       has_text="wvoter0")
+    row = page.locator("section[aria-labelledby=fund-debts-title] tbody tr", has_text="wvoter0")
     assert "переплата" in row.inner_text().lower()
     assert row.locator(".money.neg").count() == 0
     assert "-40.50" not in row.inner_text()
@@ -79,8 +82,11 @@ def test_fund_page_credit_confirm_my_vote_and_amounts(server: ServerProcess, bro
 
     pid = admin.get("/api/fund/proposals").json()["proposals"][0]["id"]
     for client in voters[:2]:
-        client.post(f"/api/fund/proposals/{pid}/vote", json={"yes": True},
-                    headers={"Idempotency-Key": str(uuid.uuid4())}).raise_for_status()
+        client.post(
+            f"/api/fund/proposals/{pid}/vote",
+            json={"yes": True},
+            headers={"Idempotency-Key": str(uuid.uuid4())},
+        ).raise_for_status()
     page.reload()
     page.wait_for_selector("tr[data-status=approved]")
 

@@ -22,13 +22,13 @@ def _voter(base: str, admin: httpx.Client, login_name: str) -> httpx.Client:
     created.raise_for_status()
     once = created.json()["one_time_password"]
     client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": login_name, "password": once}
-                ).raise_for_status()
+    client.post("/api/auth/login", json={"login": login_name, "password": once}).raise_for_status()
     wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
     client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    client.post("/api/auth/password", json={"current_password": once,
-                                            "new_password": "a long voter password"}
-                ).raise_for_status()
+    client.post(
+        "/api/auth/password",
+        json={"current_password": once, "new_password": "a long voter password"},
+    ).raise_for_status()
     return client
 
 
@@ -39,8 +39,9 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
     change_password(page, first_admin_password(server), "a long admin password")
     page.wait_for_selector("#session-title")
     admin = httpx.Client(base_url=base)
-    admin.post("/api/auth/login", json={"login": "admin", "password": "a long admin password"}
-               ).raise_for_status()
+    admin.post(
+        "/api/auth/login", json={"login": "admin", "password": "a long admin password"}
+    ).raise_for_status()
     wait_for(lambda: admin.get("/api/auth/me").status_code == 200, what="the login session")
     admin.headers["X-CSRF-Token"] = admin.cookies["prefclub_csrf"]
     voters = [_voter(base, admin, f"voter{i}") for i in range(3)]

@@ -35,24 +35,45 @@ async def _tables(url: str) -> tuple[int, int]:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            rows = [Member(login=f"hb{i}", display_name=name, role=Role.member,
-                           password_hash=hash_password(PASSWORD), must_change_password=False,
-                           active=True, is_bot=False)
-                    for i, name in enumerate(["Ада", "Бор", "Ева"])]
+            rows = [
+                Member(
+                    login=f"hb{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(["Ада", "Бор", "Ева"])
+            ]
             db.add_all(rows)
             await db.flush()
             ids: list[int | None] = [m.id for m in rows]
-            practice = await create_table(db, seat_member_ids=ids, practice=True, target=10,
-                                          first_dealer=0, now=datetime.now(UTC))
-            club = await create_table(db, seat_member_ids=ids, practice=False, target=10,
-                                      first_dealer=0, now=datetime.now(UTC))
+            practice = await create_table(
+                db,
+                seat_member_ids=ids,
+                practice=True,
+                target=10,
+                first_dealer=0,
+                now=datetime.now(UTC),
+            )
+            club = await create_table(
+                db,
+                seat_member_ids=ids,
+                practice=False,
+                target=10,
+                first_dealer=0,
+                now=datetime.now(UTC),
+            )
             return practice.id, club.id
     finally:
         await engine.dispose()
 
 
-def test_hint_only_at_practice_tables_for_the_seat_to_move(server: ServerProcess,
-                                                            browser: Any) -> None:
+def test_hint_only_at_practice_tables_for_the_seat_to_move(
+    server: ServerProcess, browser: Any
+) -> None:
     practice, club = _run(_tables(server.env["DATABASE_URL"]))
     base = server.base_url
     pages = []
@@ -71,14 +92,21 @@ def test_hint_only_at_practice_tables_for_the_seat_to_move(server: ServerProcess
     mover = next(p for p in pages if p.locator(HINT).count() == 1)
     assert mover.locator(HINT).inner_text() == "Подсказка"
     mover.click(HINT)
-    shown = wait_for(lambda: "Подсказка:" in mover.locator("[data-testid=hint]").inner_text()
-                     and mover.locator("[data-testid=hint]").inner_text(), timeout=60,
-                     what="the suggestion")
+    shown = wait_for(
+        lambda: (
+            "Подсказка:" in mover.locator("[data-testid=hint]").inner_text()
+            and mover.locator("[data-testid=hint]").inner_text()
+        ),
+        timeout=60,
+        what="the suggestion",
+    )
     assert "Думаю" not in shown and shown.split("Подсказка:")[1].strip()
     # A club table: no hint for anyone, even the seat to move.
     for page in pages:
         page.goto(f"{base}/#/table/{club}")
         page.wait_for_selector(".conn:has-text('На связи')")
-    wait_for(lambda: any(p.locator("[data-testid=actions] button").count() for p in pages),
-             what="someone to move at the club table")
+    wait_for(
+        lambda: any(p.locator("[data-testid=actions] button").count() for p in pages),
+        what="someone to move at the club table",
+    )
     assert all(p.locator(HINT).count() == 0 for p in pages)

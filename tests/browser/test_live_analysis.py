@@ -46,15 +46,29 @@ async def _practice_table(url: str) -> tuple[int, list[int]]:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            members = [Member(login=f"liveanalysis{i}", display_name=name, role=Role.member,
-                              password_hash=hash_password(PASSWORD) if i == 0 else None,
-                              must_change_password=False, active=True, is_bot=False)
-                       for i, name in enumerate(NAMES)]
+            members = [
+                Member(
+                    login=f"liveanalysis{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD) if i == 0 else None,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(members)
             await db.flush()
             ids = [m.id for m in members]
-            table = await create_table(db, seat_member_ids=list(ids), practice=True, target=10,
-                                       first_dealer=0, now=datetime.now(UTC))
+            table = await create_table(
+                db,
+                seat_member_ids=list(ids),
+                practice=True,
+                target=10,
+                first_dealer=0,
+                now=datetime.now(UTC),
+            )
             return table.id, ids
     finally:
         await engine.dispose()
@@ -76,8 +90,9 @@ async def _play_first_deal(url: str, table_id: int, ids: list[int]) -> dict[str,
         await engine.dispose()
 
 
-def test_the_table_page_shows_the_finished_deals_makeable_table(server: ServerProcess,
-                                                                browser: Any) -> None:
+def test_the_table_page_shows_the_finished_deals_makeable_table(
+    server: ServerProcess, browser: Any
+) -> None:
     url = server.env["DATABASE_URL"]
     table_id, ids = _run(_practice_table(url))
     base = server.base_url
@@ -91,8 +106,11 @@ def test_the_table_page_shows_the_finished_deals_makeable_table(server: ServerPr
     assert page.locator(LOAD).count() == 0 and page.locator("[data-testid=makeable]").count() == 0
 
     replay = _run(_play_first_deal(url, table_id, ids))
-    wait_for(lambda: (text_of(page, ".status-line") or "").startswith("Сдача 2"), timeout=30,
-             what="deal 2 on the page")
+    wait_for(
+        lambda: (text_of(page, ".status-line") or "").startswith("Сдача 2"),
+        timeout=30,
+        what="deal 2 on the page",
+    )
     page.wait_for_selector(LOAD)
     assert page.locator(LOAD).inner_text() == "Разбор сдачи"
     page.click(LOAD)

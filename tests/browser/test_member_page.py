@@ -17,8 +17,9 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.browser
 
 
-def test_a_name_in_the_standings_opens_the_members_page(server: ServerProcess,
-                                                        browser: Any) -> None:
+def test_a_name_in_the_standings_opens_the_members_page(
+    server: ServerProcess, browser: Any
+) -> None:
     seeded = _run(_seed(server.env["DATABASE_URL"]))
     base = server.base_url
     page = browser.new_context(locale="ru-RU").new_page()

@@ -35,8 +35,9 @@ NAMES = ["Анна", "Борис", "Вера"]
 @pytest.fixture(scope="module")
 def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """``prefclub serve`` on its own database with a 4-second correction window."""
-    with scratch_server(database_url, tmp_path_factory,
-                        NIGHT_CORRECTION_SECONDS=str(WINDOW_S)) as proc:
+    with scratch_server(
+        database_url, tmp_path_factory, NIGHT_CORRECTION_SECONDS=str(WINDOW_S)
+    ) as proc:
         yield proc
 
 
@@ -48,22 +49,33 @@ async def _seed(url: str) -> dict[str, Any]:
     sessions = make_sessionmaker(engine)
     try:
         async with session_scope(sessions) as db:
-            people = [Member(login=f"night{i}", display_name=name,
-                             role=Role.admin if i == 0 else Role.member,
-                             password_hash=hash_password(PASSWORD) if i == 0 else None,
-                             must_change_password=False, active=True, is_bot=False)
-                      for i, name in enumerate([*NAMES, "Глеб", "Дина", "Ефим"])]
+            people = [
+                Member(
+                    login=f"night{i}",
+                    display_name=name,
+                    role=Role.admin if i == 0 else Role.member,
+                    password_hash=hash_password(PASSWORD) if i == 0 else None,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate([*NAMES, "Глеб", "Дина", "Ефим"])
+            ]
             db.add_all(people)
-            session = ClubSession(starts_at=now - timedelta(hours=3),
-                                  ends_at=now - timedelta(minutes=1), extra=True)
+            session = ClubSession(
+                starts_at=now - timedelta(hours=3), ends_at=now - timedelta(minutes=1), extra=True
+            )
             db.add(session)
             await db.flush()
             ids = [m.id for m in people]
             during = now - timedelta(hours=2)
-            night = await create_table(db, seat_member_ids=ids[:3], club_session_id=session.id,
-                                       target=20, now=during)
-            room = [(await create_table(db, seat_member_ids=seats, target=20, now=now)).id
-                    for seats in (ids[:3], ids[3:])]
+            night = await create_table(
+                db, seat_member_ids=ids[:3], club_session_id=session.id, target=20, now=during
+            )
+            room = [
+                (await create_table(db, seat_member_ids=seats, target=20, now=now)).id
+                for seats in (ids[:3], ids[3:])
+            ]
             session_id = session.id
         async with session_scope(sessions) as db:
             await play_deal(db, night.id, ids[:3], during)
@@ -80,11 +92,13 @@ def club(server: ServerProcess) -> dict[str, Any]:
 
 def status_of(page: Any) -> str | None:
     return page.evaluate(
-        "() => document.querySelector('[data-testid=night-status]')?.dataset.status ?? null")
+        "() => document.querySelector('[data-testid=night-status]')?.dataset.status ?? null"
+    )
 
 
 def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
-        server: ServerProcess, browser: Any, club: dict[str, Any]) -> None:
+    server: ServerProcess, browser: Any, club: dict[str, Any]
+) -> None:
     base = server.base_url
     page = new_page(browser)
     login(page, base, "night0", PASSWORD)
@@ -92,10 +106,13 @@ def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
     page.goto(f"{base}/#/night/{club['session']}")
     page.wait_for_selector("[data-testid=night-status][data-status=open]")
 
-    ended = page.evaluate("""async (id) => {
+    ended = page.evaluate(
+        """async (id) => {
       const api = await import('/static/js/api.js');
       return (await api.post(`/api/sessions/${id}/end`)).closed_tables;
-    }""", club["session"])
+    }""",
+        club["session"],
+    )
     assert ended == [club["table"]]
     start = time.monotonic()
     page.wait_for_selector("[data-testid=night-status][data-status=provisional]", timeout=5000)
@@ -110,8 +127,9 @@ def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
     found = _serious(page)
     assert not found, _describe(found)
 
-    page.wait_for_selector("[data-testid=night-status][data-status=final]",
-                           timeout=(WINDOW_S + 6) * 1000)
+    page.wait_for_selector(
+        "[data-testid=night-status][data-status=final]", timeout=(WINDOW_S + 6) * 1000
+    )
     assert "Окончательные итоги" in page.locator("[data-testid=night-status]").inner_text()
     screenshot(page, "night-final")
     page.set_viewport_size({"width": 390, "height": 844})  # a phone: no sideways scrolling
@@ -150,9 +168,11 @@ def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
     seen: set[str] = set()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and len(seen) < 3:
-        seen.add(page.evaluate("""() => document.querySelector('[data-testid=room-table]')
+        seen.add(
+            page.evaluate("""() => document.querySelector('[data-testid=room-table]')
           ?.dataset.table ?? (document.querySelector('[data-testid=room-standings]')
-          ? 'standings' : 'none')"""))
+          ? 'standings' : 'none')""")
+        )
         page.wait_for_timeout(250)
     assert seen - {"none"} == {*map(str, club["room"]), "standings"}
     page.wait_for_selector("[data-testid=room-table]")
@@ -162,8 +182,10 @@ def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
     assert not found, _describe(found)
     # The standings slide after the tables: the night's three players, all-time (no season).
     page.wait_for_selector("[data-testid=room-standings]")
-    assert "Турнирная таблица за всё время" in page.locator(
-        "[data-testid=room-standings] h1").inner_text()
+    assert (
+        "Турнирная таблица за всё время"
+        in page.locator("[data-testid=room-standings] h1").inner_text()
+    )
     assert page.locator("[data-testid=room-standings] tbody tr").count() == 3
     screenshot(page, "room-standings")
     found = _serious(page)

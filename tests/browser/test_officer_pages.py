@@ -36,8 +36,7 @@ STATE: dict[str, Any] = {}
 def admin_api(base: str, password: str) -> httpx.Client:
     """An httpx client logged in as the admin, with the CSRF header."""
     client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}
-                ).raise_for_status()
+    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
     ui.wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
     client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
     return client
@@ -104,27 +103,27 @@ def test_setup_the_club(server: ServerProcess) -> None:
     """The first admin chooses his password; a member is created with his own password."""
     base = server.base_url
     with httpx.Client(base_url=base) as first:
-        first.post("/api/auth/login", json={"login": "admin",
-                                            "password": first_admin_password(server)}
-                   ).raise_for_status()
+        first.post(
+            "/api/auth/login", json={"login": "admin", "password": first_admin_password(server)}
+        ).raise_for_status()
         ui.wait_for(lambda: first.get("/api/auth/me").status_code == 200, what="login")
         first.headers["X-CSRF-Token"] = first.cookies["prefclub_csrf"]
-        first.post("/api/auth/password", json={"current_password": first_admin_password(server),
-                                               "new_password": ADMIN_PASSWORD}
-                   ).raise_for_status()
+        first.post(
+            "/api/auth/password",
+            json={"current_password": first_admin_password(server), "new_password": ADMIN_PASSWORD},
+        ).raise_for_status()
     api = admin_api(base, ADMIN_PASSWORD)
     created = api.post("/api/members", json={"login": "petrov", "display_name": "Пётр Петров"})
     created.raise_for_status()
     STATE["petrov"] = created.json()["member"]["id"]
     with httpx.Client(base_url=base) as member:
         otp = created.json()["one_time_password"]
-        member.post("/api/auth/login", json={"login": "petrov", "password": otp}
-                    ).raise_for_status()
+        member.post("/api/auth/login", json={"login": "petrov", "password": otp}).raise_for_status()
         ui.wait_for(lambda: member.get("/api/auth/me").status_code == 200, what="login")
         member.headers["X-CSRF-Token"] = member.cookies["prefclub_csrf"]
-        member.post("/api/auth/password", json={"current_password": otp,
-                                                "new_password": MEMBER_PASSWORD}
-                    ).raise_for_status()
+        member.post(
+            "/api/auth/password", json={"current_password": otp, "new_password": MEMBER_PASSWORD}
+        ).raise_for_status()
     STATE["ready"] = True
 
 
@@ -133,8 +132,9 @@ def _needs_setup() -> None:
         pytest.skip("needs the club the first test sets up")
 
 
-def test_admin_adds_an_extra_session_and_sees_its_own_times(server: ServerProcess,
-                                                            browser: Any) -> None:
+def test_admin_adds_an_extra_session_and_sees_its_own_times(
+    server: ServerProcess, browser: Any
+) -> None:
     _needs_setup()
     page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)
     page.click("nav >> text=Сессии")
@@ -154,8 +154,9 @@ def test_admin_adds_an_extra_session_and_sees_its_own_times(server: ServerProces
     page.context.close()
 
 
-def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
-                                                        browser: Any) -> None:
+def test_a_refused_request_reads_in_russian_by_its_code(
+    server: ServerProcess, browser: Any
+) -> None:
     """The server's English detail never reaches a Russian page (issue 11)."""
     _needs_setup()
     page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)
@@ -165,8 +166,9 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
     page.fill("#x-date", "2020-01-06")
     page.click("#extra-session button[type=submit]")
     text = notice(page)
-    assert text.startswith("Дополнительную сессию можно назначить только на будущее: "
-                           "2020-01-06"), text
+    assert text.startswith("Дополнительную сессию можно назначить только на будущее: 2020-01-06"), (
+        text
+    )
     assert not re.search(r"[A-Za-z]{3,}", text)
     # the same extra session twice: 409 session_overlaps, naming the other session
     day = a_free_weekday(10)
@@ -178,7 +180,8 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
         statuses.append(answer.value.status)
     assert statuses == [201, 409]
     page.wait_for_function(
-        "() => document.querySelector('#notice span')?.textContent.startsWith('Это время')")
+        "() => document.querySelector('#notice span')?.textContent.startsWith('Это время')"
+    )
     text = notice(page)
     assert "пересекается с сессией " + day.isoformat() in text, text
     assert "overlaps" not in text
@@ -191,7 +194,8 @@ def test_a_refused_request_reads_in_russian_by_its_code(server: ServerProcess,
     page.fill("#x-date", "2020-01-06")
     page.click("#extra-session button[type=submit]")
     page.wait_for_function(
-        "() => document.querySelector('#notice span')?.textContent.includes('in the future')")
+        "() => document.querySelector('#notice span')?.textContent.includes('in the future')"
+    )
     page.click("#lang")
     assert page.js_errors == []
     page.context.close()
@@ -208,8 +212,9 @@ def test_a_failed_login_reads_in_russian(server: ServerProcess, browser: Any) ->
     page.context.close()
 
 
-def test_admin_resets_a_member_copies_the_link_and_deactivates_him(server: ServerProcess,
-                                                                   browser: Any) -> None:
+def test_admin_resets_a_member_copies_the_link_and_deactivates_him(
+    server: ServerProcess, browser: Any
+) -> None:
     _needs_setup()
     page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)
     page.click("nav >> text=Члены клуба")
@@ -228,8 +233,9 @@ def test_admin_resets_a_member_copies_the_link_and_deactivates_him(server: Serve
     row.locator("button", has_text="Отключить").click()
     page.wait_for_selector("tr[data-login=petrov].inactive")
     with httpx.Client(base_url=server.base_url) as client:
-        refused = client.post("/api/auth/login",
-                              json={"login": "petrov", "password": MEMBER_PASSWORD})
+        refused = client.post(
+            "/api/auth/login", json={"login": "petrov", "password": MEMBER_PASSWORD}
+        )
         assert refused.status_code in (401, 403)
     page.locator("tr[data-login=petrov]").locator("button", has_text="Включить").click()
     page.wait_for_selector("tr[data-login=petrov]:not(.inactive)")
@@ -245,8 +251,11 @@ def test_lobby_check_in_says_why_it_is_closed(server: ServerProcess, browser: An
     shown = api.get("/api/sessions/current")
     if shown.status_code == 404:
         now = datetime.now(CLUB_TZ)
-        ahead = [s for s in api.get("/api/sessions").json() if not s["ended_at"]
-                 and datetime.fromisoformat(s["ends_at"]) > now]
+        ahead = [
+            s
+            for s in api.get("/api/sessions").json()
+            if not s["ended_at"] and datetime.fromisoformat(s["ends_at"]) > now
+        ]
         session = ahead[0]
     else:
         session = shown.json()["session"]
@@ -272,7 +281,8 @@ def test_lobby_check_in_says_why_it_is_closed(server: ServerProcess, browser: An
 
 
 def test_closed_pulka_leaves_the_lobby_and_a_replacement_waits_for_consent(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     _needs_setup()
     api = admin_api(server.base_url, ADMIN_PASSWORD)
     opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
@@ -310,8 +320,9 @@ def test_closed_pulka_leaves_the_lobby_and_a_replacement_waits_for_consent(
     page.context.close()
 
 
-def test_a_member_answers_a_consent_request_in_the_lobby(server: ServerProcess,
-                                                         browser: Any) -> None:
+def test_a_member_answers_a_consent_request_in_the_lobby(
+    server: ServerProcess, browser: Any
+) -> None:
     """R-T5: the admin asks Petrov to take over a bot's seat; Petrov's lobby lists the request
     (``GET /api/seat-changes?awaiting=me``) and he agrees with one click."""
     _needs_setup()
@@ -319,8 +330,9 @@ def test_a_member_answers_a_consent_request_in_the_lobby(server: ServerProcess,
     opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
     opened.raise_for_status()
     table_id = opened.json()["table_id"]
-    asked = api.post(f"/api/tables/{table_id}/replace",
-                     json={"seat": 2, "member_id": STATE["petrov"]})
+    asked = api.post(
+        f"/api/tables/{table_id}/replace", json={"seat": 2, "member_id": STATE["petrov"]}
+    )
     asked.raise_for_status()
     page = logged_in(browser, server.base_url, "petrov", MEMBER_PASSWORD)
     item = page.locator(f"[data-testid=consents] li[data-change='{asked.json()['id']}']")
@@ -337,8 +349,9 @@ def test_admin_cancels_an_extra_session(server: ServerProcess, browser: Any) -> 
     _needs_setup()
     api = admin_api(server.base_url, ADMIN_PASSWORD)
     day = a_free_weekday(17)
-    made = api.post("/api/sessions/extra",
-                    json={"date": day.isoformat(), "start": "17:05", "end": "20:35"})
+    made = api.post(
+        "/api/sessions/extra", json={"date": day.isoformat(), "start": "17:05", "end": "20:35"}
+    )
     made.raise_for_status()
     session_id = made.json()["id"]
     page = logged_in(browser, server.base_url, "admin", ADMIN_PASSWORD)

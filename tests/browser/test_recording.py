@@ -33,15 +33,29 @@ async def _seed(url: str) -> int:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            members = [Member(login=f"recorder{i}", display_name=name, role=Role.member,
-                              password_hash=hash_password(PASSWORD) if i == 0 else None,
-                              must_change_password=False, active=True, is_bot=False)
-                       for i, name in enumerate(NAMES)]
+            members = [
+                Member(
+                    login=f"recorder{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD) if i == 0 else None,
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(members)
             await db.flush()
-            table = await create_table(db, seat_member_ids=[m.id for m in members],
-                                       practice=False, target=8, first_dealer=0,
-                                       mode="recorded", now=datetime.now(UTC))
+            table = await create_table(
+                db,
+                seat_member_ids=[m.id for m in members],
+                practice=False,
+                target=8,
+                first_dealer=0,
+                mode="recorded",
+                now=datetime.now(UTC),
+            )
             return table.id
     finally:
         await engine.dispose()
@@ -81,13 +95,20 @@ def _enter(page: Any, deal: dict[str, Any], count: int, *, correct: bool = False
 
 def _game(dealer: int, declarer: int, contract: str, **extra: Any) -> dict[str, Any]:
     passes = {s: "pass" for s in range(3) if s != declarer}
-    return {"dealer": dealer, "declarer": declarer, "contract": contract, "defence": passes,
-            **extra}
+    return {
+        "dealer": dealer,
+        "declarer": declarer,
+        "contract": contract,
+        "defence": passes,
+        **extra,
+    }
 
 
 def _sheet(page: Any) -> dict[str, Any]:
-    return page.evaluate("fetch(location.hash.replace('#/recording/', '/api/tables/') + "
-                         "'/recording').then((r) => r.json())")
+    return page.evaluate(
+        "fetch(location.hash.replace('#/recording/', '/api/tables/') + "
+        "'/recording').then((r) => r.json())"
+    )
 
 
 def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browser: Any) -> None:
@@ -110,25 +131,50 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     # free), Anna's first dealing fault (R-X2: no penalty, 000), Vera saw the talon (R-X4: 5
     # into her hill), Boris showed a card (R-X8). Entered first as 8♥ (pool 6), then corrected
     # within the window: the first correction of the pulka, free (R-X11).
-    first = _game(0, 1, "7H", penalties=[("misdeal", 0), ("dealing_procedure", 0),
-                                         ("talon_seen", 2), ("card_shown", 1)])
+    first = _game(
+        0,
+        1,
+        "7H",
+        penalties=[("misdeal", 0), ("dealing_procedure", 0), ("talon_seen", 2), ("card_shown", 1)],
+    )
     _enter(page, {**first, "contract": "8H"}, 1)
     assert _sheet(page)["sheet"]["pool"] == [0, 6, 0]
     _enter(page, first, 1, correct=True)
     # Deal 2 (dealer Boris): 7♣ by Vera, both pass: pool 4. Anna took the talon (R-X5) and held
     # the wrong number of cards (R-X6: down three on 7♣ = 3 × 4 × 2 = 24 into her hill); Boris
     # led out of turn (R-X7), Vera claimed without a plan (R-X10).
-    _enter(page, _game(1, 2, "7C", penalties=[("talon_taken", 0), ("wrong_card_count", 0),
-                                              ("lead_out_of_turn", 1),
-                                              ("claim_without_plan", 2)]), 2)
+    _enter(
+        page,
+        _game(
+            1,
+            2,
+            "7C",
+            penalties=[
+                ("talon_taken", 0),
+                ("wrong_card_count", 0),
+                ("lead_out_of_turn", 1),
+                ("claim_without_plan", 2),
+            ],
+        ),
+        2,
+    )
     # Deal 3: Vera was due, Anna dealt out of turn and it stands (R-X3): 7♠ by Boris: pool 4.
     _enter(page, _game(0, 1, "7S", out_of_turn=True, penalties=[("dealt_out_of_turn", 0)]), 3)
     # Deal 4 (dealer Boris, Anna's left): 7♥ by Anna, Boris whists, Vera passes; tricks 6-3-1,
     # but Boris revoked (R-X9): one of his tricks is Anna's, 7-2-1: the game is made (pool 4) and
     # Boris whists for the defence's 3 tricks: 3 × 4 × 2 = 24 on Anna.
-    _enter(page, {"dealer": 1, "declarer": 0, "contract": "7H",
-                  "defence": {1: "whist", 2: "pass"}, "tricks": {0: 6, 1: 3, 2: 1},
-                  "penalties": [("late_revoke", 1)]}, 4)
+    _enter(
+        page,
+        {
+            "dealer": 1,
+            "declarer": 0,
+            "contract": "7H",
+            "defence": {1: "whist", 2: "pass"},
+            "tricks": {0: 6, 1: 3, 2: 1},
+            "penalties": [("late_revoke", 1)],
+        },
+        4,
+    )
     # Deal 5 (dealer Vera): 7♦ by Anna, both pass: pool 4. Entered as 8♦ (pool 6) and corrected:
     # the second correction of the pulka, its over-entry of 2 fined into Anna's hill (R-X11).
     fifth = _game(2, 0, "7D")
@@ -150,14 +196,19 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
                body: JSON.stringify({deal: {dealer: 2, type: 'game', declarer: 0,
                  contract: '9D', defence: {'1': 'pass', '2': 'pass'}}})});
              return r.status;
-           }""", table_id)
+           }""",
+        table_id,
+    )
     assert refused == 409
 
     view = _sheet(page)
     # Worked out by hand: pools 4+4 each; hills Anna 24 (R-X6) + 2 (R-X11) + 5 (R-X4, deal 6) =
     # 31, Boris 0, Vera 5 (R-X4, deal 1).
-    assert view["sheet"] == {"pool": [8, 8, 8], "hill": [31, 0, 5],
-                             "whists": [[0, 0, 0], [24, 0, 0], [0, 0, 0]]}
+    assert view["sheet"] == {
+        "pool": [8, 8, 8],
+        "hill": [31, 0, 5],
+        "whists": [[0, 0, 0], [24, 0, 0], [0, 0, 0]],
+    }
     # Settlement (R-P4): mean hill 12; Anna 10·(12−31) − 24 = −214, Boris 10·12 + 24 = 144,
     # Vera 10·(12−5) = 70; at 0.50 a whist: −107.00, 72.00, 35.00.
     assert view["settlement"]["rounded"] == [-214, 144, 70]
@@ -165,11 +216,17 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     assert {e["rule"] for e in view["entries"]} >= {"R-X4", "R-X6", "R-X11"}
     assert "R-X2" not in {e["rule"] for e in view["entries"]}  # 000: no penalty, nothing written
     shown = page.locator("[data-testid=rec-deals]").inner_text()
-    for words in ("Подсмотрел прикуп", "Неверное число карт", "Фальшренонс",
-                  "Ошибка записи", "Сдача не в очередь", "Ошибка при сдаче",
-                  "Нарушение порядка сдачи",
-                  "штраф: неверное число карт — Анна Записная: 24",
-                  "штраф за ошибку записи — Анна Записная: 2"):
+    for words in (
+        "Подсмотрел прикуп",
+        "Неверное число карт",
+        "Фальшренонс",
+        "Ошибка записи",
+        "Сдача не в очередь",
+        "Ошибка при сдаче",
+        "Нарушение порядка сдачи",
+        "штраф: неверное число карт — Анна Записная: 24",
+        "штраф за ошибку записи — Анна Записная: 2",
+    ):
         assert words in shown
     assert "-107.00" in page.locator("[data-testid=rec-settlement]").inner_text()
     screenshot(page, "recording-pulka")

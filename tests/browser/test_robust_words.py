@@ -29,7 +29,8 @@ WORDS = """async (lang) => {
 
 
 def test_refusals_name_the_sessions_own_times_in_both_languages(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     page = new_page(browser)
     page.goto(server.base_url + "/")
     ru = page.evaluate(WORDS, "ru")

@@ -28,10 +28,14 @@ def _add(page: Any, name: str, first: str, last: str) -> None:
     form.locator("button[type=submit]").click()
 
 
-def test_an_admin_adds_seasons_and_the_standings_show_them(server: ServerProcess,
-                                                          browser: Any) -> None:
-    _run(add_members(server.env["DATABASE_URL"], [("season-admin", "Админ Сезон", Role.admin)],
-                     PASSWORD))
+def test_an_admin_adds_seasons_and_the_standings_show_them(
+    server: ServerProcess, browser: Any
+) -> None:
+    _run(
+        add_members(
+            server.env["DATABASE_URL"], [("season-admin", "Админ Сезон", Role.admin)], PASSWORD
+        )
+    )
     base = server.base_url
     page = browser.new_context(locale="ru-RU").new_page()
     login(page, base, "season-admin", PASSWORD)
@@ -46,8 +50,7 @@ def test_an_admin_adds_seasons_and_the_standings_show_them(server: ServerProcess
     assert len(_json(page, "/api/seasons")) == 1, "the overlapping season is not stored"
     page.fill("#min-pulkas", "3")
     page.click("#min-pulkas-form button[type=submit]")
-    wait_for(lambda: _json(page, "/api/club/settings")["min_pulkas"] == 3,
-             what="the minimum saved")
+    wait_for(lambda: _json(page, "/api/club/settings")["min_pulkas"] == 3, what="the minimum saved")
 
     page.click("nav a[href='#/standings']")
     page.wait_for_selector("#standings-season")

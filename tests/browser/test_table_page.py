@@ -50,9 +50,18 @@ async def _members(url: str) -> list[int]:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            rows = [Member(login=f"tp{i}", display_name=name, role=Role.member,
-                           password_hash=hash_password(PASSWORD), must_change_password=False,
-                           active=True, is_bot=False) for i, name in enumerate(NAMES)]
+            rows = [
+                Member(
+                    login=f"tp{i}",
+                    display_name=name,
+                    role=Role.member,
+                    password_hash=hash_password(PASSWORD),
+                    must_change_password=False,
+                    active=True,
+                    is_bot=False,
+                )
+                for i, name in enumerate(NAMES)
+            ]
             db.add_all(rows)
             await db.flush()
             return [m.id for m in rows]
@@ -64,8 +73,14 @@ async def _table(url: str, seats: list[int], timer: int | None = None) -> int:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            table = await create_table(db, seat_member_ids=list(seats), target=10, first_dealer=0,
-                                       move_timer_seconds=timer, now=datetime.now(UTC))
+            table = await create_table(
+                db,
+                seat_member_ids=list(seats),
+                target=10,
+                first_dealer=0,
+                move_timer_seconds=timer,
+                now=datetime.now(UTC),
+            )
             return table.id
     finally:
         await engine.dispose()
@@ -78,12 +93,19 @@ async def _early_club_table(url: str, seats: list[int]) -> int:
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
             now = datetime.now(UTC)
-            session = ClubSession(starts_at=now + timedelta(hours=1),
-                                  ends_at=now + timedelta(hours=4), extra=True)
+            session = ClubSession(
+                starts_at=now + timedelta(hours=1), ends_at=now + timedelta(hours=4), extra=True
+            )
             db.add(session)
             await db.flush()
-            table = await create_table(db, seat_member_ids=list(seats), target=10,
-                                       first_dealer=0, club_session_id=session.id, now=now)
+            table = await create_table(
+                db,
+                seat_member_ids=list(seats),
+                target=10,
+                first_dealer=0,
+                club_session_id=session.id,
+                now=now,
+            )
             return table.id
     finally:
         await engine.dispose()
@@ -127,8 +149,13 @@ def open_page(browser: Any, width: int = 1366, height: int = 768) -> Any:
     return page
 
 
-def seat_pages(browser: Any, base: str, table_id: int, logins: list[int],
-               sizes: list[tuple[int, int]] | None = None) -> list[Any]:
+def seat_pages(
+    browser: Any,
+    base: str,
+    table_id: int,
+    logins: list[int],
+    sizes: list[tuple[int, int]] | None = None,
+) -> list[Any]:
     pages = []
     for i, index in enumerate(logins):
         page = open_page(browser, *(sizes[i] if sizes else (1366, 768)))
@@ -165,8 +192,11 @@ def notice(page: Any) -> str:
 def play_one(pages: list[Any]) -> tuple[int, str]:
     """The seat to move plays its first playable card; wait until the card has left its hand."""
     index, page = who_can(pages, "[data-testid=my-hand] button.card-face.playable")
-    card = str(page.locator("[data-testid=my-hand] button.card-face.playable").first
-               .get_attribute("data-card"))
+    card = str(
+        page.locator("[data-testid=my-hand] button.card-face.playable").first.get_attribute(
+            "data-card"
+        )
+    )
     page.click(f"[data-testid=my-hand] button.card-face[data-card='{card}']")
     mine = f"[data-testid=my-hand] .card-face[data-card='{card}']"
     wait_for(lambda: page.locator(mine).count() == 0, what=f"{card} played")
@@ -187,7 +217,8 @@ def play_by_keys(pages: list[Any]) -> str:
 
 
 def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
-        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     base = server.base_url
     table_id = _run(_table(server.env["DATABASE_URL"], members[:3]))
     pages = seat_pages(browser, base, table_id, [0, 1, 2])
@@ -201,8 +232,10 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     _, cutter = who_can(pages, "#cut-random")
     cutter.click("#cut-random")
     for page in pages:
-        wait_for(lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
-                 what="ten cards")
+        wait_for(
+            lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
+            what="ten cards",
+        )
 
     # a refused command is shown by its code in Russian, never the server's English message
     idle = next(p for p in pages if not enabled(p, "#bid-pass"))
@@ -237,8 +270,11 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
         wait_for(lambda page=page: not enabled(page, "#bid-pass"), what="a pass")
     # an illegal card: not the seat's own (the rules refuse it) — shown in Russian
     index, page = who_can(pages, "[data-testid=my-hand] button.card-face.playable")
-    foreign = str(pages[(index + 1) % 3].locator("[data-testid=my-hand] .card-face").first
-                  .get_attribute("data-card"))
+    foreign = str(
+        pages[(index + 1) % 3]
+        .locator("[data-testid=my-hand] .card-face")
+        .first.get_attribute("data-card")
+    )
     send_raw(page, {"type": "play_card", "card": foreign})
     assert notice(page) == "Так ходить нельзя по правилам."
     page.click("#notice button")
@@ -265,8 +301,13 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     done = "[data-testid=trick-done]"
     watcher.wait_for_selector(done)
     screenshot(watcher, "table-page-trick-held-1366")
-    held = wait_for(lambda: (lambda r: r if r["gone"] is not None else None)(
-        watcher.evaluate("() => window.heldTrick")), timeout=8, what="the held trick to clear")
+    held = wait_for(
+        lambda: (lambda r: r if r["gone"] is not None else None)(
+            watcher.evaluate("() => window.heldTrick")
+        ),
+        timeout=8,
+        what="the held trick to clear",
+    )
     assert set(played) <= set(held["cards"]), held
     assert held["winner"] == 1 and "забирает" in held["text"], held
     assert held["gone"] - held["shown"] >= 1000, held
@@ -296,7 +337,8 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     good = page.evaluate("() => window.prefclubTable.verifyLast()")
     assert good["ok"] is True
     bad_salt = page.evaluate(
-        "() => window.prefclubTable.verifyLast({salt: '00' + 'ab'.repeat(15)})")
+        "() => window.prefclubTable.verifyLast({salt: '00' + 'ab'.repeat(15)})"
+    )
     assert bad_salt["ok"] is False
     assert {c["key"]: c["ok"] for c in bad_salt["checks"]}["hash"] is False
     bad_deck = page.evaluate("""() => {
@@ -315,7 +357,8 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
     fresh.wait_for_selector("[data-testid=verdict]")
     assert fresh.locator("[data-testid=verdict]").inner_text().startswith("✓")
     fresh_keys = fresh.locator("[data-testid=verify-deal] .checks li").evaluate_all(
-        "els => els.map(e => e.dataset.check)")
+        "els => els.map(e => e.dataset.check)"
+    )
     assert {"deck", "hash", "hands", "talon"} <= set(fresh_keys)
     fresh.context.close()
 
@@ -332,13 +375,14 @@ def test_a_pass_out_deal_in_russian_with_the_trick_held_and_the_deal_verified(
 
 
 def test_move_countdown_and_who_is_disconnected_on_the_phone(
-        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     base = server.base_url
     # Глеб's seat stays empty of a browser: the others see him as disconnected
-    table_id = _run(_table(server.env["DATABASE_URL"], [members[0], members[1], members[3]],
-                           timer=600))
-    pages = seat_pages(browser, base, table_id, [0, 1],
-                       sizes=[(390, 844), (1366, 768)])
+    table_id = _run(
+        _table(server.env["DATABASE_URL"], [members[0], members[1], members[3]], timer=600)
+    )
+    pages = seat_pages(browser, base, table_id, [0, 1], sizes=[(390, 844), (1366, 768)])
     phone = pages[0]
     phone.wait_for_selector("[data-testid=away]:has-text('Глеб')")
     assert "Нет связи" in phone.locator("[data-testid=away]").inner_text()
@@ -362,18 +406,21 @@ def _box_in_view(page: Any, selector: str, width: int, height: int) -> dict[str,
     return box
 
 
-def test_phone_layout_during_the_bidding(server: ServerProcess, browser: Any,
-                                         members: list[int]) -> None:
+def test_phone_layout_during_the_bidding(
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     base = server.base_url
     table_id = _run(_table(server.env["DATABASE_URL"], members[:3]))
-    pages = seat_pages(browser, base, table_id, [0, 1, 2],
-                       sizes=[(390, 844), (1366, 768), (1366, 768)])
+    pages = seat_pages(
+        browser, base, table_id, [0, 1, 2], sizes=[(390, 844), (1366, 768), (1366, 768)]
+    )
     phone = pages[0]
     _, cutter = who_can(pages, "#cut-random")
     cutter.click("#cut-random")
     phone.wait_for_selector("[data-testid=bidbox]")
-    wait_for(lambda: phone.locator("[data-testid=my-hand] .card-face").count() == 10,
-             what="ten cards")
+    wait_for(
+        lambda: phone.locator("[data-testid=my-hand] .card-face").count() == 10, what="ten cards"
+    )
     for selector in ("[data-testid=my-hand]", ".trick", "[data-testid=bidbox]"):
         _box_in_view(phone, selector, 390, 844)
     assert phone.evaluate("() => document.scrollingElement.scrollLeft") == 0
@@ -410,8 +457,9 @@ def test_phone_layout_during_the_bidding(server: ServerProcess, browser: Any,
         page.context.close()
 
 
-def test_sheet_text_is_large_and_dark_enough(server: ServerProcess, browser: Any,
-                                             members: list[int]) -> None:
+def test_sheet_text_is_large_and_dark_enough(
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     """Every text of the drawn sheet renders at ≥ 12 px with contrast ≥ 4.5:1 on its paper."""
     base = server.base_url
     table_id = _run(_table(server.env["DATABASE_URL"], members[:3]))
@@ -426,7 +474,7 @@ def test_sheet_text_is_large_and_dark_enough(server: ServerProcess, browser: Any
           return {px: parseFloat(style.fontSize) * scale, fill: style.fill};
         })""")
     assert sizes and min(s["px"] for s in sizes) >= 12, sorted(s["px"] for s in sizes)[:3]
-    paper = (0xfb, 0xf8, 0xef)
+    paper = (0xFB, 0xF8, 0xEF)
     for item in sizes:
         rgb = tuple(int(v) for v in re.findall(r"\d+", item["fill"])[:3])
         assert contrast(rgb, paper) >= 4.5, item
@@ -436,24 +484,28 @@ def test_sheet_text_is_large_and_dark_enough(server: ServerProcess, browser: Any
 
 def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
     """WCAG contrast ratio of two sRGB colours."""
+
     def lum(c: tuple[int, ...]) -> float:
         def lin(v: int) -> float:
             x = v / 255
             return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
         r, g, bl = (lin(v) for v in c)
         return 0.2126 * r + 0.7152 * g + 0.0722 * bl
+
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
 
-
 def test_the_cutter_lets_the_timer_cut_and_the_banner_knows_since_when(
-        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     """R-D2: «Пусть сдвинет таймер» cuts at the default position (16) at once; the banner's
     time comes from the server's ``since`` (so it is not only "at least")."""
     base = server.base_url
-    table_id = _run(_table(server.env["DATABASE_URL"], [members[0], members[1], members[3]],
-                           timer=600))
+    table_id = _run(
+        _table(server.env["DATABASE_URL"], [members[0], members[1], members[3]], timer=600)
+    )
     pages = seat_pages(browser, base, table_id, [0, 3])
     watcher, cutter = pages
     watcher.wait_for_selector("[data-testid=away]:has-text('Борис')")
@@ -474,7 +526,8 @@ def test_the_cutter_lets_the_timer_cut_and_the_banner_knows_since_when(
 
 
 def test_r_s1_a_club_table_seated_early_deals_by_itself_when_the_session_opens(
-        server: ServerProcess, browser: Any, members: list[int]) -> None:
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
     """Nobody clicks: the page says the first deal starts by itself, then the cut appears."""
     table_id = _run(_early_club_table(server.env["DATABASE_URL"], members[:3]))
     pages = seat_pages(browser, server.base_url, table_id, [0, 2])

@@ -32,11 +32,23 @@ async def _members(url: str) -> None:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            db.add_all([Member(login=login, display_name=name, role=role,
-                               password_hash=hash_password(PASSWORD), must_change_password=False,
-                               active=True, is_bot=False)
-                        for login, name, role in [("mt-admin", "Админ Таймер", Role.admin),
-                                                  ("mt-player", "Игрок Таймер", Role.member)]])
+            db.add_all(
+                [
+                    Member(
+                        login=login,
+                        display_name=name,
+                        role=role,
+                        password_hash=hash_password(PASSWORD),
+                        must_change_password=False,
+                        active=True,
+                        is_bot=False,
+                    )
+                    for login, name, role in [
+                        ("mt-admin", "Админ Таймер", Role.admin),
+                        ("mt-player", "Игрок Таймер", Role.member),
+                    ]
+                ]
+            )
     finally:
         await engine.dispose()
 
@@ -46,29 +58,31 @@ def _json(page: Any, path: str) -> Any:
 
 
 def test_club_timer_on_the_admin_page_and_a_practice_timer_in_the_lobby(
-        server: ServerProcess, browser: Any) -> None:
+    server: ServerProcess, browser: Any
+) -> None:
     _run(_members(server.env["DATABASE_URL"]))
     base = server.base_url
     admin = browser.new_context(locale="ru-RU").new_page()
     login(admin, base, "mt-admin", PASSWORD)
     admin.wait_for_selector("#session-title")
-    assert _json(admin, "/api/club/settings") == {"move_timer_seconds": None,
-                                                     "min_pulkas": 5}
+    assert _json(admin, "/api/club/settings") == {"move_timer_seconds": None, "min_pulkas": 5}
     admin.goto(f"{base}/#/admin")
     admin.wait_for_selector("#club-timer")
     assert admin.locator("#club-timer").input_value() == "0"  # off by default
     assert "без таймера" in admin.locator("#club-timer option:checked").inner_text()
     admin.select_option("#club-timer", "60")
     admin.click("#club-timer-form button[type=submit]")
-    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": 60,
-                                                            "min_pulkas": 5},
-             what="the club timer saved")
+    wait_for(
+        lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": 60, "min_pulkas": 5},
+        what="the club timer saved",
+    )
     admin.wait_for_selector("#notice:has-text('60 с на ход')")
     admin.select_option("#club-timer", "0")
     admin.click("#club-timer-form button[type=submit]")
-    wait_for(lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": None,
-                                                     "min_pulkas": 5},
-             what="the club timer off again")
+    wait_for(
+        lambda: _json(admin, "/api/club/settings") == {"move_timer_seconds": None, "min_pulkas": 5},
+        what="the club timer off again",
+    )
     admin.context.close()
 
     player = browser.new_context(locale="ru-RU").new_page()

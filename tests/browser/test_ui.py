@@ -58,8 +58,11 @@ def wait_for(condition: Callable[[], Any], timeout: float = 10.0, what: str = ""
 
 def enabled(page: Any, selector: str) -> bool:
     """Is ``selector`` on the page and enabled, right now (one atomic look)?"""
-    return bool(page.evaluate(
-        "sel => { const e = document.querySelector(sel); return !!e && !e.disabled; }", selector))
+    return bool(
+        page.evaluate(
+            "sel => { const e = document.querySelector(sel); return !!e && !e.disabled; }", selector
+        )
+    )
 
 
 def text_of(page: Any, selector: str) -> str | None:
@@ -70,11 +73,13 @@ def text_of(page: Any, selector: str) -> str | None:
 
 def who_can(pages: list[Any], selector: str) -> tuple[int, Any]:
     """The one page where ``selector`` is present and enabled (the seat to act)."""
+
     def find() -> tuple[int, Any] | None:
         for i, page in enumerate(pages):
             if enabled(page, selector):
                 return i, page
         return None
+
     found: tuple[int, Any] = wait_for(find, what=selector)
     return found
 
@@ -172,16 +177,18 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
 
 def _api(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": ADMIN_PASSWORD}
-                ).raise_for_status()
+    client.post(
+        "/api/auth/login", json={"login": "admin", "password": ADMIN_PASSWORD}
+    ).raise_for_status()
     # the new session is committed just after the login answer: wait until it is visible
     wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
     client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
     return client
 
 
-def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
-                                                         browser: Any) -> None:
+def test_table_through_the_bidding_with_the_paper_sheet(
+    server: ServerProcess, browser: Any
+) -> None:
     if "petrov_password" not in CLUB:
         pytest.skip("needs the first test's club")
     base = server.base_url
@@ -199,8 +206,10 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     for page in pages:
         page.wait_for_selector("#session-title")
 
-    table = api.post("/api/tables", json={
-        "seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10})
+    table = api.post(
+        "/api/tables",
+        json={"seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10},
+    )
     table.raise_for_status()
     table_id = table.json()["id"]
     for page in pages:
@@ -214,8 +223,10 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     _, cutter = who_can(pages, "#cut-pos")
     act(cutter, "[data-testid=actions] button.primary")
     for page in pages:
-        wait_for(lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
-                 what="ten cards")
+        wait_for(
+            lambda page=page: page.locator("[data-testid=my-hand] .card-face").count() == 10,
+            what="ten cards",
+        )
 
     # forehand opens 6♣; the next bidder may not bid 6♣ again, but may raise
     bid = "[data-testid=bidbox] button[data-call='{}']"
@@ -252,8 +263,9 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
     declarer_seat = first  # pages are seated in order: seat i is pages[i]
     for page in pages:
         pool = f"[data-testid=pool-{declarer_seat}] tspan.last"
-        wait_for(lambda page=page, pool=pool: text_of(page, pool) == "2",
-                 what="pool 2 on the sheet")
+        wait_for(
+            lambda page=page, pool=pool: text_of(page, pool) == "2", what="pool 2 on the sheet"
+        )
         page.wait_for_selector("[data-testid=last-deal]")
 
     # chat is open between deals
@@ -281,19 +293,24 @@ def test_table_through_the_bidding_with_the_paper_sheet(server: ServerProcess,
         act(page, "[data-testid=my-hand] button.card-face.playable")
     wait_for(lambda: pages[0].locator(".trick .card-face").count() == 1, what="second trick led")
     pages[0].click("button:has-text('Показать последнюю взятку')")
-    wait_for(lambda: pages[0].locator("#last-title ~ div .card-face").count() == 4,
-             what="the last trick")
+    wait_for(
+        lambda: pages[0].locator("#last-title ~ div .card-face").count() == 4, what="the last trick"
+    )
 
     # a reload resumes from the last seq and shows the same hand
     other = pages[(mover_index + 1) % 3]
-    wait_for(lambda: other.locator("[data-testid=my-hand] .card-face").count() == 9,
-             what="nine cards left")
+    wait_for(
+        lambda: other.locator("[data-testid=my-hand] .card-face").count() == 9,
+        what="nine cards left",
+    )
     before = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
-        "els => els.map(e => e.dataset.card)")
+        "els => els.map(e => e.dataset.card)"
+    )
     other.reload()
     other.wait_for_selector(".conn:has-text('На связи')")
     after = other.locator("[data-testid=my-hand] .card-face").evaluate_all(
-        "els => els.map(e => e.dataset.card)")
+        "els => els.map(e => e.dataset.card)"
+    )
     assert before == after and len(after) == 9
     # the last deal's result is there after the reload too: 2 into the declarer's pool
     other.wait_for_selector("[data-testid=last-deal] li:has-text('+2')")
@@ -326,13 +343,21 @@ def test_a_whole_deal_played_open_by_one_whister(server: ServerProcess, browser:
     api = _api(base)
     members = {m["login"]: m["id"] for m in api.get("/api/members").json()}
     pages = [new_page(browser) for _ in range(3)]
-    for page, (name, password) in zip(pages, [("admin", ADMIN_PASSWORD),
-                                              ("petrov", CLUB["petrov_password"]),
-                                              ("sidorov", CLUB["sidorov_password"])], strict=True):
+    for page, (name, password) in zip(
+        pages,
+        [
+            ("admin", ADMIN_PASSWORD),
+            ("petrov", CLUB["petrov_password"]),
+            ("sidorov", CLUB["sidorov_password"]),
+        ],
+        strict=True,
+    ):
         login(page, base, name, password)
         page.wait_for_selector("#session-title")
-    table = api.post("/api/tables", json={
-        "seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10})
+    table = api.post(
+        "/api/tables",
+        json={"seats": [members["admin"], members["petrov"], members["sidorov"]], "target": 10},
+    )
     table.raise_for_status()
     for page in pages:
         page.goto(f"{base}/#/table/{table.json()['id']}")
@@ -364,8 +389,10 @@ def test_a_whole_deal_played_open_by_one_whister(server: ServerProcess, browser:
             screenshot(whister, "table-open-play")
         card = page.locator("button.card-face.playable").first.get_attribute("data-card")
         page.click(f"button.card-face.playable[data-card='{card}']")
-        wait_for(lambda page=page, card=card: not enabled(
-            page, f"button.card-face[data-card='{card}']"), what=f"{card} played")
+        wait_for(
+            lambda page=page, card=card: not enabled(page, f"button.card-face[data-card='{card}']"),
+            what=f"{card} played",
+        )
     for page in pages:
         page.wait_for_selector("[data-testid=last-deal] p:has-text('7♠')")
         assert page.locator("[data-testid=last-deal] li").count() >= 1
@@ -383,8 +410,12 @@ def test_four_player_table_draws_the_square_sheet(server: ServerProcess, browser
     api = _api(base)
     api.post("/api/members", json={"login": "kozlov", "display_name": "Козлов"}).raise_for_status()
     members = {m["login"]: m["id"] for m in api.get("/api/members").json()}
-    table = api.post("/api/tables", json={"seats": [
-        members["admin"], members["petrov"], members["sidorov"], members["kozlov"]]})
+    table = api.post(
+        "/api/tables",
+        json={
+            "seats": [members["admin"], members["petrov"], members["sidorov"], members["kozlov"]]
+        },
+    )
     table.raise_for_status()
     page = new_page(browser)
     login(page, base, "admin", ADMIN_PASSWORD)
@@ -393,7 +424,8 @@ def test_four_player_table_draws_the_square_sheet(server: ServerProcess, browser
     page.wait_for_selector(".conn:has-text('На связи')")
     wait_for(lambda: page.locator("[data-testid=sheet] .pname").count() == 4, what="four fields")
     names = page.locator("[data-testid=sheet] .pname").evaluate_all(
-        "els => els.map(e => e.textContent)")
+        "els => els.map(e => e.textContent)"
+    )
     assert sorted(names) == sorted(["Administrator", "Пётр Петров", "Сидоров", "Козлов"])
     # every player writes whists on each of his three opponents
     assert page.locator("[data-testid=sheet] text[data-testid^=whists-]").count() == 12

@@ -88,10 +88,17 @@ def play_pulka(preset: str, players: int, seed: int) -> Pulka:
     rng = random.Random(seed)
     conventions = Conventions.preset_named(preset)
     names = [f"P{i}" for i in range(players)]
-    pulka = Pulka.new(players, names=names, conventions=conventions, target=rng.choice((10, 20)),
-                      stake="0.50", first_dealer=rng.randrange(players))
-    join_at = rng.randrange(2, 8) if players == 3 and 4 in conventions.table_sizes() and seed % 2 \
-        else -1
+    pulka = Pulka.new(
+        players,
+        names=names,
+        conventions=conventions,
+        target=rng.choice((10, 20)),
+        stake="0.50",
+        first_dealer=rng.randrange(players),
+    )
+    join_at = (
+        rng.randrange(2, 8) if players == 3 and 4 in conventions.table_sizes() and seed % 2 else -1
+    )
     replace_at = rng.randrange(1, DEALS_PER_PULKA) if seed % 3 == 0 else -1
     for index in range(DEALS_PER_PULKA):
         if pulka.is_over:
@@ -163,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         for players in Conventions.preset_named(preset).table_sizes():
             for k in range(PULKAS_PER_CASE):
                 seed = 1000 * players + k
-                write(f"played-{preset}-{players}p-{k}", export_document(
-                    play_pulka(preset, players, seed)))
+                write(
+                    f"played-{preset}-{players}p-{k}",
+                    export_document(play_pulka(preset, players, seed)),
+                )
                 count += 1
     if CAPTURED.exists():
         seen: set[str] = set()

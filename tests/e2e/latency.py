@@ -33,7 +33,7 @@ def p99(values: list[float]) -> float:
 
 async def play_and_ping(players: list[Client], seconds: float) -> list[float]:
     """Round trips (seconds) of the table's commands and pings over ``seconds``, the table
-played at most one move per :data:`MOVE_EVERY`."""
+    played at most one move per :data:`MOVE_EVERY`."""
     driver = Driver(players)
     trips: list[float] = []
     deadline = time.monotonic() + seconds
@@ -75,13 +75,15 @@ async def _measure(port: int, table_id: int, seats: list[Seat], seconds: float) 
         return await play_and_ping(players, seconds)
 
 
-def _measure_process(port: int, table_id: int, seats: list[Seat], seconds: float,
-                     out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _measure_process(
+    port: int, table_id: int, seats: list[Seat], seconds: float, out: multiprocessing.Queue
+) -> None:  # type: ignore[type-arg]
     out.put(asyncio.run(_measure(port, table_id, seats, seconds)))
 
 
-async def measure_elsewhere(port: int, table_id: int, seats: list[Seat],
-                            seconds: float) -> list[float]:
+async def measure_elsewhere(
+    port: int, table_id: int, seats: list[Seat], seconds: float
+) -> list[float]:
     """:func:`play_and_ping` of a table in a process of its own (spawned): what loads this
     process then never shows in the round trips."""
     context = multiprocessing.get_context("spawn")

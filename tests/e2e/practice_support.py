@@ -25,25 +25,32 @@ async def add_member(url: str, prefix: str, display_name: str) -> str:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            db.add(Member(login=login, display_name=display_name,
-                          password_hash=hash_password(PASSWORD), must_change_password=False,
-                          active=True))
+            db.add(
+                Member(
+                    login=login,
+                    display_name=display_name,
+                    password_hash=hash_password(PASSWORD),
+                    must_change_password=False,
+                    active=True,
+                )
+            )
     finally:
         await engine.dispose()
     return login
 
 
-async def open_practice(srv: ServerProcess, login: str,
-                        preset: str | None = None) -> tuple[int, str]:
+async def open_practice(
+    srv: ServerProcess, login: str, preset: str | None = None
+) -> tuple[int, str]:
     """Log ``login`` in and open a three-player practice table (under ``preset``, else the
     server's default); returns the table's id and the member's cookie header."""
-    body: dict[str, Any] = {"players": 3} if preset is None else {"players": 3,
-                                                                  "preset": preset}
+    body: dict[str, Any] = {"players": 3} if preset is None else {"players": 3, "preset": preset}
     async with httpx.AsyncClient(base_url=srv.base_url) as http:
         r = await http.post("/api/auth/login", json={"login": login, "password": PASSWORD})
         assert r.status_code == 200, r.text
-        made = await http.post("/api/tables/practice", json=body,
-                               headers={"X-CSRF-Token": r.json()["csrf_token"]})
+        made = await http.post(
+            "/api/tables/practice", json=body, headers={"X-CSRF-Token": r.json()["csrf_token"]}
+        )
         assert made.status_code == 201, made.text
         return made.json()["id"], "; ".join(f"{k}={v}" for k, v in http.cookies.items())
 

@@ -25,19 +25,36 @@ from tests.support.server import ServerProcess
 SECRET = "e2e-secret-key-that-is-long-enough-for-signing"
 
 
-def server(url: str, data_dir: Path, port: int | None = None,
-           log_name: str | None = None, module: str = "app.cli") -> ServerProcess:
+def server(
+    url: str,
+    data_dir: Path,
+    port: int | None = None,
+    log_name: str | None = None,
+    module: str = "app.cli",
+) -> ServerProcess:
     """A ``python -m MODULE serve`` process (not started) over ``url`` for the e2e tests."""
-    env = {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir), "SECRET_KEY": SECRET,
-           "LOG_LEVEL": "WARNING", "PREFCLUB_ENV": "test"}
+    env = {
+        "DATABASE_URL": url,
+        "PREFCLUB_DATA_DIR": str(data_dir),
+        "SECRET_KEY": SECRET,
+        "LOG_LEVEL": "WARNING",
+        "PREFCLUB_ENV": "test",
+    }
     log_path = data_dir / (log_name or f"serve-{uuid.uuid4().hex[:6]}.log")
     return ServerProcess(env, port=port, log_path=log_path, module=module)
 
 
-async def setup_table(url: str, players: int = 3, *, target: int = 200, first_dealer: int = 0,
-                      move_timer_seconds: int | None = None, spectators: int = 0,
-                      preset: str = "club", practice: bool = True
-                      ) -> tuple[int, list[Seat], list[Seat]]:
+async def setup_table(
+    url: str,
+    players: int = 3,
+    *,
+    target: int = 200,
+    first_dealer: int = 0,
+    move_timer_seconds: int | None = None,
+    spectators: int = 0,
+    preset: str = "club",
+    practice: bool = True,
+) -> tuple[int, list[Seat], list[Seat]]:
     """A bot table with fresh members (a practice table unless ``practice=False``); returns
     its id, its seats and spectator accounts."""
     engine = make_engine(url)
@@ -47,10 +64,20 @@ async def setup_table(url: str, players: int = 3, *, target: int = 200, first_de
             assert now is not None
             prefix = f"e2e-{uuid.uuid4().hex[:8]}"
             table_id, seats = await make_bot_table(
-                db, prefix, players, now, target=target, first_dealer=first_dealer,
-                move_timer_seconds=move_timer_seconds, preset=preset, practice=practice)
-            watchers = [await make_member(db, f"{prefix}-w{i}", f"Watcher {i}", now, bot=False)
-                        for i in range(spectators)]
+                db,
+                prefix,
+                players,
+                now,
+                target=target,
+                first_dealer=first_dealer,
+                move_timer_seconds=move_timer_seconds,
+                preset=preset,
+                practice=practice,
+            )
+            watchers = [
+                await make_member(db, f"{prefix}-w{i}", f"Watcher {i}", now, bot=False)
+                for i in range(spectators)
+            ]
         return table_id, seats, watchers
     finally:
         await engine.dispose()
@@ -59,8 +86,9 @@ async def setup_table(url: str, players: int = 3, *, target: int = 200, first_de
 class Client:
     """A raw protocol client: it keeps every message it receives."""
 
-    def __init__(self, srv: ServerProcess, table_id: int, cookie: str | None,
-                 origin: str | None = None) -> None:
+    def __init__(
+        self, srv: ServerProcess, table_id: int, cookie: str | None, origin: str | None = None
+    ) -> None:
         self.url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
         self.cookie = cookie
         self.origin = origin if origin is not None else srv.base_url
@@ -75,8 +103,9 @@ class Client:
 
     async def connect(self, last_seq: int | None = None) -> dict[str, Any]:
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        self.ws = await websockets.connect(self.url, additional_headers=headers,
-                                           origin=self.origin, max_size=2**22)  # type: ignore[arg-type]
+        self.ws = await websockets.connect(
+            self.url, additional_headers=headers, origin=self.origin, max_size=2**22
+        )  # type: ignore[arg-type]
         await self.ws.send(json.dumps({"type": "hello", "last_seq": last_seq}))
         self._reader = asyncio.create_task(self._read())
         welcome = await self.wait_for(lambda m: m.get("type") == "welcome")
@@ -93,14 +122,14 @@ class Client:
                 if isinstance(message.get("seq"), int) and "deal" in message:
                     self.last_seq = message["seq"]
                     self.latest = message
-                    if message.get("type") in ("snapshot", "player_joined",
-                                               "player_replaced"):
+                    if message.get("type") in ("snapshot", "player_joined", "player_replaced"):
                         self.seat = message["seat"]  # seats move when a player joins (R-T4)
                 self._changed.set()
         self._changed.set()
 
-    async def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0,
-                       start: int = 0) -> dict[str, Any]:
+    async def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 15.0, start: int = 0
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         index = start
         while True:
@@ -118,16 +147,22 @@ class Client:
                 await asyncio.wait_for(self._changed.wait(), remaining)
 
     async def wait_seq(self, seq: int, timeout: float = 15.0) -> None:
-        await self.wait_for(lambda m: isinstance(m.get("seq"), int) and m["seq"] >= seq
-                            and m.get("type") not in ("welcome", "heartbeat", "error", "ack",
-                                                      "last_trick"), timeout)
+        await self.wait_for(
+            lambda m: (
+                isinstance(m.get("seq"), int)
+                and m["seq"] >= seq
+                and m.get("type") not in ("welcome", "heartbeat", "error", "ack", "last_trick")
+            ),
+            timeout,
+        )
 
     def next_id(self) -> str:
         self._counter += 1
         return f"s{self.seat}-{self._counter}-{uuid.uuid4().hex[:6]}"
 
-    async def command(self, body: dict[str, Any], cid: str | None = None,
-                      seq: int | str | None = "auto") -> dict[str, Any]:
+    async def command(
+        self, body: dict[str, Any], cid: str | None = None, seq: int | str | None = "auto"
+    ) -> dict[str, Any]:
         """Send a command and wait for its ack or error."""
         cid = cid or self.next_id()
         message = {"id": cid, **body}
@@ -138,8 +173,11 @@ class Client:
         start = len(self.messages)
         await self.ws.send(json.dumps(message))
         return await self.wait_for(
-            lambda m: m.get("type") in ("ack", "error", "pong", "last_trick")
-            and m.get("id") == cid, start=start)
+            lambda m: (
+                m.get("type") in ("ack", "error", "pong", "last_trick") and m.get("id") == cid
+            ),
+            start=start,
+        )
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -150,8 +188,9 @@ class Client:
 
 
 @contextlib.asynccontextmanager
-async def clients(srv: ServerProcess, table_id: int, seats: list[Seat]
-                  ) -> AsyncIterator[list[Client]]:
+async def clients(
+    srv: ServerProcess, table_id: int, seats: list[Seat]
+) -> AsyncIterator[list[Client]]:
     made = [Client(srv, table_id, s.cookie) for s in seats]
     try:
         for c in made:
@@ -166,8 +205,9 @@ class Driver:
     """Plays a table move by move: the seat to move decides with the bot strategy from its own
     view and legal list, sends, and waits until every client has the resulting seq."""
 
-    def __init__(self, players: list[Client], watchers: list[Client] | None = None,
-                 seed: int = 1) -> None:
+    def __init__(
+        self, players: list[Client], watchers: list[Client] | None = None, seed: int = 1
+    ) -> None:
         self.players = players
         self.watchers = watchers or []
         self.strategy = Strategy(random.Random(seed))
@@ -186,13 +226,15 @@ class Driver:
                 return c
         return None
 
-    async def step(self, choose: Callable[[Client], dict[str, Any] | None] | None = None
-                   ) -> dict[str, Any]:
+    async def step(
+        self, choose: Callable[[Client], dict[str, Any] | None] | None = None
+    ) -> dict[str, Any]:
         mover = self.mover()
         assert mover is not None, self.view()
         assert mover.latest is not None
         body = (choose(mover) if choose else None) or self.strategy.choose(
-            mover.latest, mover.latest["legal"], mover.seat or 0)
+            mover.latest, mover.latest["legal"], mover.seat or 0
+        )
         assert body is not None, mover.latest
         answer = await mover.command(body)
         assert answer["type"] == "ack", answer
@@ -201,8 +243,9 @@ class Driver:
             await c.wait_seq(answer["seq"])
         return answer
 
-    async def play_deal(self, choose: Callable[[Client], dict[str, Any] | None] | None = None,
-                        limit: int = 200) -> dict[str, Any]:
+    async def play_deal(
+        self, choose: Callable[[Client], dict[str, Any] | None] | None = None, limit: int = 200
+    ) -> dict[str, Any]:
         """Play until the current deal ends; return the ``deal_ended`` event (seat 0's copy)."""
         start = len(self.players[0].messages)
         for _ in range(limit):

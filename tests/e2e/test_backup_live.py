@@ -62,11 +62,19 @@ class Play:
 
     def __init__(self, srv: ServerProcess, made: list[tuple[int, list[Any], list[Any]]]) -> None:
         self.acks = 0
-        self.bots = [BotClient(f"ws://127.0.0.1:{srv.port}", table_id, seat.cookie,
-                               srv.base_url, strategy=Strategy(random.Random(t * 7 + i)),
-                               observer=self._observe, name=f"bk{t}s{i}")
-                     for t, (table_id, seats, _) in enumerate(made)
-                     for i, seat in enumerate(seats)]
+        self.bots = [
+            BotClient(
+                f"ws://127.0.0.1:{srv.port}",
+                table_id,
+                seat.cookie,
+                srv.base_url,
+                strategy=Strategy(random.Random(t * 7 + i)),
+                observer=self._observe,
+                name=f"bk{t}s{i}",
+            )
+            for t, (table_id, seats, _) in enumerate(made)
+            for i, seat in enumerate(seats)
+        ]
         self.runs = [asyncio.create_task(b.run()) for b in self.bots]
 
     def _observe(self, bot: BotClient, message: dict[str, Any]) -> None:
@@ -87,12 +95,17 @@ class Play:
 
 def _events(env_url: str) -> set[tuple[int, int, str, str]]:
     with psycopg.connect(libpq_url(env_url)) as conn:
-        return {(int(t), int(s), str(k), str(p)) for t, s, k, p in conn.execute(
-            "SELECT table_id, seq, kind, payload::text FROM table_events")}
+        return {
+            (int(t), int(s), str(k), str(p))
+            for t, s, k, p in conn.execute(
+                "SELECT table_id, seq, kind, payload::text FROM table_events"
+            )
+        }
 
 
 async def test_backup_while_tables_play_restores_to_the_same_digest(
-        live_db: str, data_dir: Path, fresh_folder: Callable[[], Path]) -> None:
+    live_db: str, data_dir: Path, fresh_folder: Callable[[], Path]
+) -> None:
     made = [await setup_table(live_db, 3) for _ in range(TABLES)]
     srv = server(live_db, data_dir, log_name="backup-live.log").start()
     live = url_env(live_db, data_dir)
@@ -128,7 +141,8 @@ async def test_backup_while_tables_play_restores_to_the_same_digest(
 
 
 async def test_the_last_automatic_backup_restores_after_kill_9(
-        live_db: str, data_dir: Path, fresh_folder: Callable[[], Path]) -> None:
+    live_db: str, data_dir: Path, fresh_folder: Callable[[], Path]
+) -> None:
     made = [await setup_table(live_db, 3) for _ in range(2)]
     clock_file = data_dir / "clock-offset"
     clock_file.write_text("0")
@@ -136,8 +150,13 @@ async def test_the_last_automatic_backup_restores_after_kill_9(
     zone = Settings().zone
     at = (datetime.now(UTC) + timedelta(minutes=30)).astimezone(zone)
     srv = server(live_db, data_dir, log_name="backup-kill.log")
-    srv.env.update({"PREFCLUB_TEST_CLOCK": str(clock_file), "PREFCLUB_BACKUP_DIR": str(backup_dir),
-                    "PREFCLUB_BACKUP_TIME": at.strftime("%H:%M")})
+    srv.env.update(
+        {
+            "PREFCLUB_TEST_CLOCK": str(clock_file),
+            "PREFCLUB_BACKUP_DIR": str(backup_dir),
+            "PREFCLUB_BACKUP_TIME": at.strftime("%H:%M"),
+        }
+    )
     srv.start()
     try:
         play = Play(srv, made)

@@ -18,8 +18,40 @@ from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
-SLOW_DECK = [18, 10, 24, 3, 5, 9, 4, 16, 1, 26, 12, 30, 23, 22, 0, 20, 25, 8, 2, 27, 29, 17, 11,
-             21, 31, 13, 7, 15, 19, 6, 28, 14]
+SLOW_DECK = [
+    18,
+    10,
+    24,
+    3,
+    5,
+    9,
+    4,
+    16,
+    1,
+    26,
+    12,
+    30,
+    23,
+    22,
+    0,
+    20,
+    25,
+    8,
+    2,
+    27,
+    29,
+    17,
+    11,
+    21,
+    31,
+    13,
+    7,
+    15,
+    19,
+    6,
+    28,
+    14,
+]
 """A deck whose 6♣ (played below with one whister, closed) makes "8 tricks" at the first lead
 one of the slowest claims there are: an exhaustive search that fails (~0.8 s of CPU)."""
 SLOW_CLAIM = 8
@@ -36,10 +68,13 @@ async def _use_deck(url: str, table_id: int, deck: list[int]) -> None:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            await db.execute(text(
-                "UPDATE table_events SET payload = jsonb_set(payload, '{deck}', "
-                "CAST(:deck AS jsonb)) WHERE table_id = :t AND kind = 'deal_started'"),
-                {"deck": json.dumps(deck), "t": table_id})
+            await db.execute(
+                text(
+                    "UPDATE table_events SET payload = jsonb_set(payload, '{deck}', "
+                    "CAST(:deck AS jsonb)) WHERE table_id = :t AND kind = 'deal_started'"
+                ),
+                {"deck": json.dumps(deck), "t": table_id},
+            )
     finally:
         await engine.dispose()
 
@@ -53,19 +88,26 @@ def _policy(latest: dict[str, Any]) -> dict[str, Any] | None:
         return {"type": "cut", "position": 16}
     if "bid" in types:
         if not deal["auction"]:
-            return next(a for a in legal if a["type"] == "bid"
-                        and a["call"] not in ("pass", "misere", "here"))
+            return next(
+                a
+                for a in legal
+                if a["type"] == "bid" and a["call"] not in ("pass", "misere", "here")
+            )
         return {"type": "bid", "call": "pass"}
     if "discard" in types:
         return next(a for a in legal if a["type"] == "discard")
     if "name_contract" in types:
-        return next(a for a in legal if a["type"] == "name_contract"
-                    and a["contract"] not in ("6S", "misere"))
+        return next(
+            a
+            for a in legal
+            if a["type"] == "name_contract" and a["contract"] not in ("6S", "misere")
+        )
     if "choose_play" in types:
         return {"type": "choose_play", "mode": "closed"}
     if "defend" in types:
-        whisted = any(call == "whist" for _, call in
-                      ((d["seat"], d["call"]) for d in deal["defence"]))
+        whisted = any(
+            call == "whist" for _, call in ((d["seat"], d["call"]) for d in deal["defence"])
+        )
         return {"type": "defend", "call": "pass" if whisted else "whist"}
     return None
 
@@ -89,7 +131,8 @@ async def _to_first_lead(players: list[Client]) -> Client:
 
 
 async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solved(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     slow_id, slow_seats, _ = await setup_table(live_db, 3)
     await _use_deck(live_db, slow_id, SLOW_DECK)
     other_id, other_seats, _ = await setup_table(live_db, 3)
@@ -100,8 +143,10 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         # interpreter start-ups): an easy claim on a third table starts them first.
         easy = await (await _to_first_lead(warm)).command({"type": "claim", "tricks": 1})
         assert easy["type"] == "ack", easy
-    async with clients(srv, slow_id, slow_seats) as slow, \
-            clients(srv, other_id, other_seats) as other:
+    async with (
+        clients(srv, slow_id, slow_seats) as slow,
+        clients(srv, other_id, other_seats) as other,
+    ):
         declarer = await _to_first_lead(slow)
         assert declarer.latest is not None
         assert declarer.latest["deal"]["contract"] == "6C"

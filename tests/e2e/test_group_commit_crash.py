@@ -27,7 +27,8 @@ ACKS_BEFORE_KILL = 150
 
 
 async def test_kill_9_right_after_acks_loses_no_acknowledged_command(
-        live_db: str, data_dir: Path) -> None:
+    live_db: str, data_dir: Path
+) -> None:
     made = [await setup_table(live_db, 3) for _ in range(TABLES)]
     srv = server(live_db, data_dir, log_name="group-crash.log").start()
     acked: list[tuple[int, str, int]] = []
@@ -41,10 +42,19 @@ async def test_kill_9_right_after_acks_loses_no_acknowledged_command(
             srv.kill()  # kill -9 at once, from the handler of the ack just received
             killed.set()
 
-    bots = [BotClient(f"ws://127.0.0.1:{srv.port}", table_id, seat.cookie, srv.base_url,
-                      strategy=Strategy(random.Random(t * 3 + i)), observer=observe,
-                      name=f"gc{t}s{i}")
-            for t, (table_id, seats, _) in enumerate(made) for i, seat in enumerate(seats)]
+    bots = [
+        BotClient(
+            f"ws://127.0.0.1:{srv.port}",
+            table_id,
+            seat.cookie,
+            srv.base_url,
+            strategy=Strategy(random.Random(t * 3 + i)),
+            observer=observe,
+            name=f"gc{t}s{i}",
+        )
+        for t, (table_id, seats, _) in enumerate(made)
+        for i, seat in enumerate(seats)
+    ]
     runs = [asyncio.create_task(b.run()) for b in bots]
     try:
         await asyncio.wait_for(killed.wait(), 120)
@@ -57,10 +67,21 @@ async def test_kill_9_right_after_acks_loses_no_acknowledged_command(
     engine = make_engine(live_db)
     try:
         async with make_sessionmaker(engine)() as db:
-            commands = {(r.table_id, r.command_id): r.seq for r in (await db.scalars(
-                select(TableCommand).where(TableCommand.table_id.in_([m[0] for m in made]))))}
-            rows = (await db.execute(select(TableEvent.table_id, TableEvent.seq).where(
-                TableEvent.table_id.in_([m[0] for m in made])))).all()
+            commands = {
+                (r.table_id, r.command_id): r.seq
+                for r in (
+                    await db.scalars(
+                        select(TableCommand).where(TableCommand.table_id.in_([m[0] for m in made]))
+                    )
+                )
+            }
+            rows = (
+                await db.execute(
+                    select(TableEvent.table_id, TableEvent.seq).where(
+                        TableEvent.table_id.in_([m[0] for m in made])
+                    )
+                )
+            ).all()
             events = {(table_id, seq) for table_id, seq in rows}
     finally:
         await engine.dispose()

@@ -29,8 +29,9 @@ PARTIAL = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
     """A server with a short header deadline (the test's time) and a small per-address cap."""
     process = server(live_db, data_dir)
-    process.env.update({"HEADER_TIMEOUT": str(HEADER_TIMEOUT),
-                        "INCOMPLETE_PER_ADDRESS": str(PER_ADDRESS)})
+    process.env.update(
+        {"HEADER_TIMEOUT": str(HEADER_TIMEOUT), "INCOMPLETE_PER_ADDRESS": str(PER_ADDRESS)}
+    )
     process.start()
     try:
         yield process
@@ -38,8 +39,9 @@ def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
         process.stop()
 
 
-async def _open(srv: ServerProcess, source: str = "127.0.0.1"
-                ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def _open(
+    srv: ServerProcess, source: str = "127.0.0.1"
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return await asyncio.open_connection("127.0.0.1", srv.port, local_addr=(source, 0))
 
 
@@ -74,14 +76,20 @@ async def test_headers_sent_too_slowly_are_cut_off(srv: ServerProcess) -> None:
 
 
 async def test_a_kept_alive_connection_gets_the_deadline_for_each_request(
-        srv: ServerProcess) -> None:
+    srv: ServerProcess,
+) -> None:
     reader, writer = await _open(srv, "127.0.0.5")
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     await writer.drain()
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
     assert head.startswith(b"HTTP/1.1 200")
-    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length")))
+    length = int(
+        next(
+            line.split(b":")[1]
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        )
+    )
     await reader.readexactly(length)
     writer.write(PARTIAL)  # a second request that never completes its headers
     await writer.drain()
@@ -136,10 +144,13 @@ async def test_incomplete_connections_per_address_are_capped(srv: ServerProcess)
 
 
 async def test_a_declared_body_over_the_cap_is_refused_before_it_is_sent(
-        srv: ServerProcess) -> None:
+    srv: ServerProcess,
+) -> None:
     reader, writer = await _open(srv, "127.0.0.4")
-    writer.write(b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 b"Content-Type: application/json\r\nContent-Length: 10485760\r\n\r\n")
+    writer.write(
+        b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 10485760\r\n\r\n"
+    )
     await writer.drain()
     # Not a byte of the 10 MB body is sent: the answer comes anyway.
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
@@ -153,8 +164,10 @@ async def test_a_declared_body_over_the_cap_is_refused_before_it_is_sent(
 
 async def test_a_chunked_body_is_cut_off_at_the_cap(srv: ServerProcess) -> None:
     reader, writer = await _open(srv, "127.0.0.4")
-    writer.write(b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    writer.write(
+        b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
     chunk = b'{"login": "' + b"a" * 16_000
     writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
     for _ in range(4):
@@ -169,7 +182,8 @@ async def test_a_chunked_body_is_cut_off_at_the_cap(srv: ServerProcess) -> None:
 
 async def test_a_body_under_the_cap_is_read_as_usual(srv: ServerProcess) -> None:
     async with httpx.AsyncClient(base_url=srv.base_url) as client:
-        answer = await client.post("/api/auth/login",
-                                   json={"login": "nobody", "password": "x" * 60_000})
+        answer = await client.post(
+            "/api/auth/login", json={"login": "nobody", "password": "x" * 60_000}
+        )
     assert answer.status_code != 413, answer.text
     assert answer.json()["code"] != "too_large"

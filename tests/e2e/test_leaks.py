@@ -61,12 +61,16 @@ def forbidden(state: TableState, seat: int | None) -> int:
         if s != seat and not deal.open_seats >> s & 1:
             mask |= deal.hands[s]
     if deal.talon:
-        hidden = deal.talon[deal.talon_shown:] if deal.kind == "pass_out" else (
-            deal.talon if deal.talon_shown < 2 else ())
+        hidden = (
+            deal.talon[deal.talon_shown :]
+            if deal.kind == "pass_out"
+            else (deal.talon if deal.talon_shown < 2 else ())
+        )
         for card in hidden:
             mask |= 1 << card
-    sees_discard = seat is not None and seat == deal.declarer and not deal.history \
-        and not deal.trick
+    sees_discard = (
+        seat is not None and seat == deal.declarer and not deal.history and not deal.trick
+    )
     if not sees_discard:
         mask |= deal.discard
     last = {card for _, card in deal.last_trick}
@@ -85,8 +89,13 @@ async def _states(url: str, table_id: int) -> dict[int, TableState]:
     engine = make_engine(url)
     try:
         async with make_sessionmaker(engine)() as db:
-            rows = (await db.scalars(select(TableEvent).where(
-                TableEvent.table_id == table_id).order_by(TableEvent.seq))).all()
+            rows = (
+                await db.scalars(
+                    select(TableEvent)
+                    .where(TableEvent.table_id == table_id)
+                    .order_by(TableEvent.seq)
+                )
+            ).all()
     finally:
         await engine.dispose()
     states: dict[int, TableState] = {}
@@ -98,7 +107,8 @@ async def _states(url: str, table_id: int) -> dict[int, TableState]:
 
 
 async def test_no_message_ever_shows_a_card_its_seat_may_not_see(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     rng = random.Random(2026)
     received: dict[int, list[tuple[int | None, dict[str, Any], int | None]]] = defaultdict(list)
     replay_until: dict[str, int] = {}
@@ -118,16 +128,35 @@ async def test_no_message_ever_shows_a_card_its_seat_may_not_see(
             asyncio.get_running_loop().create_task(bot.drop_connection())
 
     for index, (players, deals) in enumerate(TABLES):
-        table_id, seats, watchers = await setup_table(live_db, players, spectators=1,
-                                                      first_dealer=index % players)
+        table_id, seats, watchers = await setup_table(
+            live_db, players, spectators=1, first_dealer=index % players
+        )
         tables.append((table_id, deals))
         for i, s in enumerate(seats):
-            bots.append(BotClient(f"ws://127.0.0.1:{srv.port}", table_id, s.cookie,
-                                  srv.base_url, strategy=Strategy(random.Random(index * 10 + i)),
-                                  max_deals=deals, observer=observe, name=f"t{table_id}s{i}"))
-        bots.append(BotClient(f"ws://127.0.0.1:{srv.port}", table_id, watchers[0].cookie,
-                              srv.base_url, play=False, max_deals=deals, observer=observe,
-                              name=f"t{table_id}w"))
+            bots.append(
+                BotClient(
+                    f"ws://127.0.0.1:{srv.port}",
+                    table_id,
+                    s.cookie,
+                    srv.base_url,
+                    strategy=Strategy(random.Random(index * 10 + i)),
+                    max_deals=deals,
+                    observer=observe,
+                    name=f"t{table_id}s{i}",
+                )
+            )
+        bots.append(
+            BotClient(
+                f"ws://127.0.0.1:{srv.port}",
+                table_id,
+                watchers[0].cookie,
+                srv.base_url,
+                play=False,
+                max_deals=deals,
+                observer=observe,
+                name=f"t{table_id}w",
+            )
+        )
     runs = [asyncio.create_task(b.run()) for b in bots]
     try:
         await asyncio.wait_for(asyncio.gather(*(b.finished.wait() for b in bots)), 240)
@@ -143,9 +172,16 @@ async def test_no_message_ever_shows_a_card_its_seat_may_not_see(
         assert played == deals
         deals_seen += played
         for seat, message, also in received[table_id]:
-            shown = {parse_card(c) for c in card_tokens(
-                {"deal": message["deal"], "legal": message["legal"],
-                 "data": message.get("data")})}
+            shown = {
+                parse_card(c)
+                for c in card_tokens(
+                    {
+                        "deal": message["deal"],
+                        "legal": message["legal"],
+                        "data": message.get("data"),
+                    }
+                )
+            }
             for seq in (message["seq"], also):
                 if seq is None or states[seq].deal_no != message["table"]["deal_no"]:
                     continue  # a replayed message about an earlier, finished deal
@@ -154,7 +190,8 @@ async def test_no_message_ever_shows_a_card_its_seat_may_not_see(
                 assert not leaked, (
                     f"table {table_id} seat {seat} got {leaked} in {message['type']} "
                     f"seq {message['seq']} (checked at {seq}): "
-                    f"{sorted(card_text(c) for c in mask_cards(secret))}")
+                    f"{sorted(card_text(c) for c in mask_cards(secret))}"
+                )
             checked += 1
     assert deals_seen >= 200
     assert checked > 5000

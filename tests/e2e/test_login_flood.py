@@ -40,9 +40,16 @@ async def _members(url: str, logins: list[str]) -> None:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            db.add_all(Member(login=login, display_name=login, role=Role.member,
-                              password_hash=hashed, must_change_password=False)
-                       for login in logins)
+            db.add_all(
+                Member(
+                    login=login,
+                    display_name=login,
+                    role=Role.member,
+                    password_hash=hashed,
+                    must_change_password=False,
+                )
+                for login in logins
+            )
     finally:
         await engine.dispose()
 
@@ -51,14 +58,15 @@ async def _post_login(port: int, address: str, body: bytes) -> int:
     """One login over a fresh connection from ``address``; the answer's status (0: failed).
     Raw HTTP/1.1: a client library's CPU would be the flood's limit, not the server."""
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port,
-                                                      local_addr=(address, 0))
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
     except OSError:
         return 0
     try:
-        writer.write(b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"Content-Type: application/json\r\nConnection: close\r\n"
-                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        writer.write(
+            b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nConnection: close\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
         status_line = await asyncio.wait_for(reader.readline(), 30)
         await reader.read()
         return int(status_line.split()[1]) if status_line else 0
@@ -77,8 +85,9 @@ async def _flood(port: int, targets: list[str], seconds: float) -> Counter[int]:
         n = 0
         while time.monotonic() < deadline:
             n += 1
-            login = (targets[(w * 7 + n) % len(targets)] if n % 2
-                     else f"nobody-{w}-{n}")  # half real names, half unknown ones
+            login = (
+                targets[(w * 7 + n) % len(targets)] if n % 2 else f"nobody-{w}-{n}"
+            )  # half real names, half unknown ones
             body = f'{{"login": "{login}", "password": "guess {w} {n}"}}'.encode()
             codes[await _post_login(port, addresses[n % len(addresses)], body)] += 1
 
@@ -86,8 +95,9 @@ async def _flood(port: int, targets: list[str], seconds: float) -> Counter[int]:
     return codes
 
 
-def flood_process(port: int, targets: list[str], seconds: float,
-                  out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def flood_process(
+    port: int, targets: list[str], seconds: float, out: multiprocessing.Queue
+) -> None:  # type: ignore[type-arg]
     """The flood, in a process of its own (module level: spawned processes import it), at the
     lowest CPU priority: on a club's server the flood's own CPU is the attacker's machine, not
     the server's; here it shares two cores with the server, and at the same priority the
@@ -109,13 +119,13 @@ async def _log_in(base_url: str, login: str) -> tuple[int, float]:
     transport = httpx.AsyncHTTPTransport(local_address=MEMBER_ADDRESS)
     async with httpx.AsyncClient(base_url=base_url, transport=transport, timeout=30) as client:
         started = time.perf_counter()
-        response = await client.post("/api/auth/login",
-                                     json={"login": login, "password": PASSWORD})
+        response = await client.post("/api/auth/login", json={"login": login, "password": PASSWORD})
         return response.status_code, time.perf_counter() - started
 
 
 async def test_a_login_flood_slows_no_table_and_locks_no_member_out(
-        live_db: str, flood_srv: ServerProcess) -> None:
+    live_db: str, flood_srv: ServerProcess
+) -> None:
     prefix = f"flood-{uuid.uuid4().hex[:6]}"
     targets = [f"{prefix}-t{i}" for i in range(TARGETS)]
     member = f"{prefix}-member"
@@ -126,8 +136,9 @@ async def test_a_login_flood_slows_no_table_and_locks_no_member_out(
 
     context = multiprocessing.get_context("spawn")
     results: multiprocessing.Queue = context.Queue()  # type: ignore[type-arg]
-    flood = context.Process(target=flood_process,
-                            args=(flood_srv.port, targets, FLOOD_SECONDS, results))
+    flood = context.Process(
+        target=flood_process, args=(flood_srv.port, targets, FLOOD_SECONDS, results)
+    )
     async with clients(flood_srv, table_id, seats) as players:
         flood.start()
         try:
@@ -141,8 +152,10 @@ async def test_a_login_flood_slows_no_table_and_locks_no_member_out(
             if flood.is_alive():
                 flood.kill()
     codes = Counter(results.get(timeout=5))
-    print(f"flood answers {dict(codes)}; table p99 {p99(trips) * 1000:.0f} ms, "
-          f"max {max(trips) * 1000:.0f} ms over {len(trips)}; member login {took:.2f} s")
+    print(
+        f"flood answers {dict(codes)}; table p99 {p99(trips) * 1000:.0f} ms, "
+        f"max {max(trips) * 1000:.0f} ms over {len(trips)}; member login {took:.2f} s"
+    )
     # A real flood: more logins than workers, some checked, the rest refused as busy.
     assert sum(codes.values()) > 2 * WORKERS and codes[401] > 0 and codes[503] > 0, codes
     assert status == 200 and took < 2.0, (status, took)

@@ -33,13 +33,13 @@ def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
 
 @pytest.mark.parametrize("tricks", [-1, -100, 11, 2**40])
 async def test_a_claim_of_impossible_tricks_is_answered_with_an_error(
-        srv: ServerProcess, live_db: str, tricks: int) -> None:
+    srv: ServerProcess, live_db: str, tricks: int
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         declarer = await _to_first_lead(players)
         seq = declarer.last_seq
-        answer = await asyncio.wait_for(
-            declarer.command({"type": "claim", "tricks": tricks}), 10)
+        answer = await asyncio.wait_for(declarer.command({"type": "claim", "tricks": tricks}), 10)
         assert answer["type"] == "error", answer
         assert answer["code"] == "illegal", answer
         assert answer["seq"] == seq
@@ -64,7 +64,8 @@ def _pool_workers(srv: ServerProcess) -> list[str]:
 
 
 async def test_a_text_frame_that_is_not_utf8_closes_with_1007_logged_at_info(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats[:1]) as (player,):
         before = srv.output()
@@ -78,7 +79,7 @@ async def test_a_text_frame_that_is_not_utf8_closes_with_1007_logged_at_info(
         received = player.ws.protocol.close_rcvd
         assert received is not None and received.code == 1007, received
     await asyncio.sleep(0.3)
-    logged = srv.output()[len(before):]
+    logged = srv.output()[len(before) :]
     assert "Traceback" not in logged, logged
     assert '"level": "error"' not in logged, logged
     assert "a text frame is not UTF-8" in logged, logged

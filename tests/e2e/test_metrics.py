@@ -67,13 +67,20 @@ async def test_metrics_move_while_tables_are_played(metered: ServerProcess, live
     watcher_cookie = ""
     table_ids = []
     for index in range(TABLES):
-        table_id, seats, watchers = await setup_table(live_db, 3, spectators=1,
-                                                      first_dealer=index)
+        table_id, seats, watchers = await setup_table(live_db, 3, spectators=1, first_dealer=index)
         table_ids.append(table_id)
         watcher_cookie = watchers[0].cookie
-        bots += [BotClient(f"ws://127.0.0.1:{metered.port}", table_id, s.cookie,
-                           metered.base_url, max_deals=100, name=f"t{table_id}s{i}")
-                 for i, s in enumerate(seats)]
+        bots += [
+            BotClient(
+                f"ws://127.0.0.1:{metered.port}",
+                table_id,
+                s.cookie,
+                metered.base_url,
+                max_deals=100,
+                name=f"t{table_id}s{i}",
+            )
+            for i, s in enumerate(seats)
+        ]
     runs = [asyncio.create_task(b.run()) for b in bots]
     watcher = Client(metered, table_ids[-1], watcher_cookie)
     try:
@@ -81,8 +88,9 @@ async def test_metrics_move_while_tables_are_played(metered: ServerProcess, live
         refused = await watcher.command({"type": "chat", "text": "hello"})  # spectators may not
         assert refused["type"] == "error"
 
-        first = await scrape_until(metered, lambda s: commands(s) > 0
-                                   and value(s, "prefclub_live_tables") == TABLES)
+        first = await scrape_until(
+            metered, lambda s: commands(s) > 0 and value(s, "prefclub_live_tables") == TABLES
+        )
         await asyncio.sleep(1.0)  # the bots play on
         second = await scrape_until(metered, lambda s: commands(s) > commands(first))
         played = value(second, "prefclub_live_tables")
@@ -104,20 +112,32 @@ async def test_metrics_move_while_tables_are_played(metered: ServerProcess, live
         assert value(samples, "prefclub_command_seconds_bucket", le="+Inf") == count
         assert value(samples, "prefclub_db_pool_size") > 0
         assert value(samples, "prefclub_db_pool_in_use") >= value(
-            samples, "prefclub_db_writer_connections")
+            samples, "prefclub_db_writer_connections"
+        )
         lag = value(samples, "prefclub_event_loop_lag_seconds")
-        assert math.isfinite(lag) and 0 <= lag <= value(samples,
-                                                       "prefclub_event_loop_lag_max_seconds")
-        assert value(samples, "prefclub_fanout_queue_depth") >= value(
-            samples, "prefclub_fanout_queue_depth_max") >= 0
+        assert math.isfinite(lag) and 0 <= lag <= value(
+            samples, "prefclub_event_loop_lag_max_seconds"
+        )
+        assert (
+            value(samples, "prefclub_fanout_queue_depth")
+            >= value(samples, "prefclub_fanout_queue_depth_max")
+            >= 0
+        )
         assert math.isnan(value(samples, "prefclub_last_backup_age_seconds"))
-    assert value(second, "prefclub_commands_total", outcome="ack") > value(
-        first, "prefclub_commands_total", outcome="ack") > 0
+    assert (
+        value(second, "prefclub_commands_total", outcome="ack")
+        > value(first, "prefclub_commands_total", outcome="ack")
+        > 0
+    )
     assert value(second, "prefclub_commands_total", outcome="error") >= 1  # the spectator's
-    assert value(second, "prefclub_command_seconds_sum") > value(
-        first, "prefclub_command_seconds_sum") > 0
+    assert (
+        value(second, "prefclub_command_seconds_sum")
+        > value(first, "prefclub_command_seconds_sum")
+        > 0
+    )
     assert value(second, "prefclub_command_seconds_count") > value(
-        first, "prefclub_command_seconds_count")
+        first, "prefclub_command_seconds_count"
+    )
     assert value(second, "prefclub_db_writer_connections") >= 1  # the writer kept one
     assert value(second, "prefclub_worker_pool_capacity", pool="solver") > 0
 

@@ -19,8 +19,9 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.e2e
 
 
-async def test_practice_table_with_house_bots(live_db: str, data_dir: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_practice_table_with_house_bots(
+    live_db: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PREFCLUB_BOT_THINK", "0")
     login = await add_member(live_db, "human", "Человек")
     srv = server(live_db, data_dir, log_name="practice.log").start()
@@ -59,8 +60,9 @@ async def _act(me: Client, strategy: Strategy) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("how", ["kill", "stop"])
-async def test_house_bots_play_on_after_a_restart(live_db: str, data_dir: Path, how: str,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_house_bots_play_on_after_a_restart(
+    live_db: str, data_dir: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PREFCLUB_BOT_THINK", "0")
     monkeypatch.setenv("PREFCLUB_BOT_ADOPT", "0.5")
     login = await add_member(live_db, "human", "Человек")
@@ -84,16 +86,19 @@ async def test_house_bots_play_on_after_a_restart(live_db: str, data_dir: Path, 
         welcome = await me.connect()
         assert welcome["seq"] == before  # nothing moved while no server ran
         # The restarted server adopted the table: its house bots are back at it.
-        await me.wait_for(lambda m: m.get("type") == "presence" and m["connected"] == [0, 1, 2],
-                          timeout=20)
+        await me.wait_for(
+            lambda m: m.get("type") == "presence" and m["connected"] == [0, 1, 2], timeout=20
+        )
         ack = await _act(me, strategy)
         for _ in range(400):
             if any(m.get("type") == "deal_ended" for m in me.messages):
                 break
             await _act(me, strategy)
         # After the human acted, the bots moved too, and the deal was played out.
-        assert any(m.get("type") == "action" and m["seq"] > ack["seq"]
-                   and m["data"]["seat"] != 0 for m in me.messages)
+        assert any(
+            m.get("type") == "action" and m["seq"] > ack["seq"] and m["data"]["seat"] != 0
+            for m in me.messages
+        )
         assert any(m.get("type") == "deal_ended" for m in me.messages)
         await me.close()
     finally:
@@ -124,8 +129,9 @@ async def test_one_process_holds_a_practice_tables_bots(live_db: str) -> None:
             assert c._lease is not None and b._lease is not None
             # With a timeout, pg_terminate_backend waits until the backend has exited, and so
             # has released its locks; without one it only sends the signal.
-            cur = await b._lease.execute("SELECT pg_terminate_backend(%s, 10000)",
-                                         (c._lease.info.backend_pid,))
+            cur = await b._lease.execute(
+                "SELECT pg_terminate_backend(%s, 10000)", (c._lease.info.backend_pid,)
+            )
             assert (await cur.fetchone()) == (True,)
             with pytest.raises(psycopg.Error):
                 await c._lease_query("SELECT true", None)

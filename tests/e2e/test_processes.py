@@ -24,8 +24,11 @@ pytestmark = pytest.mark.e2e
 
 
 def _sequenced(client: Client) -> dict[int, str]:
-    return {m["seq"]: json.dumps(m, sort_keys=True) for m in client.messages
-            if "deal" in m and isinstance(m.get("seq"), int)}
+    return {
+        m["seq"]: json.dumps(m, sort_keys=True)
+        for m in client.messages
+        if "deal" in m and isinstance(m.get("seq"), int)
+    }
 
 
 async def test_two_processes_serve_one_table_consistently(live_db: str, data_dir: Path) -> None:
@@ -89,7 +92,8 @@ def _terminate_listeners(url: str) -> int:
         rows = conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND query ILIKE 'LISTEN prefclub%%'"
-            " AND pid <> pg_backend_pid()").fetchall()
+            " AND pid <> pg_backend_pid()"
+        ).fetchall()
     return len(rows)
 
 
@@ -97,15 +101,17 @@ async def _events(url: str, table_id: int) -> dict[int, str]:
     engine = make_engine(url)
     try:
         async with make_sessionmaker(engine)() as db:
-            rows = (await db.scalars(select(TableEvent).where(
-                TableEvent.table_id == table_id))).all()
+            rows = (
+                await db.scalars(select(TableEvent).where(TableEvent.table_id == table_id))
+            ).all()
             return {r.seq: r.kind for r in rows}
     finally:
         await engine.dispose()
 
 
 async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
-        live_db: str, data_dir: Path) -> None:
+    live_db: str, data_dir: Path
+) -> None:
     deals = 4
     table_id, seats, _ = await setup_table(live_db, 3)
     first = server(live_db, data_dir, log_name="crash-1.log").start()
@@ -122,13 +128,25 @@ async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
             mid_play = deal.get("phase") == "play" and deal.get("tricks_played", 0) >= 3
             # Mid-deal: deal 2 in its fourth trick, or (if deal 2 was not played out) deal 3
             # in the middle of its bidding.
-            if not crashed.is_set() and ((deal_no == 2 and mid_play) or (
-                    deal_no >= 3 and deal.get("phase") == "auction" and deal.get("auction"))):
+            if not crashed.is_set() and (
+                (deal_no == 2 and mid_play)
+                or (deal_no >= 3 and deal.get("phase") == "auction" and deal.get("auction"))
+            ):
                 crashed.set()
 
-    bots = [BotClient(f"ws://127.0.0.1:{port}", table_id, s.cookie, first.base_url,
-                      strategy=Strategy(random.Random(i)), max_deals=deals, observer=observe,
-                      name=f"crash{i}") for i, s in enumerate(seats)]
+    bots = [
+        BotClient(
+            f"ws://127.0.0.1:{port}",
+            table_id,
+            s.cookie,
+            first.base_url,
+            strategy=Strategy(random.Random(i)),
+            max_deals=deals,
+            observer=observe,
+            name=f"crash{i}",
+        )
+        for i, s in enumerate(seats)
+    ]
     runs = [asyncio.create_task(b.run()) for b in bots]
     second = None
     try:
@@ -142,9 +160,19 @@ async def test_kill_9_mid_deal_then_restart_bots_finish_with_the_replayed_sheet(
         try:
             await asyncio.wait_for(asyncio.gather(*(b.finished.wait() for b in bots)), 90)
         except TimeoutError:
-            state = [(b.seat, b.last_seq, b.pending, b.legal[:2], b.table.get("deal_no"),
-                      b.stats.reconnects, b.stats.error_codes, b._ws is not None)
-                     for b in bots]
+            state = [
+                (
+                    b.seat,
+                    b.last_seq,
+                    b.pending,
+                    b.legal[:2],
+                    b.table.get("deal_no"),
+                    b.stats.reconnects,
+                    b.stats.error_codes,
+                    b._ws is not None,
+                )
+                for b in bots
+            ]
             pytest.fail(f"the bots did not finish after the restart: {state}")
     finally:
         for b in bots:

@@ -40,7 +40,8 @@ def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
 
 
 async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """docs/protocol.md §3: the id is checked before the seq, so the loser of the race is told
     ``duplicate`` (with the seq the command produced), never ``stale_seq``."""
     for attempt in range(3):
@@ -50,11 +51,12 @@ async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate
         await cutter_a.connect()
         await cutter_b.connect()
         seq = cutter_a.last_seq
-        message = json.dumps({"id": f"race-{attempt}", "type": "cut", "position": 12,
-                              "seq": seq})
+        message = json.dumps({"id": f"race-{attempt}", "type": "cut", "position": 12, "seq": seq})
         await asyncio.gather(cutter_a.ws.send(message), cutter_b.ws.send(message))
-        answers = [await c.wait_for(lambda m, a=attempt: m.get("id") == f"race-{a}")
-                   for c in (cutter_a, cutter_b)]
+        answers = [
+            await c.wait_for(lambda m, a=attempt: m.get("id") == f"race-{a}")
+            for c in (cutter_a, cutter_b)
+        ]
         assert [a["type"] for a in answers] == ["ack", "ack"], answers
         assert {a["seq"] for a in answers} == {(seq or 0) + 1}
         assert sorted(a["duplicate"] for a in answers) == [False, True]
@@ -63,7 +65,8 @@ async def test_the_same_id_from_two_sockets_at_once_is_one_ack_and_one_duplicate
 
 
 async def test_one_id_from_twenty_sockets_at_once_is_applied_once(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """At most once (the table's row lock, then the id): twenty sockets of the cutter send the
     same command at the same moment; one event, one fresh ack, nineteen duplicates."""
     table_id, seats, _ = await setup_table(live_db, 3)
@@ -84,7 +87,8 @@ async def test_one_id_from_twenty_sockets_at_once_is_applied_once(
 
 
 async def test_frames_over_our_cap_get_too_large_and_the_socket_stays_usable(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """16 KiB is the protocol's cap (an error, the socket stays open); over the transport's
     64 KiB the server closes with 1009 — both documented in docs/protocol.md §3."""
     table_id, seats, _ = await setup_table(live_db, 3)
@@ -95,8 +99,7 @@ async def test_frames_over_our_cap_get_too_large_and_the_socket_stays_usable(
         assert refused["code"] == "too_large" and refused["id"] is None
         assert refused["seq"] == player.last_seq
         await player.ws.send("x" * 60_000)
-        again = await player.wait_for(lambda m: m.get("type") == "error"
-                                      and m is not refused)
+        again = await player.wait_for(lambda m: m.get("type") == "error" and m is not refused)
         assert again["code"] == "too_large"
         pong = await player.command({"type": "ping"})
         assert pong["type"] == "pong"
@@ -107,11 +110,15 @@ async def test_frames_over_our_cap_get_too_large_and_the_socket_stays_usable(
 
 
 async def test_a_socket_that_never_says_hello_is_closed_without_an_error_in_the_log(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
-    async with websockets.connect(url, origin=srv.base_url,  # type: ignore[arg-type]
-                                  additional_headers={"Cookie": seats[0].cookie}) as ws:
+    async with websockets.connect(
+        url,
+        origin=srv.base_url,  # type: ignore[arg-type]
+        additional_headers={"Cookie": seats[0].cookie},
+    ) as ws:
         answer = json.loads(await asyncio.wait_for(ws.recv(), 25))
         assert answer["type"] == "error" and answer["code"] == "bad_command"
         with pytest.raises(websockets.ConnectionClosed):
@@ -122,8 +129,7 @@ async def test_a_socket_that_never_says_hello_is_closed_without_an_error_in_the_
     assert "exception was never retrieved" not in log
 
 
-async def test_every_error_after_welcome_carries_the_seq(
-        srv: ServerProcess, live_db: str) -> None:
+async def test_every_error_after_welcome_carries_the_seq(srv: ServerProcess, live_db: str) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats[:1]) as (player,):
         seq = player.last_seq
@@ -177,21 +183,26 @@ async def _closed_code(client: Client) -> int | None:
 
 
 async def test_logging_out_closes_the_members_sockets_and_refuses_their_commands(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     cookie, csrf = await _open_session(live_db, seats[2].member_id)
     cutter = Client(srv, table_id, cookie)  # dealer 0: seat 2 is to cut
     await cutter.connect()
     seq = cutter.last_seq
     async with httpx.AsyncClient(base_url=srv.base_url) as http:
-        out = await http.post("/api/auth/logout", headers={
-            "Cookie": f"{cookie}; {CSRF_COOKIE}={csrf}", "X-CSRF-Token": csrf,
-            "Origin": srv.base_url})
+        out = await http.post(
+            "/api/auth/logout",
+            headers={
+                "Cookie": f"{cookie}; {CSRF_COOKIE}={csrf}",
+                "X-CSRF-Token": csrf,
+                "Origin": srv.base_url,
+            },
+        )
         assert out.status_code == 200, out.text
     # A command sent right after the logout is refused (or the socket is closed first).
     with contextlib.suppress(websockets.ConnectionClosed):
-        await cutter.ws.send(json.dumps({"id": "late", "type": "cut", "position": 12,
-                                         "seq": seq}))
+        await cutter.ws.send(json.dumps({"id": "late", "type": "cut", "position": 12, "seq": seq}))
     assert await _closed_code(cutter) == 4401
     answers = [m for m in cutter.messages if m.get("id") == "late"]
     assert all(a["type"] == "error" and a["code"] == "session_ended" for a in answers), answers
@@ -201,18 +212,17 @@ async def test_logging_out_closes_the_members_sockets_and_refuses_their_commands
         await Client(srv, table_id, cookie).connect()
 
 
-async def test_deactivating_a_member_closes_his_sockets(srv: ServerProcess,
-                                                        live_db: str) -> None:
+async def test_deactivating_a_member_closes_his_sockets(srv: ServerProcess, live_db: str) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     player = Client(srv, table_id, seats[1].cookie)
     await player.connect()
-    await _sql(live_db, "UPDATE members SET active = false WHERE id = :m",
-               m=seats[1].member_id)
+    await _sql(live_db, "UPDATE members SET active = false WHERE id = :m", m=seats[1].member_id)
     assert await _closed_code(player) == 4401
 
 
 async def test_a_command_on_an_expired_session_is_refused_and_the_socket_closed(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """No notification is sent when a session simply expires: the per-command re-check (in
     the command's transaction) refuses it, and the socket is closed."""
     table_id, seats, _ = await setup_table(live_db, 3)
@@ -220,9 +230,13 @@ async def test_a_command_on_an_expired_session_is_refused_and_the_socket_closed(
     cutter = Client(srv, table_id, cookie)
     await cutter.connect()
     seq = cutter.last_seq
-    await _sql(live_db, "UPDATE auth_sessions SET expires_at = now() - interval '1 minute' "
-               "WHERE member_id = :m AND id = (SELECT max(id) FROM auth_sessions "
-               "WHERE member_id = :m)", m=seats[2].member_id)
+    await _sql(
+        live_db,
+        "UPDATE auth_sessions SET expires_at = now() - interval '1 minute' "
+        "WHERE member_id = :m AND id = (SELECT max(id) FROM auth_sessions "
+        "WHERE member_id = :m)",
+        m=seats[2].member_id,
+    )
     refused = await cutter.command({"type": "cut", "position": 12})
     assert refused["type"] == "error" and refused["code"] == "session_ended"
     assert refused["seq"] == seq

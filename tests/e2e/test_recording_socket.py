@@ -26,10 +26,18 @@ async def test_players_see_each_entry_on_their_socket(srv: ServerProcess, live_d
             now = await db.scalar(select(func.now()))
             assert now is not None
             tag = uuid.uuid4().hex[:8]
-            seats = [await make_member(db, f"rec-{tag}-{i}", f"Игрок {i}", now, bot=False)
-                     for i in range(3)]
-            table = await create_table(db, seat_member_ids=[s.member_id for s in seats],
-                                       practice=True, target=30, mode="recorded", now=now)
+            seats = [
+                await make_member(db, f"rec-{tag}-{i}", f"Игрок {i}", now, bot=False)
+                for i in range(3)
+            ]
+            table = await create_table(
+                db,
+                seat_member_ids=[s.member_id for s in seats],
+                practice=True,
+                target=30,
+                mode="recorded",
+                now=now,
+            )
             table_id = table.id
         others = [Client(srv, table_id, s.cookie) for s in seats[1:]]
         for c in others:
@@ -41,17 +49,22 @@ async def test_players_see_each_entry_on_their_socket(srv: ServerProcess, live_d
             async with session_scope(sessions) as db:
                 return await call(db)
 
-        entered = await scorer(lambda db: recording.enter_deal(
-            db, table_id, seats[0].member_id, 0, PASSED, now))
+        entered = await scorer(
+            lambda db: recording.enter_deal(db, table_id, seats[0].member_id, 0, PASSED, now)
+        )
         for c in others:
             got = await c.wait_for(lambda m: m.get("type") == "recorded_deal")
             assert got["seq"] == entered.seq
             assert got["data"]["sheet"]["pool"] == [0, 4, 0]
             assert got["table"]["sheet"]["pool"] == [0, 4, 0]
-        await scorer(lambda db: recording.correct_deal(
-            db, table_id, seats[0].member_id, 0, {**PASSED, "contract": "6H"}, now))
-        await scorer(lambda db: recording.dispute_deal(
-            db, table_id, seats[1].member_id, 0, "было 7♥"))
+        await scorer(
+            lambda db: recording.correct_deal(
+                db, table_id, seats[0].member_id, 0, {**PASSED, "contract": "6H"}, now
+            )
+        )
+        await scorer(
+            lambda db: recording.dispute_deal(db, table_id, seats[1].member_id, 0, "было 7♥")
+        )
         for c in others:
             fixed = await c.wait_for(lambda m: m.get("type") == "recorded_correction")
             assert fixed["data"]["size"] == 2 and fixed["data"]["sheet"]["pool"] == [0, 2, 0]

@@ -36,18 +36,25 @@ async def early_club_table(url: str) -> tuple[int, list[Seat]]:
             db.add(session)
             await db.flush()
             prefix = f"rh-{uuid.uuid4().hex[:8]}"
-            seats = [await make_member(db, f"{prefix}-{i}", f"Игрок {i + 1}", now, bot=False)
-                     for i in range(3)]
-            table = await create_table(db, seat_member_ids=[s.member_id for s in seats],
-                                       club_session_id=session.id, practice=False,
-                                       now=starts - timedelta(minutes=10))
+            seats = [
+                await make_member(db, f"{prefix}-{i}", f"Игрок {i + 1}", now, bot=False)
+                for i in range(3)
+            ]
+            table = await create_table(
+                db,
+                seat_member_ids=[s.member_id for s in seats],
+                club_session_id=session.id,
+                practice=False,
+                now=starts - timedelta(minutes=10),
+            )
             return table.id, seats
     finally:
         await engine.dispose()
 
 
 async def test_r_s1_club_table_deals_its_first_deal_once_under_many_triggers(
-        live_db: str, data_dir: Path, srv: ServerProcess) -> None:
+    live_db: str, data_dir: Path, srv: ServerProcess
+) -> None:
     """Seated before the start (R-S1 refused the deal); the session is open now: 20 direct
     triggers, six sockets joining (each a trigger), the running server's sweep and a second
     server process starting (its sweep runs at start) — one ``deal_started``."""
@@ -55,8 +62,7 @@ async def test_r_s1_club_table_deals_its_first_deal_once_under_many_triggers(
     engine = make_engine(live_db)
     sessions = make_sessionmaker(engine)
     second = server(live_db, data_dir, log_name="rhythm-second.log")
-    sockets = [Client(srv if i % 2 else second, table_id, seats[i % 3].cookie)
-               for i in range(6)]
+    sockets = [Client(srv if i % 2 else second, table_id, seats[i % 3].cookie) for i in range(6)]
     try:
         starting = asyncio.create_task(asyncio.to_thread(second.start))
 
@@ -68,15 +74,20 @@ async def test_r_s1_club_table_deals_its_first_deal_once_under_many_triggers(
                 await starting
             await client.connect()
 
-        results = await asyncio.gather(*(fire() for _ in range(20)),
-                                       *(join(c) for c in sockets))
+        results = await asyncio.gather(*(fire() for _ in range(20)), *(join(c) for c in sockets))
         await starting
         for client in sockets:
-            await client.wait_for(lambda m: m.get("deal") is not None
-                                  and m["deal"].get("phase") == "cut")
+            await client.wait_for(
+                lambda m: m.get("deal") is not None and m["deal"].get("phase") == "cut"
+            )
         async with sessions() as db:
-            kinds = (await db.scalars(select(TableEvent.kind).where(
-                TableEvent.table_id == table_id).order_by(TableEvent.seq))).all()
+            kinds = (
+                await db.scalars(
+                    select(TableEvent.kind)
+                    .where(TableEvent.table_id == table_id)
+                    .order_by(TableEvent.seq)
+                )
+            ).all()
         assert kinds == ["pulka_started", "deal_refused", "deal_started"]
         assert sum(bool(r) for r in results[:20]) <= 1
         for client in sockets:
@@ -90,7 +101,8 @@ async def test_r_s1_club_table_deals_its_first_deal_once_under_many_triggers(
 
 
 async def test_events_and_snapshots_carry_the_move_deadline_and_the_cut_may_be_left_to_the_server(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """With a 30 s move timer every event and snapshot names the mover's deadline (the table
     row's, ISO UTC); ``cut`` with ``auto`` cuts at the default position 16 (R-D2) and is marked
     as the server's move."""
@@ -113,8 +125,11 @@ async def test_events_and_snapshots_carry_the_move_deadline_and_the_cut_may_be_l
             answer = await mover.command({"type": "cut", "auto": True})
             assert answer["type"] == "ack", answer
             await players[0].wait_seq(answer["seq"])
-            event = next(m for m in players[0].messages
-                         if m.get("type") == "action" and m["seq"] == answer["seq"])
+            event = next(
+                m
+                for m in players[0].messages
+                if m.get("type") == "action" and m["seq"] == answer["seq"]
+            )
             assert event["data"]["auto"] is True and event["data"]["seat"] == cutter
             cut = next(e for e in event["data"]["events"] if e["type"] == "deck_cut")
             assert cut["position"] == 16
@@ -143,8 +158,11 @@ async def test_a_table_without_timer_sends_no_deadline(srv: ServerProcess, live_
         answer = await cutter.command({"type": "cut", "position": 9})
         assert answer["type"] == "ack"
         await players[0].wait_seq(answer["seq"])
-        event = next(m for m in players[0].messages if m.get("seq") == answer["seq"]
-                     and m.get("type") == "action")
+        event = next(
+            m
+            for m in players[0].messages
+            if m.get("seq") == answer["seq"] and m.get("type") == "action"
+        )
         assert event["table"]["deadline_at"] is None and event["data"]["auto"] is False
 
 
@@ -156,22 +174,25 @@ async def test_presence_says_since_when_a_seat_is_away(srv: ServerProcess, live_
     try:
         await first.connect()
         await second.connect()
-        hello = await first.wait_for(lambda m: m.get("type") == "presence"
-                                     and m["connected"] == [0, 1])
+        hello = await first.wait_for(
+            lambda m: m.get("type") == "presence" and m["connected"] == [0, 1]
+        )
         assert set(hello["since"]) == {"2"}  # seat 2 never came
         never = datetime.fromisoformat(hello["since"]["2"])
         mark = len(first.messages)
         await second.close()
-        gone = await first.wait_for(lambda m: m.get("type") == "presence"
-                                    and m["connected"] == [0], start=mark)
+        gone = await first.wait_for(
+            lambda m: m.get("type") == "presence" and m["connected"] == [0], start=mark
+        )
         assert set(gone["since"]) == {"1", "2"}
         assert gone["since"]["2"] == hello["since"]["2"]  # still the first time it was seen away
         assert datetime.fromisoformat(gone["since"]["1"]) >= never
         mark = len(first.messages)
         back = Client(srv, table_id, seats[1].cookie)
         await back.connect()
-        returned = await first.wait_for(lambda m: m.get("type") == "presence"
-                                        and m["connected"] == [0, 1], start=mark)
+        returned = await first.wait_for(
+            lambda m: m.get("type") == "presence" and m["connected"] == [0, 1], start=mark
+        )
         assert set(returned["since"]) == {"2"}
         await back.close()
     finally:

@@ -31,8 +31,9 @@ async def _club_tables(url: str) -> tuple[list[tuple[int, list[Seat]]], str]:
     tables = []
     viewer = ""
     for t in range(2):
-        table_id, seats, watchers = await setup_table(url, 3, target=100, first_dealer=t,
-                                                      spectators=1, practice=False)
+        table_id, seats, watchers = await setup_table(
+            url, 3, target=100, first_dealer=t, spectators=1, practice=False
+        )
         tables.append((table_id, seats))
         viewer = watchers[0].cookie
     return tables, viewer
@@ -41,10 +42,19 @@ async def _club_tables(url: str) -> tuple[list[tuple[int, list[Seat]]], str]:
 async def test_the_room_screen_never_shows_a_hidden_card(srv: ServerProcess, live_db: str) -> None:
     tables, cookie = await _club_tables(live_db)
     ids = {table_id for table_id, _ in tables}
-    bots = [BotClient(f"ws://127.0.0.1:{srv.port}", table_id, seat.cookie, srv.base_url,
-                      strategy=Strategy(random.Random(table_id * 10 + i)), max_deals=DEALS,
-                      name=f"t{table_id}s{i}")
-            for table_id, seats in tables for i, seat in enumerate(seats)]
+    bots = [
+        BotClient(
+            f"ws://127.0.0.1:{srv.port}",
+            table_id,
+            seat.cookie,
+            srv.base_url,
+            strategy=Strategy(random.Random(table_id * 10 + i)),
+            max_deals=DEALS,
+            name=f"t{table_id}s{i}",
+        )
+        for table_id, seats in tables
+        for i, seat in enumerate(seats)
+    ]
     answers: list[dict[str, Any]] = []
     done = asyncio.Event()
 

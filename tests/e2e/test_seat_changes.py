@@ -52,8 +52,9 @@ async def _version(sessions: async_sessionmaker[AsyncSession], table_id: int) ->
 
 async def _seats(sessions: async_sessionmaker[AsyncSession], table_id: int) -> list[int | None]:
     async with sessions() as db:
-        rows = await db.scalars(select(TableSeat).where(TableSeat.table_id == table_id)
-                                .order_by(TableSeat.seat))
+        rows = await db.scalars(
+            select(TableSeat).where(TableSeat.table_id == table_id).order_by(TableSeat.seat)
+        )
         return [r.member_id for r in rows]
 
 
@@ -69,7 +70,8 @@ def _cut(client: Client) -> dict[str, Any]:
 
 
 async def test_a_fourth_player_joins_between_deals_and_deals_next(
-        srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]) -> None:
+    srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]
+) -> None:
     table_id, seats, (new,) = await setup_table(live_db, 3, first_dealer=0, spectators=1)
     players = [Client(srv, table_id, s.cookie) for s in seats]
     newcomer = Client(srv, table_id, new.cookie)
@@ -97,8 +99,9 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
         member = await db.get(Member, new.member_id)
         assert member is not None
         with pytest.raises(ConflictError, match="between deals"):
-            await seat_changes.apply_agreed(db, await seat_changes.get_change(db, change_id),
-                                            member, await _now(db))
+            await seat_changes.apply_agreed(
+                db, await seat_changes.get_change(db, change_id), member, await _now(db)
+            )
     assert await _version(sessions, table_id) == before
     assert await _seats(sessions, table_id) == [s.member_id for s in seats]
 
@@ -142,8 +145,10 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
     assert joined[0]["deal"] is None and joined[0]["table"]["sheet"] == sheet
 
     # Deal 2 is dealt to four, by the newcomer.
-    dealt = [await c.wait_for(lambda m: m.get("type") == "deal_started"
-                              and m["seq"] > joined[0]["seq"]) for c in everyone]
+    dealt = [
+        await c.wait_for(lambda m: m.get("type") == "deal_started" and m["seq"] > joined[0]["seq"])
+        for c in everyone
+    ]
     assert dealt[0]["seq"] == joined[0]["seq"] + 1
     assert (dealt[0]["data"]["deal_no"], dealt[0]["data"]["dealer"]) == (2, 1)
     assert all(m["deal"]["players"] == 4 and m["deal"]["dealer"] == 1 for m in dealt)
@@ -157,8 +162,9 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
     ended_2 = await four.play_deal()
     assert ended_2["data"]["deal_no"] == 2 and len(ended_2["data"]["sheet"]["pool"]) == 4
     assert ended_2["data"]["outcome"]["dealer"] == 1
-    after = await newcomer.wait_for(lambda m: m.get("type") == "deal_started"
-                                    and m["data"]["deal_no"] == 3)
+    after = await newcomer.wait_for(
+        lambda m: m.get("type") == "deal_started" and m["data"]["deal_no"] == 3
+    )
     assert after["data"]["dealer"] == 2
 
     # A page loaded now sees four seats; the log and the derived rows agree.
@@ -172,8 +178,13 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
         assert table is not None and table.players == 4
         row = await db.scalar(select(PulkaRow).where(PulkaRow.table_id == table_id))
         assert row is not None and row.deals == 2
-        kinds = (await db.scalars(select(TableEvent.kind).where(
-            TableEvent.table_id == table_id).order_by(TableEvent.seq))).all()
+        kinds = (
+            await db.scalars(
+                select(TableEvent.kind)
+                .where(TableEvent.table_id == table_id)
+                .order_by(TableEvent.seq)
+            )
+        ).all()
         assert list(kinds).count("player_joined") == 1
         stored = await db.get(SeatChange, change_id)
         assert stored is not None and stored.status == "applied"
@@ -182,7 +193,8 @@ async def test_a_fourth_player_joins_between_deals_and_deals_next(
 
 
 async def test_a_substitute_takes_over_a_seat_and_its_sheet(
-        srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]) -> None:
+    srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]
+) -> None:
     table_id, seats, (new,) = await setup_table(live_db, 3, first_dealer=0, spectators=1)
     players = [Client(srv, table_id, s.cookie) for s in seats]
     substitute = Client(srv, table_id, new.cookie)
@@ -198,12 +210,15 @@ async def test_a_substitute_takes_over_a_seat_and_its_sheet(
     async with session_scope(sessions) as db:
         member = await db.get(Member, new.member_id)
         assert member is not None
-        change = await seat_changes.request_replace(db, table_id, seat, member, member,
-                                                    await _now(db))
+        change = await seat_changes.request_replace(
+            db, table_id, seat, member, member, await _now(db)
+        )
         assert change.status == "applied"
         assert change.record["applied"]["leaving_member_id"] == seats[seat].member_id
-    replaced = [await c.wait_for(lambda m: m.get("type") == "player_replaced")
-                for c in [*players, substitute]]
+    replaced = [
+        await c.wait_for(lambda m: m.get("type") == "player_replaced")
+        for c in [*players, substitute]
+    ]
     expected = [None if i == seat else i for i in range(3)] + [seat]
     assert [m["seat"] for m in replaced] == expected
     data = replaced[0]["data"]
@@ -213,7 +228,8 @@ async def test_a_substitute_takes_over_a_seat_and_its_sheet(
     assert replaced[0]["table"]["sheet"] == sheet_before
     assert replaced[seat]["legal"] == [] and replaced[-1]["legal"]
     assert await _seats(sessions, table_id) == [
-        new.member_id if i == seat else s.member_id for i, s in enumerate(seats)]
+        new.member_id if i == seat else s.member_id for i, s in enumerate(seats)
+    ]
 
     # The old member can no longer act at that seat; the substitute can.
     answer = await leaving.command(_cut(substitute))
@@ -233,13 +249,14 @@ async def test_a_substitute_takes_over_a_seat_and_its_sheet(
         changed = {e["seat"] for e in ended_2["data"]["entries"] if e["column"] == column}
         for s in range(3):
             if s not in changed:
-                assert (ended_2["data"]["sheet"][column][s] == sheet_before[column][s])
+                assert ended_2["data"]["sheet"][column][s] == sheet_before[column][s]
     for c in [*players, substitute]:
         await c.close()
 
 
 async def test_an_agreed_replacement_applies_itself_when_the_deal_ends(
-        srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]) -> None:
+    srv: ServerProcess, live_db: str, sessions: async_sessionmaker[AsyncSession]
+) -> None:
     table_id, seats, (new,) = await setup_table(live_db, 3, first_dealer=0, spectators=1)
     players = [Client(srv, table_id, s.cookie) for s in seats]
     substitute = Client(srv, table_id, new.cookie)
@@ -250,8 +267,7 @@ async def test_an_agreed_replacement_applies_itself_when_the_deal_ends(
     async with session_scope(sessions) as db:
         member = await db.get(Member, new.member_id)
         assert member is not None
-        change = await seat_changes.request_replace(db, table_id, 1, member, member,
-                                                    await _now(db))
+        change = await seat_changes.request_replace(db, table_id, 1, member, member, await _now(db))
         assert change.status == "agreed" and "between deals" in change.record["waiting"]
         change_id = change.id
 
@@ -259,11 +275,15 @@ async def test_an_agreed_replacement_applies_itself_when_the_deal_ends(
     ended = await driver.play_deal()
     replaced = await substitute.wait_for(lambda m: m.get("type") == "player_replaced")
     assert replaced["seq"] == ended["seq"] + 1 and replaced["seat"] == 1
-    dealt = await substitute.wait_for(lambda m: m.get("type") == "deal_started"
-                                      and m["seq"] > replaced["seq"])
+    dealt = await substitute.wait_for(
+        lambda m: m.get("type") == "deal_started" and m["seq"] > replaced["seq"]
+    )
     assert dealt["seq"] == replaced["seq"] + 1 and dealt["data"]["deal_no"] == 2
-    assert await _seats(sessions, table_id) == [seats[0].member_id, new.member_id,
-                                                seats[2].member_id]
+    assert await _seats(sessions, table_id) == [
+        seats[0].member_id,
+        new.member_id,
+        seats[2].member_id,
+    ]
     async with sessions() as db:
         stored = await db.get(SeatChange, change_id)
         assert stored is not None and stored.status == "applied"

@@ -18,9 +18,25 @@ pytestmark = pytest.mark.e2e
 def test_selfplay_four_players_exits_0_with_a_json_summary(live_db: str, tmp_path: Path) -> None:
     env = {**os.environ, "DATABASE_URL": live_db, "PREFCLUB_DATA_DIR": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "selfplay", "--tables", "2", "--players", "4",
-         "--deals", "3", "--json"],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "selfplay",
+            "--tables",
+            "2",
+            "--players",
+            "4",
+            "--deals",
+            "3",
+            "--json",
+        ],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert summary["deals"] == 6

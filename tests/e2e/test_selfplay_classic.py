@@ -19,9 +19,25 @@ pytestmark = pytest.mark.e2e
 def test_k12_selfplay_classic_runs_to_the_end_and_rescores(live_db: str, tmp_path: Path) -> None:
     env = {**os.environ, "DATABASE_URL": live_db, "PREFCLUB_DATA_DIR": str(tmp_path)}
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "selfplay", "--preset", "classic", "--players", "3",
-         "--deals", "4", "--json"],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "selfplay",
+            "--preset",
+            "classic",
+            "--players",
+            "3",
+            "--deals",
+            "4",
+            "--json",
+        ],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert summary["deals"] == 4 and summary["errors"] == 0
@@ -38,7 +54,11 @@ def test_k12_selfplay_classic_runs_to_the_end_and_rescores(live_db: str, tmp_pat
 def test_selfplay_refuses_an_unknown_preset() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "app.cli", "selfplay", "--preset", "martian"],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "classic" in done.stderr
 
@@ -48,6 +68,10 @@ def test_selfplay_refuses_five_players_for_the_seeds_without_five() -> None:
     for preset in ("classic", "arabic"):
         done = subprocess.run(
             [sys.executable, "-m", "app.cli", "selfplay", "--preset", preset, "--players", "5"],
-            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 2, done.stderr
         assert f"the {preset} preset is played by 3 or 4 players" in done.stderr

@@ -36,8 +36,9 @@ def _held_after(srv: ServerProcess, ports: set[int], timeout: float) -> set[int]
     server = psutil.Process(srv.process.pid)
     deadline = time.monotonic() + timeout
     while True:
-        held = {c.raddr.port for c in server.net_connections("tcp")
-                if c.raddr and c.raddr.port in ports}
+        held = {
+            c.raddr.port for c in server.net_connections("tcp") if c.raddr and c.raddr.port in ports
+        }
         if not held or time.monotonic() > deadline:
             return held
         time.sleep(0.2)
@@ -47,8 +48,11 @@ def _frame(text: str) -> bytes:
     """A masked client text frame (RFC 6455)."""
     data = text.encode()
     mask = os.urandom(4)
-    head = bytes((0x81, 0x80 | len(data))) if len(data) < 126 else (
-        bytes((0x81, 0x80 | 126)) + len(data).to_bytes(2, "big"))
+    head = (
+        bytes((0x81, 0x80 | len(data)))
+        if len(data) < 126
+        else (bytes((0x81, 0x80 | 126)) + len(data).to_bytes(2, "big"))
+    )
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
 
 
@@ -59,18 +63,23 @@ def _never_reading(srv: ServerProcess, table_id: int, cookie: str) -> socket.soc
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, TINY_BUFFER)
     sock.connect(("127.0.0.1", srv.port))
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
-                  f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  f"Sec-WebSocket-Version: 13\r\nOrigin: {srv.base_url}\r\n"
-                  f"Cookie: {cookie}\r\n\r\n").encode())
+    sock.sendall(
+        (
+            f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nOrigin: {srv.base_url}\r\n"
+            f"Cookie: {cookie}\r\n\r\n"
+        ).encode()
+    )
     answer = sock.recv(1024)  # the handshake's answer only; nothing is read after it
     assert answer.startswith(b"HTTP/1.1 101"), answer
     sock.sendall(_frame(json.dumps({"type": "hello", "last_seq": None})))
     return sock
 
 
-async def test_a_socket_that_never_reads_slows_no_other_table(live_db: str,
-                                                             srv: ServerProcess) -> None:
+async def test_a_socket_that_never_reads_slows_no_other_table(
+    live_db: str, srv: ServerProcess
+) -> None:
     busy_id, busy_seats, watchers = await setup_table(live_db, 3, spectators=STUCK)
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
     async with clients(srv, busy_id, busy_seats) as busy:
@@ -98,13 +107,16 @@ async def test_a_socket_that_never_reads_slows_no_other_table(live_db: str,
 
         try:
             moves, trips, held = await asyncio.gather(
-                play_busy(), measure_elsewhere(srv.port, quiet_id, quiet_seats, SECONDS), watch())
+                play_busy(), measure_elsewhere(srv.port, quiet_id, quiet_seats, SECONDS), watch()
+            )
         finally:
             for sock in stuck:
                 with contextlib.suppress(OSError):
                     sock.close()
-    print(f"busy table {moves} moves; quiet table p99 {p99(trips) * 1000:.0f} ms, "
-          f"max {max(trips) * 1000:.0f} ms over {len(trips)}")
+    print(
+        f"busy table {moves} moves; quiet table p99 {p99(trips) * 1000:.0f} ms, "
+        f"max {max(trips) * 1000:.0f} ms over {len(trips)}"
+    )
     # The server let go of the sockets it dropped: none is held open waiting for its peer.
     assert held == set(), held
     assert moves > 20  # the never-reading sockets' table kept playing (it fed them)

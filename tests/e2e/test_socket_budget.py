@@ -50,8 +50,11 @@ class From(Client):
 
     async def connect(self, last_seq: int | None = None) -> dict[str, Any]:
         self.ws = await websockets.connect(
-            self.url, additional_headers={"Cookie": self.cookie}, origin=self.origin,  # type: ignore[arg-type]
-            local_addr=(self.source, 0))
+            self.url,
+            additional_headers={"Cookie": self.cookie},
+            origin=self.origin,  # type: ignore[arg-type]
+            local_addr=(self.source, 0),
+        )
         await self.ws.send(json.dumps({"type": "hello", "last_seq": last_seq}))
         self._reader = asyncio.create_task(self._read())
         await self.wait_for(lambda m: m.get("type") == "presence")
@@ -70,12 +73,18 @@ class From(Client):
 
 
 def _answers(client: Client, prefix: str) -> list[dict[str, Any]]:
-    return [m for m in client.messages if isinstance(m.get("id"), str)
-            and m["id"].startswith(prefix) and m.get("type") in ("ack", "error", "pong")]
+    return [
+        m
+        for m in client.messages
+        if isinstance(m.get("id"), str)
+        and m["id"].startswith(prefix)
+        and m.get("type") in ("ack", "error", "pong")
+    ]
 
 
 async def test_a_client_over_the_budget_is_closed_with_4429_every_earlier_frame_answered(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     flooder = From(srv, table_id, seats[0].cookie, "127.0.0.11")
     await flooder.connect()
@@ -93,7 +102,8 @@ async def test_a_client_over_the_budget_is_closed_with_4429_every_earlier_frame_
 
 
 async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_slowed(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         # The flooder: a second page of seat 0's member, chatting just under the budget.
@@ -107,8 +117,7 @@ async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_
             n = 0
             while not stop.is_set():
                 cid = f"c{n}"
-                await flooder.ws.send(json.dumps({"type": "chat", "id": cid,
-                                                  "text": f"spam {n}"}))
+                await flooder.ws.send(json.dumps({"type": "chat", "id": cid, "text": f"spam {n}"}))
                 sent.append(cid)
                 n += 1
                 await asyncio.sleep(interval)
@@ -142,7 +151,8 @@ async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_
 
 
 async def test_a_member_holds_at_most_8_sockets_the_oldest_is_closed_with_4409(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     pages = []
     for n in range(8):
@@ -160,7 +170,8 @@ async def test_a_member_holds_at_most_8_sockets_the_oldest_is_closed_with_4409(
 
 
 async def test_an_address_holds_at_most_its_cap_the_oldest_is_closed_with_4409(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, watchers = await setup_table(live_db, 3, spectators=PER_ADDRESS)
     members: list[Seat] = [*seats, *watchers]
     pages = []

@@ -35,11 +35,26 @@ def srv(live_db: str, data_dir: Path) -> Iterator[ServerProcess]:
     finally:
         process.stop()
 
+
 ANSWERS = ("error", "pong", "last_trick", "ack")
 
 RAW_FRAMES: list[str | bytes] = [
-    "not json", "", " ", "{", "}", "[]", "null", "1", "-0", '"text"', "true", "{}",
-    '{"type": null}', '{"type": 7}', '{"type": ["ping"]}', '{"type": {"a": 1}}',
+    "not json",
+    "",
+    " ",
+    "{",
+    "}",
+    "[]",
+    "null",
+    "1",
+    "-0",
+    '"text"',
+    "true",
+    "{}",
+    '{"type": null}',
+    '{"type": 7}',
+    '{"type": ["ping"]}',
+    '{"type": {"a": 1}}',
     "[" * 5000 + "]" * 5000,
     '{"a":' * 3000 + "1" + "}" * 3000,
     '{"id": "n1", "type": "bid", "call": NaN}',
@@ -59,14 +74,47 @@ RAW_FRAMES: list[str | bytes] = [
     json.dumps({"id": "n11", "type": "chat", "text": "я" * 9000}),
 ]
 
-WEIRD: list[Any] = [None, True, False, -1, 0, 2**70, 1.5, "", " ", "x" * 600, "9X", "AX",
-                    "11S", [], {}, [[[]]], {"0": {"1": 2}}, ["AS", "AS"], ["AS"] * 40,
-                    "\u202e", "пас", "\t"]
+WEIRD: list[Any] = [
+    None,
+    True,
+    False,
+    -1,
+    0,
+    2**70,
+    1.5,
+    "",
+    " ",
+    "x" * 600,
+    "9X",
+    "AX",
+    "11S",
+    [],
+    {},
+    [[[]]],
+    {"0": {"1": 2}},
+    ["AS", "AS"],
+    ["AS"] * 40,
+    "\u202e",
+    "пас",
+    "\t",
+]
 COMMAND_FIELDS: dict[str, list[str]] = {
-    "cut": ["position"], "bid": ["call"], "discard": ["cards"], "name_contract": ["contract"],
-    "defend": ["call"], "choose_play": ["mode"], "play_card": ["card"], "claim": ["tricks"],
-    "propose_result": ["tricks"], "chat": ["text"], "take_talon": [], "return_talon": [],
-    "concede": [], "return_whist": [], "accept_result": [], "decline_result": [],
+    "cut": ["position"],
+    "bid": ["call"],
+    "discard": ["cards"],
+    "name_contract": ["contract"],
+    "defend": ["call"],
+    "choose_play": ["mode"],
+    "play_card": ["card"],
+    "claim": ["tricks"],
+    "propose_result": ["tricks"],
+    "chat": ["text"],
+    "take_talon": [],
+    "return_talon": [],
+    "concede": [],
+    "return_whist": [],
+    "accept_result": [],
+    "decline_result": [],
     "next_deal": [],
 }
 
@@ -100,8 +148,9 @@ async def _table_facts(url: str, table_id: int) -> tuple[int, int, Any]:
     try:
         async with make_sessionmaker(engine)() as db:
             version = await db.scalar(select(Table.version).where(Table.id == table_id))
-            events = await db.scalar(select(func.count()).select_from(TableEvent).where(
-                TableEvent.table_id == table_id))
+            events = await db.scalar(
+                select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+            )
             sheet = await db.scalar(select(Pulka.sheet).where(Pulka.table_id == table_id))
         return int(version or 0), int(events or 0), sheet
     finally:
@@ -120,7 +169,8 @@ async def _send_all(client: Client, frames: list[str | bytes]) -> list[dict[str,
 
 
 async def test_fuzzed_frames_are_each_answered_and_change_nothing(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         cut = await players[2].command({"type": "cut", "position": 16})  # the deal is on
@@ -143,8 +193,10 @@ async def test_fuzzed_frames_are_each_answered_and_change_nothing(
                         assert reply["code"] and reply["message"] and "seq" in reply, reply
                         assert reply["seq"] == cut["seq"], reply
         # A flood far beyond any human rate: every frame is still answered, nothing applied.
-        flood = [json.dumps({"id": f"flood-{i}", "type": "cut", "position": 10, "seq": 1})
-                 for i in range(200)]
+        flood = [
+            json.dumps({"id": f"flood-{i}", "type": "cut", "position": 10, "seq": 1})
+            for i in range(200)
+        ]
         replies = await _send_all(players[0], flood)
         assert {r.get("code") for r in replies} <= {"stale_seq", "not_your_turn"}
         assert len(replies) == len(flood)
@@ -163,8 +215,8 @@ async def test_a_chat_flood_is_cut_at_the_rate_limit(srv: ServerProcess, live_db
     async with clients(srv, table_id, seats[:1]) as (player,):
         before = await _table_facts(live_db, table_id)
         frames: list[str | bytes] = [
-            json.dumps({"id": f"talk-{i}", "type": "chat", "text": f"line {i}"})
-            for i in range(40)]
+            json.dumps({"id": f"talk-{i}", "type": "chat", "text": f"line {i}"}) for i in range(40)
+        ]
         replies = await _send_all(player, frames)
         assert [r["type"] for r in replies[:5]] == ["ack"] * 5
         assert {r.get("code") for r in replies[5:]} == {"chat_rate"}

@@ -35,8 +35,12 @@ async def test_full_three_player_deal(srv: ServerProcess, live_db: str) -> None:
         driver = Driver(players, [watcher], seed=3)
         ended = await driver.play_deal()
         outcome = ended["data"]["outcome"]
-        assert outcome["dealer"] == 0 and outcome["type"] in ("game", "misere", "pass_out",
-                                                               "conceded")
+        assert outcome["dealer"] == 0 and outcome["type"] in (
+            "game",
+            "misere",
+            "pass_out",
+            "conceded",
+        )
         # The finished deal is shown to everybody, with the deck and salt of the commitment.
         assert ended["deal"]["finished"] and "reveal" in ended["deal"]
         # The next deal follows with the next dealer, and every client saw every seq once.
@@ -45,10 +49,10 @@ async def test_full_three_player_deal(srv: ServerProcess, live_db: str) -> None:
         for c in [*players, watcher]:
             _assert_gapless(c)
         # Each seat's copy of the same event differs only in what that seat may see.
-        copies = [next(m for m in c.messages if m.get("seq") == ended["seq"])
-                  for c in players]
+        copies = [next(m for m in c.messages if m.get("seq") == ended["seq"]) for c in players]
         assert {json.dumps(c["data"], sort_keys=True) for c in copies} == {
-            json.dumps(ended["data"], sort_keys=True)}
+            json.dumps(ended["data"], sort_keys=True)
+        }
         await watcher.close()
 
 
@@ -93,7 +97,8 @@ async def test_pass_out_deal(srv: ServerProcess, live_db: str) -> None:
 
 
 async def test_duplicate_command_is_answered_again_and_applied_once(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         cutter = players[2]  # dealer 0: the cutter is his right neighbour, seat 2
@@ -116,7 +121,8 @@ async def test_duplicate_command_is_answered_again_and_applied_once(
 
 
 async def test_out_of_turn_stale_and_bad_commands_change_nothing(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, watchers = await setup_table(live_db, 3, spectators=1)
     async with clients(srv, table_id, seats) as players:
         seq = players[0].last_seq
@@ -185,7 +191,8 @@ async def test_a_chat_flood_is_refused_with_chat_rate(srv: ServerProcess, live_d
 
 
 async def test_unauthenticated_and_wrong_origin_are_refused_before_accept(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
     cases: list[dict[str, Any]] = [
@@ -200,15 +207,18 @@ async def test_unauthenticated_and_wrong_origin_are_refused_before_accept(
                 pass
         assert info.value.response.status_code == 403, kwargs
     with pytest.raises(InvalidStatus) as missing:
-        async with websockets.connect(f"ws://127.0.0.1:{srv.port}/ws/tables/999999",
-                                      origin=srv.base_url,  # type: ignore[arg-type]
-                                      additional_headers={"Cookie": seats[0].cookie}):
+        async with websockets.connect(
+            f"ws://127.0.0.1:{srv.port}/ws/tables/999999",
+            origin=srv.base_url,  # type: ignore[arg-type]
+            additional_headers={"Cookie": seats[0].cookie},
+        ):
             pass
     assert missing.value.response.status_code == 403
 
 
 async def test_reload_restores_the_same_view_and_reconnect_mid_trick(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         driver = Driver(players, seed=2)
@@ -235,18 +245,21 @@ async def test_reload_restores_the_same_view_and_reconnect_mid_trick(
         other = next(c for c in players if c is not mover)
         await other.close()
         presence = await mover.wait_for(
-            lambda m: m.get("type") == "presence" and other.seat not in m["connected"])
+            lambda m: m.get("type") == "presence" and other.seat not in m["connected"]
+        )
         assert other.seat not in presence["connected"]
         last = other.last_seq
         if driver.mover() is not other:
-            await mover.command(driver.strategy.choose(before, before["legal"], mover.seat or 0)
-                                or {})
+            await mover.command(
+                driver.strategy.choose(before, before["legal"], mover.seat or 0) or {}
+            )
         back = Client(srv, table_id, seats[other.seat or 0].cookie)
         welcome = await back.connect(last_seq=last)
         assert welcome["resume"] in ("snapshot", "replay", "current")
         current = await back.wait_for(lambda m: "deal" in m and m.get("seq") == welcome["seq"])
-        reference = next(m for m in reversed(mover.messages)
-                         if "deal" in m and m.get("seq") == welcome["seq"])
+        reference = next(
+            m for m in reversed(mover.messages) if "deal" in m and m.get("seq") == welcome["seq"]
+        )
         assert current["deal"]["trick"] == reference["deal"]["trick"]
         assert current["deal"]["hand"] != reference["deal"]["hand"] or other.seat == mover.seat
         players[players.index(other)] = back
@@ -255,7 +268,8 @@ async def test_reload_restores_the_same_view_and_reconnect_mid_trick(
 
 
 async def test_last_trick_request_shows_only_the_last_closed_trick(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         driver = Driver(players, seed=4)
@@ -279,7 +293,8 @@ async def test_last_trick_request_shows_only_the_last_closed_trick(
 
 
 async def test_move_timer_moves_for_an_absent_player_who_keeps_his_seat(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3, move_timer_seconds=1)
     present = Client(srv, table_id, seats[0].cookie)
     await present.connect()
@@ -293,7 +308,8 @@ async def test_move_timer_moves_for_an_absent_player_who_keeps_his_seat(
 
 
 async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
         await players[2].command({"type": "cut", "position": 16})
@@ -316,7 +332,10 @@ async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
         # Each replayed event is exactly what seat 0 would have got live.
         assert replayed[-1]["deal"]["hand"] == players[0].latest["deal"]["hand"]  # type: ignore[index]
         assert [a["call"] for a in replayed[-1]["legal"] if a["type"] == "bid"][-1] in (
-            "pass", "misere", "10NT")
+            "pass",
+            "misere",
+            "10NT",
+        )
         current = Client(srv, table_id, seats[0].cookie)
         again = await current.connect(last_seq=5)
         assert again["resume"] == "current"
@@ -326,11 +345,15 @@ async def test_a_client_behind_during_bidding_gets_the_missed_events_replayed(
 
 
 async def test_hello_must_come_first_and_oversized_frames_are_refused(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     table_id, seats, _ = await setup_table(live_db, 3)
     url = f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}"
-    async with websockets.connect(url, origin=srv.base_url,  # type: ignore[arg-type]
-                                  additional_headers={"Cookie": seats[0].cookie}) as ws:
+    async with websockets.connect(
+        url,
+        origin=srv.base_url,  # type: ignore[arg-type]
+        additional_headers={"Cookie": seats[0].cookie},
+    ) as ws:
         await ws.send(json.dumps({"id": "x", "type": "bid", "call": "pass"}))
         answer = json.loads(await ws.recv())
         assert answer["type"] == "error" and answer["code"] == "bad_command"

@@ -21,8 +21,9 @@ from tests.toy.toy_rules import TOY_RULE, register_toy, withdraw_toy
 pytestmark = pytest.mark.e2e
 
 
-async def test_a_toy_practice_table_plays_a_deal(live_db: str, data_dir: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_toy_practice_table_plays_a_deal(
+    live_db: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PREFCLUB_BOT_THINK", "0")
     login = await add_member(live_db, "toy", "Игрок")
     srv = server(live_db, data_dir, log_name="toy.log", module="tests.toy.serve_with_toy")
@@ -38,8 +39,7 @@ async def test_a_toy_practice_table_plays_a_deal(live_db: str, data_dir: Path,
         await me.wait_for(lambda m: m.get("type") == "presence" and m["connected"] == [0, 1, 2])
         await play_first_deal(me, Strategy(random.Random(1)))
         await me.close()
-        async with httpx.AsyncClient(base_url=srv.base_url,
-                                     headers={"Cookie": cookie}) as http:
+        async with httpx.AsyncClient(base_url=srv.base_url, headers={"Cookie": cookie}) as http:
             pulka = await http.get(f"/api/tables/{table_id}/pulka")
         assert pulka.status_code == 200, pulka.text
         record = pulka.json()["record"]

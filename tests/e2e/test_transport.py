@@ -45,22 +45,33 @@ class RecordingFactory(ClientPerMessageDeflateFactory):
         self.seen = seen
 
     def process_response_params(
-        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Extension],
+        self,
+        params: Sequence[ExtensionParameter],
+        accepted_extensions: Sequence[Extension],
     ) -> PerMessageDeflate:
         made = super().process_response_params(params, accepted_extensions)
         recording = RecordingDeflate(
-            made.remote_no_context_takeover, made.local_no_context_takeover,
-            made.remote_max_window_bits, made.local_max_window_bits, made.compress_settings)
+            made.remote_no_context_takeover,
+            made.local_no_context_takeover,
+            made.remote_max_window_bits,
+            made.local_max_window_bits,
+            made.compress_settings,
+        )
         recording.seen = self.seen
         return recording
 
 
-async def _connect(srv: ServerProcess, table_id: int, cookie: str,
-                   seen: list[tuple[bool, int]]) -> Any:
+async def _connect(
+    srv: ServerProcess, table_id: int, cookie: str, seen: list[tuple[bool, int]]
+) -> Any:
     return await websockets.connect(
-        f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}", origin=srv.base_url,  # type: ignore[arg-type]
-        additional_headers={"Cookie": cookie}, compression=None,
-        extensions=[RecordingFactory(seen)], max_size=2**22)
+        f"ws://127.0.0.1:{srv.port}/ws/tables/{table_id}",
+        origin=srv.base_url,  # type: ignore[arg-type]
+        additional_headers={"Cookie": cookie},
+        compression=None,
+        extensions=[RecordingFactory(seen)],
+        max_size=2**22,
+    )
 
 
 async def _until(ws: Any, predicate: Any) -> dict[str, Any]:
@@ -71,7 +82,8 @@ async def _until(ws: Any, predicate: Any) -> dict[str, Any]:
 
 
 async def test_small_messages_come_uncompressed_and_large_ones_compressed(
-        srv: ServerProcess, live_db: str) -> None:
+    srv: ServerProcess, live_db: str
+) -> None:
     """Chat lines fill the table's snapshot past COMPRESS_FROM bytes: a client that joins gets
     that snapshot compressed and every small message (welcome, presence, acks, events)
     uncompressed, and decodes them all on one connection — its own commands still go
@@ -83,8 +95,16 @@ async def test_small_messages_come_uncompressed_and_large_ones_compressed(
     snapshot = await _until(talker, lambda m: m.get("type") == "snapshot")
     seq = snapshot["seq"]
     for n in range(5):  # the chat is open before the cut (R-W12); five lines per 10 s
-        await talker.send(json.dumps({"id": f"chat-{n}", "type": "chat", "seq": seq,
-                                      "text": f"{n} " + "длинная строка " * 32}))
+        await talker.send(
+            json.dumps(
+                {
+                    "id": f"chat-{n}",
+                    "type": "chat",
+                    "seq": seq,
+                    "text": f"{n} " + "длинная строка " * 32,
+                }
+            )
+        )
         ack = await _until(talker, lambda m, n=n: m.get("id") == f"chat-{n}")
         assert ack["type"] == "ack", ack
         seq = ack["seq"]

@@ -29,8 +29,9 @@ commented in place."""
 
 def test_the_layer_contracts_are_kept() -> None:
     """``lint-imports`` (``make lint``) finds every contract of pyproject.toml kept."""
-    run = subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True,
-                         text=True, check=False)
+    run = subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 broken" in run.stdout
     for contract in ("Layers", "app.rules imports nothing", "No import cycles"):
@@ -54,16 +55,21 @@ def _inner_imports(path: Path) -> list[tuple[int, str]]:
 
 def _lazy_on_purpose(name: str, module: str) -> bool:
     """Is ``module`` (or a package it is in) allowed lazily in file ``name``?"""
-    return any(name == file and (module == allowed or module.startswith(allowed + "."))
-               for file, allowed in LAZY_ON_PURPOSE)
+    return any(
+        name == file and (module == allowed or module.startswith(allowed + "."))
+        for file, allowed in LAZY_ON_PURPOSE
+    )
 
 
 def test_no_module_of_app_imports_inside_a_function() -> None:
     offending = []
     for path in sorted((ROOT / "app").rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
-        offending += [f"{name}:{line} imports {module}" for line, module in _inner_imports(path)
-                      if not _lazy_on_purpose(name, module)]
+        offending += [
+            f"{name}:{line} imports {module}"
+            for line, module in _inner_imports(path)
+            if not _lazy_on_purpose(name, module)
+        ]
     assert offending == []
 
 
@@ -71,8 +77,13 @@ def test_the_composition_root_wires_the_hooks(tmp_path: Path) -> None:
     """``create_app`` gives the command executor the seat-change hook (R-T4/R-T5 changes agreed
     during a deal apply when it ends) and the hub its timers (move deadlines, R-S3 session
     end), which neither realtime nor the live table imports."""
-    app = create_app(Settings(PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_ENV="test",
-                              SECRET_KEY="test-secret-key-that-is-long-enough-for-signing"))
+    app = create_app(
+        Settings(
+            PREFCLUB_DATA_DIR=tmp_path,
+            PREFCLUB_ENV="test",
+            SECRET_KEY="test-secret-key-that-is-long-enough-for-signing",
+        )
+    )
     commands = app.state.table_commands
     assert isinstance(commands, TableCommands)
     assert commands.after_deal is seat_changes.apply_waiting

@@ -45,10 +45,15 @@ async def audit_engine(audit_url: str) -> AsyncIterator[AsyncEngine]:
 async def _append(engine: AsyncEngine, n: int, action: str = "club.setting") -> None:
     async with session_scope(make_sessionmaker(engine)) as db:
         for i in range(n):
-            await audit.record(db, actor=None, action=action, target="club_settings:1",
-                               before={"move_timer_seconds": None},
-                               after={"move_timer_seconds": 10 + i, "note": "ё \"q\"\n\t"},
-                               address="192.0.2.1")
+            await audit.record(
+                db,
+                actor=None,
+                action=action,
+                target="club_settings:1",
+                before={"move_timer_seconds": None},
+                after={"move_timer_seconds": 10 + i, "note": 'ё "q"\n\t'},
+                address="192.0.2.1",
+            )
 
 
 async def _count(engine: AsyncEngine) -> int:
@@ -56,16 +61,20 @@ async def _count(engine: AsyncEngine) -> int:
         return int(await db.scalar(select(func.count()).select_from(AuditEntry)) or 0)
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE audit_log SET after = '{}'::jsonb",
-    "UPDATE audit_log SET hash = repeat('f', 64) WHERE id = (SELECT min(id) FROM audit_log)",
-    "DELETE FROM audit_log",
-    "DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log)",
-    "TRUNCATE audit_log",
-    "TRUNCATE audit_log CASCADE",
-])
-async def test_the_database_refuses_to_change_or_remove_a_row(audit_engine: AsyncEngine,
-                                                               statement: str) -> None:
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE audit_log SET after = '{}'::jsonb",
+        "UPDATE audit_log SET hash = repeat('f', 64) WHERE id = (SELECT min(id) FROM audit_log)",
+        "DELETE FROM audit_log",
+        "DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log)",
+        "TRUNCATE audit_log",
+        "TRUNCATE audit_log CASCADE",
+    ],
+)
+async def test_the_database_refuses_to_change_or_remove_a_row(
+    audit_engine: AsyncEngine, statement: str
+) -> None:
     await _append(audit_engine, 2)
     before = await _count(audit_engine)
     async with audit_engine.connect() as conn:
@@ -90,9 +99,12 @@ async def test_rows_chain_from_the_genesis_and_check_whole(audit_engine: AsyncEn
 
 async def test_the_client_cannot_choose_the_hashes(audit_engine: AsyncEngine) -> None:
     async with session_scope(make_sessionmaker(audit_engine)) as db:
-        await db.execute(text(
-            "INSERT INTO audit_log (id, action, target, prev_hash, hash, format) "
-            "VALUES (1, 'member.role', 'member:1', 'x', 'y', 1)"))
+        await db.execute(
+            text(
+                "INSERT INTO audit_log (id, action, target, prev_hash, hash, format) "
+                "VALUES (1, 'member.role', 'member:1', 'x', 'y', 1)"
+            )
+        )
     async with make_sessionmaker(audit_engine)() as db:
         last = await db.scalar(select(AuditEntry).order_by(AuditEntry.id.desc()).limit(1))
         assert last is not None and last.hash != "y" and last.prev_hash != "x"
@@ -119,14 +131,25 @@ async def test_the_check_finds_an_edited_row(audit_engine: AsyncEngine) -> None:
     async with make_sessionmaker(audit_engine)() as db:
         middle = int(await db.scalar(select(func.max(AuditEntry.id))) or 0) - 1
     problems = await _tampered(
-        audit_engine, f"UPDATE audit_log SET after = '{{\"move_timer_seconds\": 3600}}'::jsonb "
-                      f"WHERE id = {middle}")
-    assert problems == [f"audit row {middle}: its hash does not match its contents "
-                        "(the row was edited)"]
-    assert await _tampered(audit_engine, f"UPDATE audit_log SET address = '10.0.0.1' "
-                                         f"WHERE id = {middle}") != []
-    assert await _tampered(audit_engine, f"UPDATE audit_log SET at = at - interval '1 day' "
-                                         f"WHERE id = {middle}") != []
+        audit_engine,
+        f"UPDATE audit_log SET after = '{{\"move_timer_seconds\": 3600}}'::jsonb "
+        f"WHERE id = {middle}",
+    )
+    assert problems == [
+        f"audit row {middle}: its hash does not match its contents (the row was edited)"
+    ]
+    assert (
+        await _tampered(
+            audit_engine, f"UPDATE audit_log SET address = '10.0.0.1' WHERE id = {middle}"
+        )
+        != []
+    )
+    assert (
+        await _tampered(
+            audit_engine, f"UPDATE audit_log SET at = at - interval '1 day' WHERE id = {middle}"
+        )
+        != []
+    )
 
 
 async def test_the_check_finds_a_removed_row(audit_engine: AsyncEngine) -> None:
@@ -143,8 +166,14 @@ async def test_a_rolled_back_change_leaves_no_row(audit_engine: AsyncEngine) -> 
     before = await _count(audit_engine)
     with pytest.raises(RuntimeError):
         async with session_scope(make_sessionmaker(audit_engine)) as db:
-            await audit.record(db, actor=None, action="club.setting", target="club_settings:1",
-                               before=None, after={"move_timer_seconds": 5})
+            await audit.record(
+                db,
+                actor=None,
+                action="club.setting",
+                target="club_settings:1",
+                before=None,
+                after={"move_timer_seconds": 5},
+            )
             raise RuntimeError("the change failed")
     assert await _count(audit_engine) == before
     await _append(audit_engine, 1)
@@ -153,10 +182,12 @@ async def test_a_rolled_back_change_leaves_no_row(audit_engine: AsyncEngine) -> 
 
 
 async def test_concurrent_audited_changes_keep_one_unbroken_chain(
-        audit_engine: AsyncEngine) -> None:
+    audit_engine: AsyncEngine,
+) -> None:
     before = await _count(audit_engine)
-    await asyncio.gather(*(_append(audit_engine, 2, action=f"fund.vote_{chr(97 + i)}")
-                           for i in range(24)))
+    await asyncio.gather(
+        *(_append(audit_engine, 2, action=f"fund.vote_{chr(97 + i)}") for i in range(24))
+    )
     assert await _count(audit_engine) == before + 48
     async with make_sessionmaker(audit_engine)() as db:
         rows = list((await db.scalars(select(AuditEntry).order_by(AuditEntry.id))).all())
@@ -164,17 +195,20 @@ async def test_concurrent_audited_changes_keep_one_unbroken_chain(
         assert await audit.check_audit_chain(db) == []
 
 
-@pytest.mark.parametrize("value", [
-    {"b": 1, "a": 2, "aa": [], "": {}, "é": "x", "z": None, "y": True, "x": False},
-    {"text": "quote \" backslash \\ newline \n tab \t bell \x07 del \x7f ё 😀 </script>"},
-    {"nested": {"list": [1, -2, "3.50", {"k": [None]}], "big": 12345678901234567890}},
-    {"Б": 1, "B": 2, "b": 3, "ab": 4, "é": 5},
-])
-async def test_jsonb_text_is_what_postgresql_prints(audit_engine: AsyncEngine,
-                                                    value: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": 1, "a": 2, "aa": [], "": {}, "é": "x", "z": None, "y": True, "x": False},
+        {"text": 'quote " backslash \\ newline \n tab \t bell \x07 del \x7f ё 😀 </script>'},
+        {"nested": {"list": [1, -2, "3.50", {"k": [None]}], "big": 12345678901234567890}},
+        {"Б": 1, "B": 2, "b": 3, "ab": 4, "é": 5},
+    ],
+)
+async def test_jsonb_text_is_what_postgresql_prints(
+    audit_engine: AsyncEngine, value: dict[str, object]
+) -> None:
     async with make_sessionmaker(audit_engine)() as db:
-        printed = await db.scalar(text("SELECT CAST(:v AS jsonb)::text"),
-                                  {"v": json.dumps(value)})
+        printed = await db.scalar(text("SELECT CAST(:v AS jsonb)::text"), {"v": json.dumps(value)})
     assert printed == audit.jsonb_text(value)
 
 
@@ -184,12 +218,28 @@ def _body(source: str) -> str:
 
 async def test_the_installed_triggers_are_the_models(audit_engine: AsyncEngine) -> None:
     async with audit_engine.connect() as conn:
-        installed = dict((await conn.execute(text(
-            "SELECT proname, prosrc FROM pg_proc "
-            "WHERE proname IN ('audit_log_chain', 'audit_log_refuse')"))).all())
-        triggers = set((await conn.execute(text(
-            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'audit_log'::regclass "
-            "AND NOT tgisinternal AND tgenabled = 'O'"))).scalars())
-    assert installed == {"audit_log_chain": _body(CHAIN_FUNCTION),
-                         "audit_log_refuse": _body(REFUSE_FUNCTION)}
+        installed = dict(
+            (
+                await conn.execute(
+                    text(
+                        "SELECT proname, prosrc FROM pg_proc "
+                        "WHERE proname IN ('audit_log_chain', 'audit_log_refuse')"
+                    )
+                )
+            ).all()
+        )
+        triggers = set(
+            (
+                await conn.execute(
+                    text(
+                        "SELECT tgname FROM pg_trigger WHERE tgrelid = 'audit_log'::regclass "
+                        "AND NOT tgisinternal AND tgenabled = 'O'"
+                    )
+                )
+            ).scalars()
+        )
+    assert installed == {
+        "audit_log_chain": _body(CHAIN_FUNCTION),
+        "audit_log_refuse": _body(REFUSE_FUNCTION),
+    }
     assert triggers == {"audit_log_chain", "audit_log_no_change", "audit_log_no_truncate"}

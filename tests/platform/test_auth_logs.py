@@ -58,9 +58,15 @@ async def test_a_logged_database_error_has_no_parameters(database_url: str) -> N
     engine = make_engine(database_url)
     try:
         async with engine.connect() as conn:
-            row = {"login": login, "display_name": "x", "role": Role.member,
-                   "password_hash": secret, "must_change_password": False, "active": True,
-                   "is_bot": False}
+            row = {
+                "login": login,
+                "display_name": "x",
+                "role": Role.member,
+                "password_hash": secret,
+                "must_change_password": False,
+                "active": True,
+                "is_bot": False,
+            }
             await conn.execute(insert(Member).values(**row))
             with pytest.raises(IntegrityError) as caught:
                 await conn.execute(insert(Member).values(**row))
@@ -87,8 +93,10 @@ def test_our_json_logs_cut_query_strings_from_url_fields() -> None:
     log.addHandler(handler)
     log.propagate = False
     try:
-        log.warning("request failed", extra={"url": "/reset-password?token=SECRET1",
-                                             "path": "/x?token=SECRET2"})
+        log.warning(
+            "request failed",
+            extra={"url": "/reset-password?token=SECRET1", "path": "/x?token=SECRET2"},
+        )
     finally:
         log.removeHandler(handler)
     line = json.loads(stream.getvalue())

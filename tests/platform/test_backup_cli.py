@@ -37,13 +37,17 @@ def _club(url: str) -> None:
     """A migrated club with members, a fund entry and two roles."""
     upgrade(url)
     with psycopg.connect(libpq_url(url)) as conn:
-        conn.execute("INSERT INTO members (login, display_name, role, must_change_password, "
-                     "active, is_bot, created_at) VALUES "
-                     "('olga', 'Ольга', 'admin', false, true, false, now()), "
-                     "('ivan', 'Иван', 'treasurer', false, true, false, now())")
-        conn.execute("INSERT INTO fund_entries (kind, member_id, amount, recorded_at, reason) "
-                     "SELECT 'payment', id, 123.45, now(), 'взнос' FROM members "
-                     "WHERE login = 'ivan'")
+        conn.execute(
+            "INSERT INTO members (login, display_name, role, must_change_password, "
+            "active, is_bot, created_at) VALUES "
+            "('olga', 'Ольга', 'admin', false, true, false, now()), "
+            "('ivan', 'Иван', 'treasurer', false, true, false, now())"
+        )
+        conn.execute(
+            "INSERT INTO fund_entries (kind, member_id, amount, recorded_at, reason) "
+            "SELECT 'payment', id, 123.45, now(), 'взнос' FROM members "
+            "WHERE login = 'ivan'"
+        )
 
 
 def _members(url: str) -> list[str]:
@@ -64,17 +68,19 @@ def test_backup_restore_verify_round_trip(scratch: Scratch, tmp_path: Path) -> N
     assert verify[:4] == ["members 2", "pulkas 0", "ledger entries 1", "fund balance 123.45"]
 
 
-def test_restore_refuses_a_database_with_data_unless_forced(scratch: Scratch,
-                                                             tmp_path: Path) -> None:
+def test_restore_refuses_a_database_with_data_unless_forced(
+    scratch: Scratch, tmp_path: Path
+) -> None:
     source, target = scratch(), scratch()
     _club(source)
-    assert prefclub(url_env(source, tmp_path), "backup",
-                    str(tmp_path / "a.dump")).returncode == 0
+    assert prefclub(url_env(source, tmp_path), "backup", str(tmp_path / "a.dump")).returncode == 0
     upgrade(target)
     with psycopg.connect(libpq_url(target)) as conn:
-        conn.execute("INSERT INTO members (login, display_name, role, must_change_password, "
-                     "active, is_bot, created_at) VALUES "
-                     "('petr', 'Пётр', 'member', false, true, false, now())")
+        conn.execute(
+            "INSERT INTO members (login, display_name, role, must_change_password, "
+            "active, is_bot, created_at) VALUES "
+            "('petr', 'Пётр', 'member', false, true, false, now())"
+        )
     refused = prefclub(url_env(target, tmp_path), "restore", str(tmp_path / "a.dump"))
     assert refused.returncode == 2
     assert "--force" in refused.stderr and "nothing was changed" in refused.stderr
@@ -91,8 +97,15 @@ def _foreign_dump(scratch: Scratch, tmp_path: Path) -> Path:
         conn.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)")
         conn.execute("INSERT INTO notes VALUES (1, 'not a club')")
     path = tmp_path / "foreign.dump"
-    subprocess.run([str(tool_path("pg_dump")), "--format=custom", f"--file={path}",
-                    f"--dbname={libpq_url(other)}"], check=True)
+    subprocess.run(
+        [
+            str(tool_path("pg_dump")),
+            "--format=custom",
+            f"--file={path}",
+            f"--dbname={libpq_url(other)}",
+        ],
+        check=True,
+    )
     return path
 
 
@@ -108,13 +121,18 @@ def test_bad_files_are_refused_before_anything_changes(scratch: Scratch, tmp_pat
     garbage.write_text("this is not a backup\n")
     upgrade(target)
     with psycopg.connect(libpq_url(target)) as conn:
-        conn.execute("INSERT INTO members (login, display_name, role, must_change_password, "
-                     "active, is_bot, created_at) VALUES "
-                     "('petr', 'Пётр', 'member', false, true, false, now())")
+        conn.execute(
+            "INSERT INTO members (login, display_name, role, must_change_password, "
+            "active, is_bot, created_at) VALUES "
+            "('petr', 'Пётр', 'member', false, true, false, now())"
+        )
     kept = digest(url_env(target, tmp_path))
-    cases = {truncated: "truncated", garbage: "not a pg_dump archive",
-             _foreign_dump(scratch, tmp_path): "not a backup of a prefclub database",
-             tmp_path / "missing.dump": "is not a file"}
+    cases = {
+        truncated: "truncated",
+        garbage: "not a pg_dump archive",
+        _foreign_dump(scratch, tmp_path): "not a backup of a prefclub database",
+        tmp_path / "missing.dump": "is not a file",
+    }
     for path, message in cases.items():
         result = prefclub(url_env(target, tmp_path), "restore", "--force", str(path))
         assert result.returncode == 2, (path, result.stdout, result.stderr)
@@ -153,8 +171,7 @@ def test_backup_into_the_folder_is_a_manual_one(scratch: Scratch, tmp_path: Path
     source = scratch()
     _club(source)
     folder = tmp_path / "club-backups"
-    result = prefclub({**url_env(source, tmp_path), "PREFCLUB_BACKUP_DIR": str(folder)},
-                      "backup")
+    result = prefclub({**url_env(source, tmp_path), "PREFCLUB_BACKUP_DIR": str(folder)}, "backup")
     assert result.returncode == 0, result.stderr
     names = [p.name for p in folder.iterdir()]
     assert len(names) == 1 and names[0].startswith("prefclub-")
@@ -164,8 +181,7 @@ def test_backup_into_the_folder_is_a_manual_one(scratch: Scratch, tmp_path: Path
 def test_an_older_schema_is_migrated_after_the_restore(scratch: Scratch, tmp_path: Path) -> None:
     source, target = scratch(), scratch()
     upgrade(source, "0014")
-    assert prefclub(url_env(source, tmp_path), "backup",
-                    str(tmp_path / "old.dump")).returncode == 0
+    assert prefclub(url_env(source, tmp_path), "backup", str(tmp_path / "old.dump")).returncode == 0
     result = prefclub(url_env(target, tmp_path), "restore", str(tmp_path / "old.dump"))
     assert result.returncode == 0, result.stderr
     assert "schema revision 0014" in result.stdout and "migrated" in result.stdout

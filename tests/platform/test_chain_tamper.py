@@ -57,8 +57,11 @@ def copy(club: str, database_url: str) -> Iterator[str]:
     drop_database(database_url, name)
     admin = make_url(club).set(database="postgres").render_as_string(hide_password=False)
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-            sql.Identifier(name), sql.Identifier(make_url(club).database or "")))
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(make_url(club).database or "")
+            )
+        )
     try:
         yield url
     finally:
@@ -70,9 +73,13 @@ def _run(url: str, *statements: str) -> list[tuple[int, int]]:
     with psycopg.connect(_libpq(url), autocommit=True) as conn:
         for statement in statements:
             conn.execute(statement)
-        return [tuple(r) for r in conn.execute(  # type: ignore[misc]
-            "SELECT table_id, seq FROM table_events WHERE kind = 'deal_started' "
-            "ORDER BY table_id, seq").fetchall()]
+        return [
+            tuple(r)
+            for r in conn.execute(  # type: ignore[misc]
+                "SELECT table_id, seq FROM table_events WHERE kind = 'deal_started' "
+                "ORDER BY table_id, seq"
+            ).fetchall()
+        ]
 
 
 def _one_deal(url: str) -> tuple[int, int]:
@@ -101,9 +108,12 @@ def test_verify_passes_on_the_untouched_club(club: str, tmp_path: Path) -> None:
 def test_an_edited_deck_is_found(copy: str, tmp_path: Path) -> None:
     table, seq = _one_deal(copy)
     # Swap the first two cards of the stored deck: a re-deal after the commitment was shown.
-    _run(copy, f"""UPDATE table_events SET payload = jsonb_set(jsonb_set(payload, '{{deck,0}}',
+    _run(
+        copy,
+        f"""UPDATE table_events SET payload = jsonb_set(jsonb_set(payload, '{{deck,0}}',
         payload -> 'deck' -> 1), '{{deck,1}}', payload -> 'deck' -> 0)
-        WHERE table_id = {table} AND seq = {seq}""")
+        WHERE table_id = {table} AND seq = {seq}""",
+    )
     problems = asyncio.run(check_database(copy))
     assert len(problems) == 1
     assert f"deal table {table} seq {seq}" in problems[0] and "edited" in problems[0]
@@ -112,8 +122,11 @@ def test_an_edited_deck_is_found(copy: str, tmp_path: Path) -> None:
 
 def test_an_edited_salt_is_found(copy: str) -> None:
     table, seq = _one_deal(copy)
-    _run(copy, f"""UPDATE table_events SET payload = jsonb_set(payload, '{{salt}}',
-        to_jsonb(repeat('0', 32))) WHERE table_id = {table} AND seq = {seq}""")
+    _run(
+        copy,
+        f"""UPDATE table_events SET payload = jsonb_set(payload, '{{salt}}',
+        to_jsonb(repeat('0', 32))) WHERE table_id = {table} AND seq = {seq}""",
+    )
     problems = asyncio.run(check_database(copy))
     assert len(problems) == 1 and f"deal table {table} seq {seq}" in problems[0]
 
@@ -129,20 +142,25 @@ def test_a_dropped_deal_is_found(copy: str, tmp_path: Path) -> None:
 def test_a_chain_entry_dropped_behind_the_triggers_back_is_found(copy: str) -> None:
     table, seq = _one_deal(copy)
     # Only a superuser can switch the triggers off; the links still give it away.
-    _run(copy, "SET session_replication_role = replica",
-         f"DELETE FROM deal_chain WHERE table_id = {table} AND seq = {seq}")
+    _run(
+        copy,
+        "SET session_replication_role = replica",
+        f"DELETE FROM deal_chain WHERE table_id = {table} AND seq = {seq}",
+    )
     problems = asyncio.run(check_database(copy))
-    assert any(f"deal table {table} seq {seq}" in p and "not in the chain" in p
-               for p in problems)
+    assert any(f"deal table {table} seq {seq}" in p and "not in the chain" in p for p in problems)
     assert any("missing from the chain" in p for p in problems)
     assert any("prev_hash" in p for p in problems)
 
 
 def test_a_deal_dealt_around_the_chain_is_found(copy: str) -> None:
     table, seq = _one_deal(copy)
-    _run(copy, "SET session_replication_role = replica",
-         f"""INSERT INTO table_events (table_id, seq, kind, payload)
+    _run(
+        copy,
+        "SET session_replication_role = replica",
+        f"""INSERT INTO table_events (table_id, seq, kind, payload)
              SELECT table_id, 1000, kind, payload FROM table_events
-             WHERE table_id = {table} AND seq = {seq}""")
+             WHERE table_id = {table} AND seq = {seq}""",
+    )
     problems = asyncio.run(check_database(copy))
     assert problems == [f"deal table {table} seq 1000 is not in the chain of deals"]

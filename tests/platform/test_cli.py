@@ -28,8 +28,15 @@ def scratch_url(database_url: str) -> Iterator[str]:
 
 def _prefclub(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _roles(url: str) -> list[tuple[str, str, bool]]:

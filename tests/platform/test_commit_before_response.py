@@ -35,8 +35,9 @@ def test_every_request_right_after_login_sees_the_session(server: ServerProcess)
     refused = 0
     for _ in range(25):
         with httpx.Client(base_url=server.base_url) as client:
-            login = client.post("/api/auth/login",
-                                json={"login": "admin", "password": password.group(1)})
+            login = client.post(
+                "/api/auth/login", json={"login": "admin", "password": password.group(1)}
+            )
             assert login.status_code == 200, login.text
             if client.get("/api/auth/me").status_code != 200:
                 refused += 1

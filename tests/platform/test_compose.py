@@ -53,8 +53,11 @@ def test_compose_resolves_with_the_example_env(tmp_path: Path) -> None:
 
 def test_only_caddy_is_reachable_from_outside(tmp_path: Path) -> None:
     resolved = resolve(filled_env_file(tmp_path))
-    assert resolved.published_ports("caddy") == {(80, 80, "tcp"), (443, 443, "tcp"),
-                                                  (443, 443, "udp")}
+    assert resolved.published_ports("caddy") == {
+        (80, 80, "tcp"),
+        (443, 443, "tcp"),
+        (443, 443, "udp"),
+    }
     assert resolved.published_ports("app") == set()
     assert resolved.published_ports("db") == set()
     networks = resolved.model["networks"]
@@ -72,8 +75,9 @@ def test_the_app_trusts_forwarded_headers_from_the_edge_network_only(tmp_path: P
 
 
 def test_backups_volume_and_schedule_are_explicit(tmp_path: Path) -> None:
-    resolved = resolve(filled_env_file(tmp_path, PREFCLUB_BACKUP_TIME="03:30",
-                                       PREFCLUB_BACKUP_KEEP="30"))
+    resolved = resolve(
+        filled_env_file(tmp_path, PREFCLUB_BACKUP_TIME="03:30", PREFCLUB_BACKUP_KEEP="30")
+    )
     env = resolved.environment("app")
     assert env["PREFCLUB_BACKUP_DIR"] == "/backups"
     assert env["PREFCLUB_BACKUP_TIME"] == "03:30"
@@ -110,7 +114,11 @@ def caddy_adapt(env: dict[str, str]) -> dict[str, object]:
     """The JSON configuration Caddy makes of deploy/Caddyfile under ``env``."""
     result = subprocess.run(
         [str(CADDY), "adapt", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-        capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", **env})
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", **env},
+    )
     assert result.returncode == 0, result.stderr
     config = json.loads(result.stdout)
     assert isinstance(config, dict)
@@ -136,18 +144,31 @@ def proxied_server(tmp_path: Path, data_dir: Path) -> Iterator[tuple[str, Server
     """Caddy with deploy/Caddyfile on a free loopback port in front of a real server."""
     caddy_port = free_port()
     site = f"http://127.0.0.1:{caddy_port}"
-    app_env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": "",
-               "FORWARDED_ALLOW_IPS": "127.0.0.1", "ALLOWED_ORIGINS": site}
+    app_env = {
+        "PREFCLUB_DATA_DIR": str(data_dir),
+        "DATABASE_URL": "",
+        "SECRET_KEY": "",
+        "FORWARDED_ALLOW_IPS": "127.0.0.1",
+        "ALLOWED_ORIGINS": site,
+    }
     with ServerProcess(app_env) as server:
-        caddy_env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                     "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
-                     "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
-                     "PREFCLUB_DOMAIN": site, "PREFCLUB_UPSTREAM": f"127.0.0.1:{server.port}",
-                     "CADDY_HTTP_PORT": str(caddy_port), "CADDY_HTTPS_PORT": str(free_port())}
+        caddy_env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "XDG_DATA_HOME": str(tmp_path / "caddy-data"),
+            "XDG_CONFIG_HOME": str(tmp_path / "caddy-config"),
+            "PREFCLUB_DOMAIN": site,
+            "PREFCLUB_UPSTREAM": f"127.0.0.1:{server.port}",
+            "CADDY_HTTP_PORT": str(caddy_port),
+            "CADDY_HTTPS_PORT": str(free_port()),
+        }
         log = (tmp_path / "caddy.log").open("wb")
         caddy = subprocess.Popen(
             [str(CADDY), "run", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-            env=caddy_env, stdout=log, stderr=subprocess.STDOUT)
+            env=caddy_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             _wait_until_proxying(site, caddy, tmp_path / "caddy.log")
             yield site, server
@@ -175,32 +196,46 @@ async def _add_member(data_dir: Path, login: str, password: str) -> None:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            db.add(Member(login=login, display_name="Через прокси",
-                          password_hash=hash_password(password), must_change_password=False,
-                          active=True))
+            db.add(
+                Member(
+                    login=login,
+                    display_name="Через прокси",
+                    password_hash=hash_password(password),
+                    must_change_password=False,
+                    active=True,
+                )
+            )
     finally:
         await engine.dispose()
 
 
 @pytest.mark.e2e
 async def test_caddy_proxies_http_and_the_table_websocket(
-        proxied_server: tuple[str, ServerProcess], data_dir: Path) -> None:
+    proxied_server: tuple[str, ServerProcess], data_dir: Path
+) -> None:
     site, _server = proxied_server
     await _add_member(data_dir, "proxied", "correct horse battery")
     async with httpx.AsyncClient(base_url=site) as http:
         health = await http.get("/readyz")
         assert health.status_code == 200 and health.json()["status"] == "ready"
         assert health.headers.get("via", "").endswith("Caddy")
-        login = await http.post("/api/auth/login", json={"login": "proxied",
-                                                         "password": "correct horse battery"})
+        login = await http.post(
+            "/api/auth/login", json={"login": "proxied", "password": "correct horse battery"}
+        )
         assert login.status_code == 200, login.text
-        made = await http.post("/api/tables/practice", json={"players": 3},
-                               headers={"X-CSRF-Token": login.json()["csrf_token"]})
+        made = await http.post(
+            "/api/tables/practice",
+            json={"players": 3},
+            headers={"X-CSRF-Token": login.json()["csrf_token"]},
+        )
         assert made.status_code == 201, made.text
         cookie = "; ".join(f"{k}={v}" for k, v in http.cookies.items())
     url = site.replace("http://", "ws://") + f"/ws/tables/{made.json()['id']}"
-    async with websockets.connect(url, origin=site,  # type: ignore[arg-type]
-                                  additional_headers={"Cookie": cookie}) as ws:
+    async with websockets.connect(
+        url,
+        origin=site,  # type: ignore[arg-type]
+        additional_headers={"Cookie": cookie},
+    ) as ws:
         await ws.send(json.dumps({"type": "hello", "last_seq": None}))
         welcome = json.loads(await asyncio.wait_for(ws.recv(), 15))
     assert welcome["type"] == "welcome" and welcome["seat"] == 0
@@ -208,7 +243,8 @@ async def test_caddy_proxies_http_and_the_table_websocket(
 
 @pytest.mark.e2e
 def test_caddy_disconnects_a_client_that_never_finishes_its_headers(
-        proxied_server: tuple[str, ServerProcess]) -> None:
+    proxied_server: tuple[str, ServerProcess],
+) -> None:
     """Slow-header clients are cut off after the 10 s read_header timeout (bound: 30 s)."""
     site, _server = proxied_server
     port = int(site.rsplit(":", 1)[1])

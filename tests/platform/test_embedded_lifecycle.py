@@ -47,8 +47,9 @@ def test_sigterm_stops_the_embedded_postgresql(data_dir: Path, tmp_path: Path) -
     assert users(pgdata) == []
 
 
-def test_after_kill_9_the_next_start_adopts_and_stops_the_server(data_dir: Path,
-                                                                 tmp_path: Path) -> None:
+def test_after_kill_9_the_next_start_adopts_and_stops_the_server(
+    data_dir: Path, tmp_path: Path
+) -> None:
     pgdata = (data_dir / "pgdata").resolve()
     first = ServerProcess(env_for(data_dir), log_path=tmp_path / "first.log").start()
     assert first.process is not None
@@ -78,8 +79,9 @@ def test_after_kill_9_the_next_start_adopts_and_stops_the_server(data_dir: Path,
     assert users(pgdata) == []
 
 
-def test_a_second_process_sharing_the_folder_keeps_it_running(data_dir: Path,
-                                                              tmp_path: Path) -> None:
+def test_a_second_process_sharing_the_folder_keeps_it_running(
+    data_dir: Path, tmp_path: Path
+) -> None:
     """Two servers on one data folder: the first to exit leaves postgresql to the other."""
     pgdata = (data_dir / "pgdata").resolve()
     first = ServerProcess(env_for(data_dir), log_path=tmp_path / "a.log").start()

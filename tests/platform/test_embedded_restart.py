@@ -38,8 +38,15 @@ async def _logged_seqs(url: str, table_id: int) -> list[int]:
     engine = make_engine(url)
     try:
         async with engine.connect() as conn:
-            return list((await conn.scalars(select(TableEvent.seq).where(
-                TableEvent.table_id == table_id).order_by(TableEvent.seq))).all())
+            return list(
+                (
+                    await conn.scalars(
+                        select(TableEvent.seq)
+                        .where(TableEvent.table_id == table_id)
+                        .order_by(TableEvent.seq)
+                    )
+                ).all()
+            )
     finally:
         await engine.dispose()
 
@@ -57,12 +64,19 @@ def _wait_healthy(client: httpx.Client, timeout: float) -> float:
 
 
 async def test_a_killed_embedded_postmaster_is_restarted_and_tables_go_on(
-        data_dir: Path, tmp_path: Path) -> None:
-    env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": SECRET,
-           "PREFCLUB_ENV": "test"}
+    data_dir: Path, tmp_path: Path
+) -> None:
+    env = {
+        "PREFCLUB_DATA_DIR": str(data_dir),
+        "DATABASE_URL": "",
+        "SECRET_KEY": SECRET,
+        "PREFCLUB_ENV": "test",
+    }
     pgdata = (data_dir / "pgdata").resolve()
-    with ServerProcess(env, log_path=tmp_path / "serve.log") as server, \
-            httpx.Client(base_url=server.base_url, timeout=5) as http:
+    with (
+        ServerProcess(env, log_path=tmp_path / "serve.log") as server,
+        httpx.Client(base_url=server.base_url, timeout=5) as http,
+    ):
         url = _url(pgdata)
         table_id, seats, _ = await setup_table(url, 3)
         async with clients(server, table_id, seats) as players:

@@ -60,15 +60,22 @@ def _add_failing_routes(app: FastAPI) -> None:
     app.add_api_route("/test/plain-bug", plain_bug)
 
 
-@pytest.mark.parametrize(("path", "status", "code"), [
-    ("/test/data-error", 422, "invalid_input"),
-    ("/test/integrity-error", 409, "conflict"),
-    ("/test/programming-error", 500, "internal_error"),
-    ("/test/plain-bug", 500, "internal_error"),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/test/data-error", 422, "invalid_input"),
+        ("/test/integrity-error", 409, "conflict"),
+        ("/test/programming-error", 500, "internal_error"),
+        ("/test/plain-bug", 500, "internal_error"),
+    ],
+)
 async def test_database_and_unexpected_errors_answer_json_and_log_no_parameters(
-    app: FastAPI, client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture,
-    path: str, status: int, code: str,
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    caplog: pytest.LogCaptureFixture,
+    path: str,
+    status: int,
+    code: str,
 ) -> None:
     _add_failing_routes(app)
     caplog.set_level(logging.DEBUG)
@@ -86,8 +93,7 @@ async def test_database_and_unexpected_errors_answer_json_and_log_no_parameters(
     assert ours[-1].error_type  # type: ignore[attr-defined]
 
 
-async def test_a_made_up_request_id_is_not_trusted(app: FastAPI,
-                                                   client: httpx.AsyncClient) -> None:
+async def test_a_made_up_request_id_is_not_trusted(app: FastAPI, client: httpx.AsyncClient) -> None:
     _add_failing_routes(app)
     response = await client.get("/test/plain-bug", headers={"X-Request-ID": "bad id\n<script>"})
     assert response.status_code == 500
@@ -96,8 +102,11 @@ async def test_a_made_up_request_id_is_not_trusted(app: FastAPI,
 
 
 async def test_database_unreachable_is_503_with_retry_after(tmp_path: Path) -> None:
-    settings = Settings(DATABASE_URL="postgresql://nobody@127.0.0.1:1/nowhere",
-                        PREFCLUB_DATA_DIR=tmp_path, SECRET_KEY="x" * 40)
+    settings = Settings(
+        DATABASE_URL="postgresql://nobody@127.0.0.1:1/nowhere",
+        PREFCLUB_DATA_DIR=tmp_path,
+        SECRET_KEY="x" * 40,
+    )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)

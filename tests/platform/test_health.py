@@ -76,8 +76,9 @@ async def test_readyz_is_503_database_unavailable_when_unreachable(down_app: Fas
     assert int(response.headers["Retry-After"]) > 0
 
 
-async def test_readyz_is_503_migrations_pending_at_an_older_revision(scratch: str,
-                                                                     tmp_path: Path) -> None:
+async def test_readyz_is_503_migrations_pending_at_an_older_revision(
+    scratch: str, tmp_path: Path
+) -> None:
     older = "0014"
     assert older != head_revision()
     upgrade(scratch, older)
@@ -94,7 +95,8 @@ async def test_readyz_is_503_migrations_pending_at_an_older_revision(scratch: st
 
 
 async def test_readyz_is_503_migrations_pending_on_a_never_migrated_database(
-        scratch: str, tmp_path: Path) -> None:
+    scratch: str, tmp_path: Path
+) -> None:
     response = await _get(create_app(_settings(scratch, tmp_path)), "/readyz")
     assert response.status_code == 503
     body = response.json()

@@ -23,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_LOCK = ROOT / "requirements.lock"
 TEST_LOCK = ROOT / "requirements-test.lock"
 BUILD_INPUT = ROOT / "requirements-build.in"
-PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;\\]+)"
-                 r"(?:\s*;\s*(?P<marker>[^\\]+?))?\s*\\?$")
+PIN = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;\\]+)"
+    r"(?:\s*;\s*(?P<marker>[^\\]+?))?\s*\\?$"
+)
 HASH = re.compile(r"^\s+--hash=sha256:[0-9a-f]{64}\s*\\?$")
 
 
@@ -53,8 +55,12 @@ def parse_lock(path: Path) -> dict[str, Pin]:
         assert match, f"{path.name}:{number}: not an exact pin or a hash: {line!r}"
         if current is not None:
             _close(pins, current)
-        current = {"name": match["name"], "version": match["version"],
-                   "marker": match["marker"], "hashes": 0}
+        current = {
+            "name": match["name"],
+            "version": match["version"],
+            "marker": match["marker"],
+            "hashes": 0,
+        }
     if current is not None:
         _close(pins, current)
     return pins
@@ -63,8 +69,12 @@ def parse_lock(path: Path) -> dict[str, Pin]:
 def _close(pins: dict[str, Pin], entry: dict[str, object]) -> None:
     name = canonicalize_name(str(entry["name"]))
     assert name not in pins, f"{name} is pinned twice"
-    pins[name] = Pin(name, Version(str(entry["version"])),
-                     str(entry["marker"]) if entry["marker"] else None, int(str(entry["hashes"])))
+    pins[name] = Pin(
+        name,
+        Version(str(entry["version"])),
+        str(entry["marker"]) if entry["marker"] else None,
+        int(str(entry["hashes"])),
+    )
 
 
 def pyproject() -> dict[str, object]:
@@ -80,15 +90,20 @@ def declared(extra: str | None) -> list[Requirement]:
     build = data["build-system"]
     assert isinstance(project, dict) and isinstance(build, dict)
     names = list(project["dependencies"]) + list(build["requires"])
-    names += [line.strip() for line in BUILD_INPUT.read_text().splitlines()
-              if line.strip() and not line.startswith("#")]
+    names += [
+        line.strip()
+        for line in BUILD_INPUT.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     if extra is not None:
         names += list(project["optional-dependencies"][extra])
     return [Requirement(name) for name in names]
 
 
-LOCKS = [pytest.param(RUN_LOCK, None, id="requirements.lock"),
-         pytest.param(TEST_LOCK, "test", id="requirements-test.lock")]
+LOCKS = [
+    pytest.param(RUN_LOCK, None, id="requirements.lock"),
+    pytest.param(TEST_LOCK, "test", id="requirements-test.lock"),
+]
 
 
 @pytest.mark.parametrize(("lock", "extra"), LOCKS)
@@ -113,8 +128,9 @@ def test_lock_covers_every_declared_dependency(lock: Path, extra: str | None) ->
 
 
 @pytest.mark.parametrize(("lock", "extra"), LOCKS)
-def test_lock_holds_every_transitive_dependency_installed_here(lock: Path,
-                                                                extra: str | None) -> None:
+def test_lock_holds_every_transitive_dependency_installed_here(
+    lock: Path, extra: str | None
+) -> None:
     """Walk the installed packages' own requirements (extras included, markers of this
     machine): each one is locked, at the version that is installed."""
     pins = parse_lock(lock)
@@ -125,7 +141,8 @@ def test_lock_holds_every_transitive_dependency_installed_here(lock: Path,
     while pending:
         requirement, extra_of_parent = pending.pop()
         if requirement.marker and not requirement.marker.evaluate(
-                {**environment, "extra": extra_of_parent}):
+            {**environment, "extra": extra_of_parent}
+        ):
             continue
         name = canonicalize_name(requirement.name)
         wanted_extras = sorted(requirement.extras) or [""]
@@ -138,8 +155,10 @@ def test_lock_holds_every_transitive_dependency_installed_here(lock: Path,
             continue
         installed = Version(importlib.metadata.version(name))
         if installed != pin.version:
-            problems.append(f"{name} {installed} is installed but {lock.name} pins "
-                            f"{pin.version}: reinstall with `make` or re-lock")
+            problems.append(
+                f"{name} {installed} is installed but {lock.name} pins "
+                f"{pin.version}: reinstall with `make` or re-lock"
+            )
         for line in importlib.metadata.requires(name) or []:
             pending.extend((Requirement(line), e) for e in wanted_extras)
     assert not problems, "\n".join(problems)
@@ -148,9 +167,11 @@ def test_lock_holds_every_transitive_dependency_installed_here(lock: Path,
 def test_runtime_pins_are_the_tested_pins() -> None:
     """The test install runs the same versions the server runs with."""
     run, test = parse_lock(RUN_LOCK), parse_lock(TEST_LOCK)
-    differing = {name: (pin.version, test[name].version if name in test else None)
-                 for name, pin in run.items()
-                 if name not in test or test[name].version != pin.version}
+    differing = {
+        name: (pin.version, test[name].version if name in test else None)
+        for name, pin in run.items()
+        if name not in test or test[name].version != pin.version
+    }
     assert not differing, differing
 
 

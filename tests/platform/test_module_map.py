@@ -12,9 +12,7 @@ DOC = ROOT / "docs" / "architecture.md"
 
 def _modules() -> set[str]:
     return {
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "app").rglob("*.py")
-        if p.name != "__init__.py"
+        str(p.relative_to(ROOT)) for p in (ROOT / "app").rglob("*.py") if p.name != "__init__.py"
     }
 
 

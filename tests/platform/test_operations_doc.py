@@ -100,34 +100,50 @@ class Sandbox:
         if word == "~" or word.startswith("~/"):
             return str(self.home) + word[1:]
         if word.startswith(CHECKOUT):
-            return str(self.repo) + word[len(CHECKOUT):]
+            return str(self.repo) + word[len(CHECKOUT) :]
         if word.startswith("/etc/systemd/system"):
-            return str(self.etc) + word[len("/etc/systemd/system"):]
+            return str(self.etc) + word[len("/etc/systemd/system") :]
         return word
 
     def container_path(self, word: str) -> str:
         """A path inside the app container, as a path in the sandbox."""
         if word == "/backups" or word.startswith("/backups/"):
-            return str(self.backups) + word[len("/backups"):]
+            return str(self.backups) + word[len("/backups") :]
         return word
 
     def env(self) -> dict[str, str]:
         """The environment of the app (the container's, or the service's)."""
-        keep = {k: v for k, v in os.environ.items()
-                if not k.startswith(("PREFCLUB_", "DATABASE_URL", "SECRET_KEY"))}
-        return {**keep, "PATH": f"{BIN}:{keep.get('PATH', '/usr/bin:/bin')}",
-                "HOME": str(self.home), "PREFCLUB_DATA_DIR": str(self.data), "DATABASE_URL": "",
-                "PREFCLUB_BACKUP_DIR": str(self.backups), "PREFCLUB_ENV": "development",
-                "SECRET_KEY": "doc-test-secret-key-that-is-long-enough-to-be-accepted",
-                "PREFCLUB_METRICS_TOKEN": METRICS_TOKEN}
+        keep = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("PREFCLUB_", "DATABASE_URL", "SECRET_KEY"))
+        }
+        return {
+            **keep,
+            "PATH": f"{BIN}:{keep.get('PATH', '/usr/bin:/bin')}",
+            "HOME": str(self.home),
+            "PREFCLUB_DATA_DIR": str(self.data),
+            "DATABASE_URL": "",
+            "PREFCLUB_BACKUP_DIR": str(self.backups),
+            "PREFCLUB_ENV": "development",
+            "SECRET_KEY": "doc-test-secret-key-that-is-long-enough-to-be-accepted",
+            "PREFCLUB_METRICS_TOKEN": METRICS_TOKEN,
+        }
 
     def sh(self, script: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         """Run ``script`` with bash in the current folder; fail on a non-zero exit."""
-        result = subprocess.run(["bash", "-o", "pipefail", "-c", script], cwd=self.cwd,
-                                env=self.env(), capture_output=True, text=True,
-                                timeout=timeout, check=False)
-        assert result.returncode == 0, f"{script}\nexit {result.returncode}\n{result.stdout}" \
-                                       f"\n{result.stderr}"
+        result = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", script],
+            cwd=self.cwd,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        assert result.returncode == 0, (
+            f"{script}\nexit {result.returncode}\n{result.stdout}\n{result.stderr}"
+        )
         return result
 
     def prefclub(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -170,9 +186,20 @@ def sandbox() -> Iterator[Sandbox]:
 
 def _snapshot_upstream(box: Sandbox) -> None:
     """A git repository holding this working tree as it is (committed or not)."""
-    ignore = shutil.ignore_patterns(".git", ".venv", "var", ".env", "__pycache__", "*.pyc",
-                                    ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
-                                    "*.egg-info", "test-results")
+    ignore = shutil.ignore_patterns(
+        ".git",
+        ".venv",
+        "var",
+        ".env",
+        "__pycache__",
+        "*.pyc",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        "*.egg-info",
+        "test-results",
+    )
     shutil.copytree(PROJECT_ROOT, box.upstream, ignore=ignore)
     ident = ["-c", "user.name=doc test", "-c", "user.email=doc@test.invalid"]
     for args in (["init", "-q"], ["add", "-A"], [*ident, "commit", "-q", "-m", "snapshot"]):
@@ -180,6 +207,7 @@ def _snapshot_upstream(box: Sandbox) -> None:
 
 
 # --- host commands -------------------------------------------------------------------------
+
 
 def run_git(box: Sandbox, words: list[str]) -> None:
     if words[:2] == ["git", "clone"]:
@@ -233,7 +261,7 @@ def run_make(box: Sandbox, words: list[str]) -> None:
 def run_curl(box: Sandbox, words: list[str]) -> None:
     url = words[-1]
     assert url.startswith(f"https://{DOMAIN}/") and words[1] == "-fsS", words
-    path = url[len(f"https://{DOMAIN}"):]
+    path = url[len(f"https://{DOMAIN}") :]
     server = box.live_server()
     headers = {}
     if "-H" in words:
@@ -296,8 +324,16 @@ def run_tar(box: Sandbox, words: list[str], container: bool = False) -> str:
 
 # --- docker --------------------------------------------------------------------------------
 
-COMPOSE_FLAGS = {"config": {"--quiet"}, "up": {"-d", "--build"}, "build": set(), "logs": set(),
-                 "ps": set(), "stop": set(), "start": set(), "down": set()}
+COMPOSE_FLAGS = {
+    "config": {"--quiet"},
+    "up": {"-d", "--build"},
+    "build": set(),
+    "logs": set(),
+    "ps": set(),
+    "stop": set(),
+    "start": set(),
+    "down": set(),
+}
 
 
 def container_command(box: Sandbox, resolved: Resolved, service: str, words: list[str]) -> str:
@@ -400,9 +436,16 @@ def run_ssh(box: Sandbox, words: list[str]) -> str:
 
 
 HOST_RULES: dict[str, Callable[[Sandbox, list[str]], None]] = {
-    "git": run_git, "cd": run_cd, "cp": run_cp, "python3": run_python_secret,
-    "mkdir": run_mkdir, "make": run_make, "curl": run_curl, "useradd": run_useradd,
-    "systemd-analyze": run_systemd_analyze, "systemctl": run_systemctl,
+    "git": run_git,
+    "cd": run_cd,
+    "cp": run_cp,
+    "python3": run_python_secret,
+    "mkdir": run_mkdir,
+    "make": run_make,
+    "curl": run_curl,
+    "useradd": run_useradd,
+    "systemd-analyze": run_systemd_analyze,
+    "systemctl": run_systemctl,
 }
 
 
@@ -439,8 +482,16 @@ def run_command(box: Sandbox, command: DocCommand) -> None:
 
 def test_the_page_has_commands_in_every_section() -> None:
     sections = {command.section for command in COMMANDS}
-    assert {"Install", "HTTPS", "Backups", "Restore", "Upgrade", "What to watch",
-            "When the database is lost", "Without Docker"} <= sections
+    assert {
+        "Install",
+        "HTTPS",
+        "Backups",
+        "Restore",
+        "Upgrade",
+        "What to watch",
+        "When the database is lost",
+        "Without Docker",
+    } <= sections
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[f"{c.line}:{c.text[:60]}" for c in COMMANDS])

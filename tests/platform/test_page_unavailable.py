@@ -17,8 +17,14 @@ from tests.support.server import ServerProcess
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 
 
 def test_page_shows_unavailable_and_recovers(data_dir: Path, tmp_path: Path) -> None:
@@ -27,8 +33,10 @@ def test_page_shows_unavailable_and_recovers(data_dir: Path, tmp_path: Path) -> 
     sync_api = pytest.importorskip("playwright.sync_api")
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     pgdata = (data_dir / "pgdata").resolve()
-    with ServerProcess(env, log_path=tmp_path / "serve.log") as server, \
-            sync_api.sync_playwright() as p:
+    with (
+        ServerProcess(env, log_path=tmp_path / "serve.log") as server,
+        sync_api.sync_playwright() as p,
+    ):
         hint = re.search(r"one-time password (\S+)", server.output())
         assert hint, server.output()
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -50,8 +58,7 @@ def test_page_shows_unavailable_and_recovers(data_dir: Path, tmp_path: Path) -> 
                 page.wait_for_timeout(1500)
                 assert banner.is_visible(), "still retrying while the database is down"
             finally:
-                _pg_ctl(pgdata, "start", "-l", str(pgdata / "log"),
-                        "-o", f'-h "" -k {socket_dir}')
+                _pg_ctl(pgdata, "start", "-l", str(pgdata / "log"), "-o", f'-h "" -k {socket_dir}')
             page.wait_for_selector("#app[data-page=password]", timeout=30000)
             banner.wait_for(state="hidden", timeout=15000)
         finally:

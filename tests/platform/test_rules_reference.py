@@ -26,7 +26,17 @@ CITING_TREES = ("app", "tests", "static")
 # (§1 sessions S, §2 tables T, §3 dealing D, §4 bidding B, §5 contract C, §6 whist and play W,
 # §7 pass-outs R, §8 scoring P, §9 the fund F, §10 physical tables X, §11 bombs A).
 CLUB_SECTIONS = {
-    "S": 4, "T": 6, "D": 5, "B": 9, "C": 6, "W": 12, "R": 6, "P": 9, "F": 5, "X": 11, "A": 4,
+    "S": 4,
+    "T": 6,
+    "D": 5,
+    "B": 9,
+    "C": 6,
+    "W": 12,
+    "R": 6,
+    "P": 9,
+    "F": 5,
+    "X": 11,
+    "A": 4,
 }
 CLUB_IDS = {
     f"R-{letter}{n}" for letter, count in CLUB_SECTIONS.items() for n in range(1, count + 1)

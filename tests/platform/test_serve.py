@@ -14,8 +14,9 @@ from tests.support.server import ServerProcess
 pytestmark = pytest.mark.e2e
 
 
-def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Path,
-                                                                   data_dir: Path) -> None:
+def test_serve_embedded_first_admin_hint_then_data_survives_restart(
+    tmp_path: Path, data_dir: Path
+) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     with ServerProcess(env) as server:
         assert httpx.get(f"{server.base_url}/readyz").json()["database"] == "ok"
@@ -30,9 +31,7 @@ def test_serve_embedded_first_admin_hint_then_data_survives_restart(tmp_path: Pa
         socket_dir = data_dir / "pgdata"
         with psycopg.connect(host=str(socket_dir), user="postgres", dbname="prefclub") as conn:
             logins = [row[0] for row in conn.execute("SELECT login FROM members")]
-            mondays = conn.execute(
-                "SELECT count(*) FROM club_sessions WHERE NOT extra"
-            ).fetchone()
+            mondays = conn.execute("SELECT count(*) FROM club_sessions WHERE NOT extra").fetchone()
     assert logins == ["admin"]
     assert mondays is not None and mondays[0] >= 8  # R-S1: the calendar is generated ahead
     assert "one-time password" not in second_output

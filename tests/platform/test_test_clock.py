@@ -32,14 +32,19 @@ def test_the_file_moves_the_clock_at_once(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("environment", ["development", "production"])
 def test_only_the_test_environment_reads_it(tmp_path: Path, environment: str) -> None:
-    settings = Settings(PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_ENV=environment,
-                        PREFCLUB_TEST_CLOCK=tmp_path / "offset", SECRET_KEY="k" * 48)
+    settings = Settings(
+        PREFCLUB_DATA_DIR=tmp_path,
+        PREFCLUB_ENV=environment,
+        PREFCLUB_TEST_CLOCK=tmp_path / "offset",
+        SECRET_KEY="k" * 48,
+    )
     assert isinstance(server_clock(settings), SystemClock)
 
 
 def test_the_test_environment_reads_it_when_set(tmp_path: Path) -> None:
-    settings = Settings(PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_ENV="test",
-                        PREFCLUB_TEST_CLOCK=tmp_path / "offset")
+    settings = Settings(
+        PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_ENV="test", PREFCLUB_TEST_CLOCK=tmp_path / "offset"
+    )
     assert isinstance(server_clock(settings), FileOffsetClock)
     unset = Settings(PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_ENV="test")
     assert isinstance(server_clock(unset), SystemClock)

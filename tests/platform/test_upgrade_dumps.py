@@ -54,16 +54,32 @@ def test_there_are_dumps_of_at_least_two_older_revisions() -> None:
 
 
 def _migrate(url: str, tmp: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DATABASE_URL": url, "PREFCLUB_ENV": "test",
-           "PREFCLUB_DATA_DIR": str(tmp), "SECRET_KEY": "upgrade-test-secret-key-long-enough"}
-    return subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=PROJECT_ROOT,
-                          env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "PREFCLUB_ENV": "test",
+        "PREFCLUB_DATA_DIR": str(tmp),
+        "SECRET_KEY": "upgrade-test-secret-key-long-enough",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "migrate"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _load(url: str, stem: str) -> None:
     sql = gzip.decompress((DUMPS / f"{stem}.sql.gz").read_bytes())
-    subprocess.run([pg_program(url, "psql"), "-q", "-v", "ON_ERROR_STOP=1", "--dbname",
-                    libpq_url(url)], input=sql, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [pg_program(url, "psql"), "-q", "-v", "ON_ERROR_STOP=1", "--dbname", libpq_url(url)],
+        input=sql,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 class Upgraded:
@@ -77,8 +93,9 @@ class Upgraded:
 
 
 @pytest.fixture(params=STEMS)
-def upgraded(request: pytest.FixtureRequest, database_url: str,
-             tmp_path: Path) -> Iterator[Upgraded]:
+def upgraded(
+    request: pytest.FixtureRequest, database_url: str, tmp_path: Path
+) -> Iterator[Upgraded]:
     url, name = scratch_database(database_url)
     try:
         _load(url, request.param)
@@ -98,7 +115,8 @@ async def db(upgraded: Upgraded) -> AsyncIterator[AsyncSession]:
 
 
 async def test_an_older_database_upgrades_and_reads_the_same(
-        upgraded: Upgraded, db: AsyncSession, tmp_path: Path) -> None:
+    upgraded: Upgraded, db: AsyncSession, tmp_path: Path
+) -> None:
     assert upgraded.migrated.returncode == 0, upgraded.migrated.stderr
     manifest = upgraded.manifest
     assert manifest["pulkas"], "the dump has finished pulkas"
@@ -124,10 +142,14 @@ async def test_an_older_database_upgrades_and_reads_the_same(
 
 async def _same_fund(db: AsyncSession, expected: dict[str, Any]) -> None:
     assert await fund.balance(db) == Decimal(expected["balance"])
-    accounts = {str(d.member_id): {"owed": Decimal(d.owed), "paid": Decimal(d.paid)}
-                for d in await fund.debts(db)}
-    assert accounts == {k: {"owed": Decimal(v["owed"]), "paid": Decimal(v["paid"])}
-                        for k, v in expected["accounts"].items()}
+    accounts = {
+        str(d.member_id): {"owed": Decimal(d.owed), "paid": Decimal(d.paid)}
+        for d in await fund.debts(db)
+    }
+    assert accounts == {
+        k: {"owed": Decimal(v["owed"]), "paid": Decimal(v["paid"])}
+        for k, v in expected["accounts"].items()
+    }
 
 
 async def _same_live_table(db: AsyncSession, expected: dict[str, Any]) -> None:
@@ -135,14 +157,21 @@ async def _same_live_table(db: AsyncSession, expected: dict[str, Any]) -> None:
     assert table is not None and table.version == expected["seq"]
     state = await load_state(db, table, None)
     assert (state.deal_no, state.status, list(state.names)) == (
-        expected["deal_no"], expected["status"], expected["names"])
+        expected["deal_no"],
+        expected["status"],
+        expected["names"],
+    )
     assert state.pulka.sheet.to_json() == expected["sheet"]
     assert state.deal is not None and engine.to_move(state.deal) == expected["to_move"]
 
 
 async def _everyone_logs_in(url: str, members: list[dict[str, Any]], tmp: Path) -> None:
-    settings = Settings(DATABASE_URL=url, PREFCLUB_DATA_DIR=tmp, PREFCLUB_ENV="test",
-                        SECRET_KEY="upgrade-test-secret-key-that-is-long-enough")
+    settings = Settings(
+        DATABASE_URL=url,
+        PREFCLUB_DATA_DIR=tmp,
+        PREFCLUB_ENV="test",
+        SECRET_KEY="upgrade-test-secret-key-that-is-long-enough",
+    )
     app = create_app(settings)
     engine = make_engine(url)
     app.state.engine = engine
@@ -151,10 +180,13 @@ async def _everyone_logs_in(url: str, members: list[dict[str, Any]], tmp: Path) 
     try:
         for member in members:
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport,
-                                         base_url="http://127.0.0.1:8000") as client:
-                answer = await client.post("/api/auth/login", json={
-                    "login": member["login"], "password": member["password"]})
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://127.0.0.1:8000"
+            ) as client:
+                answer = await client.post(
+                    "/api/auth/login",
+                    json={"login": member["login"], "password": member["password"]},
+                )
                 assert answer.status_code == 200, (member["login"], answer.text)
                 me = (await client.get("/api/auth/me")).json()
                 assert me["id"] == member["id"] and me["role"] == member["role"]
@@ -169,11 +201,15 @@ def _execute(url: str, statement: str, *args: Any) -> None:
 
 @pytest.mark.parametrize("upgraded", STEMS[-1:], indirect=True)
 async def test_a_record_that_no_longer_matches_is_an_error_naming_the_pulka(
-        upgraded: Upgraded, tmp_path: Path) -> None:
+    upgraded: Upgraded, tmp_path: Path
+) -> None:
     pulka_id = upgraded.manifest["pulkas"][0]["id"]
     # The stake written in the record doubled: it re-scores to another settlement.
-    _execute(upgraded.url, "UPDATE pulkas SET record = jsonb_set(record, '{stake}', "
-             "'\"1.00\"') WHERE id = %s", pulka_id)
+    _execute(
+        upgraded.url,
+        "UPDATE pulkas SET record = jsonb_set(record, '{stake}', '\"1.00\"') WHERE id = %s",
+        pulka_id,
+    )
     again = _migrate(upgraded.url, tmp_path)
     assert again.returncode == 3
     assert f"pulka {pulka_id}:" in again.stderr and "settle" in again.stderr
@@ -181,13 +217,16 @@ async def test_a_record_that_no_longer_matches_is_an_error_naming_the_pulka(
 
 @pytest.mark.parametrize("upgraded", STEMS[-1:], indirect=True)
 async def test_a_deal_replay_that_does_not_match_is_an_error_naming_the_pulka(
-        upgraded: Upgraded, db: AsyncSession) -> None:
+    upgraded: Upgraded, db: AsyncSession
+) -> None:
     pulka = next(p for p in upgraded.manifest["pulkas"] if p["mode"] == "live")
-    _execute(upgraded.url,
-             "UPDATE table_events SET payload = jsonb_set(payload, '{outcome,dealer}', "
-             "to_jsonb(((payload #>> '{outcome,dealer}')::int + 1) %% 3)) "
-             "WHERE table_id = %s AND kind = 'deal_ended' AND payload ->> 'deal_no' = '1'",
-             pulka["table_id"])
+    _execute(
+        upgraded.url,
+        "UPDATE table_events SET payload = jsonb_set(payload, '{outcome,dealer}', "
+        "to_jsonb(((payload #>> '{outcome,dealer}')::int + 1) %% 3)) "
+        "WHERE table_id = %s AND kind = 'deal_ended' AND payload ->> 'deal_no' = '1'",
+        pulka["table_id"],
+    )
     with pytest.raises(ArchiveError) as refused:
         await archive.deal_replay(db, pulka["id"], 1)
     assert refused.value.code == REPLAY_MISMATCH
@@ -195,13 +234,18 @@ async def test_a_deal_replay_that_does_not_match_is_an_error_naming_the_pulka(
 
 
 @pytest.mark.parametrize("upgraded", STEMS[-1:], indirect=True)
-async def test_an_unknown_stored_format_is_refused(upgraded: Upgraded, db: AsyncSession,
-                                                   tmp_path: Path) -> None:
+async def test_an_unknown_stored_format_is_refused(
+    upgraded: Upgraded, db: AsyncSession, tmp_path: Path
+) -> None:
     live = upgraded.manifest["live"]["table_id"]
     pulka = upgraded.manifest["pulkas"][0]
-    _execute(upgraded.url, "UPDATE table_events SET payload = payload || "
-             "'{\"format\": \"deal/9\"}' WHERE kind = 'deal_started' AND table_id IN (%s, %s)",
-             live, pulka["table_id"])
+    _execute(
+        upgraded.url,
+        "UPDATE table_events SET payload = payload || "
+        "'{\"format\": \"deal/9\"}' WHERE kind = 'deal_started' AND table_id IN (%s, %s)",
+        live,
+        pulka["table_id"],
+    )
     table = await db.get(Table, live)
     assert table is not None
     with pytest.raises(StoredFormatError) as refused:
@@ -211,8 +255,11 @@ async def test_an_unknown_stored_format_is_refused(upgraded: Upgraded, db: Async
         await archive.deal_replay(db, pulka["id"], 1)
     assert archived.value.code == STORED_FORMAT_UNKNOWN
     assert f"pulka {pulka['id']}" in archived.value.message
-    _execute(upgraded.url, "UPDATE pulkas SET state = state || '{\"format\": \"prefclub-pulka/7\"}'"
-             " WHERE id = %s", pulka["id"])
+    _execute(
+        upgraded.url,
+        'UPDATE pulkas SET state = state || \'{"format": "prefclub-pulka/7"}\' WHERE id = %s',
+        pulka["id"],
+    )
     again = _migrate(upgraded.url, tmp_path)
     assert again.returncode == 3 and f"pulka {pulka['id']}: " in again.stderr
     assert "prefclub-pulka/7" in again.stderr

@@ -27,8 +27,9 @@ def _pair() -> tuple[PerMessageDeflate, PerMessageDeflate]:
     """(server extension, client extension) as the handshake of ``prefclub serve`` makes them."""
     client_factory = ClientPerMessageDeflateFactory(client_max_window_bits=True)
     offer = client_factory.get_request_params()
-    server_factory = LargeMessageDeflateFactory(server_max_window_bits=12,
-                                                client_max_window_bits=12)
+    server_factory = LargeMessageDeflateFactory(
+        server_max_window_bits=12, client_max_window_bits=12
+    )
     answer, server = server_factory.process_request_params(offer, [])
     client = client_factory.process_response_params(answer, [])
     return server, client
@@ -36,8 +37,14 @@ def _pair() -> tuple[PerMessageDeflate, PerMessageDeflate]:
 
 def _text(size: int) -> bytes:
     """``size`` bytes of event-like JSON text."""
-    line = json.dumps({"type": "action", "events": [{"card": "10H", "seat": 1}],
-                       "names": ["Вася", "Петя", "Коля"]}, ensure_ascii=False).encode()
+    line = json.dumps(
+        {
+            "type": "action",
+            "events": [{"card": "10H", "seat": 1}],
+            "names": ["Вася", "Петя", "Коля"],
+        },
+        ensure_ascii=False,
+    ).encode()
     return (line * (size // len(line) + 1))[:size]
 
 

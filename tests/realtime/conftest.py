@@ -31,8 +31,9 @@ async def sessions(live_db: str) -> AsyncIterator[async_sessionmaker[AsyncSessio
 
 
 @pytest.fixture
-async def traced(live_db: str, tmp_path: Path
-                 ) -> AsyncIterator[tuple[async_sessionmaker[AsyncSession], Wire]]:
+async def traced(
+    live_db: str, tmp_path: Path
+) -> AsyncIterator[tuple[async_sessionmaker[AsyncSession], Wire]]:
     """Sessions on a fresh engine (the production pool settings) whose connections are traced."""
     wire = Wire(tmp_path / "wire.trace")
     engine = make_engine(live_db)

@@ -41,8 +41,9 @@ async def test_a_full_pool_refuses_the_next_job_at_once() -> None:
     assert not pool.started
 
 
-async def _to_a_claim_needing_search(sessions: async_sessionmaker[AsyncSession], table_id: int,
-                                     member_ids: list[int]) -> tuple[int, dict[str, object]]:
+async def _to_a_claim_needing_search(
+    sessions: async_sessionmaker[AsyncSession], table_id: int, member_ids: list[int]
+) -> tuple[int, dict[str, object]]:
     """Play the table's first deal until its seat to move may claim, and return that seat and
     a claim the engine can settle only by searching (R-W11): the claim the pool would solve."""
     found: list[tuple[int, dict[str, object]]] = []
@@ -68,7 +69,8 @@ async def _to_a_claim_needing_search(sessions: async_sessionmaker[AsyncSession],
 
 
 async def test_a_claim_when_the_pool_is_full_is_refused_with_busy_and_changes_nothing(
-        sessions: async_sessionmaker[AsyncSession]) -> None:
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
     async with session_scope(sessions) as db:
         table_id, seats = await make_bot_table(db, f"cs-{uuid.uuid4().hex[:8]}", 3, NOW)
     member_ids = [s.member_id for s in seats]
@@ -80,9 +82,17 @@ async def test_a_claim_when_the_pool_is_full_is_refused_with_busy_and_changes_no
         hog = asyncio.create_task(pool.run(time.sleep, 1.0))
         await asyncio.sleep(0.05)
         with pytest.raises(CommandRejected) as refused:
-            await execute(sessions, None, table_id=table_id, member_id=member_ids[seat],
-                          seat=seat, name=f"seat {seat}", command={"id": "c1", **claim},
-                          now=NOW, solver=pool)
+            await execute(
+                sessions,
+                None,
+                table_id=table_id,
+                member_id=member_ids[seat],
+                seat=seat,
+                name=f"seat {seat}",
+                command={"id": "c1", **claim},
+                now=NOW,
+                solver=pool,
+            )
         assert refused.value.code == "busy"
         await hog
     finally:

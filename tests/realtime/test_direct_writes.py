@@ -49,8 +49,9 @@ async def committers(sessions: Sessions) -> AsyncIterator[list[GroupCommit]]:
 
 def _hub_committer(made: list[GroupCommit], sessions: Sessions) -> GroupCommit:
     """A committer as the hub makes it: moves decided in advance go to ``write_moves``."""
-    committer = GroupCommit(sessions, harmless=(CommandRejected,), direct=write_moves,
-                            direct_setup=WRITER_SETUP)
+    committer = GroupCommit(
+        sessions, harmless=(CommandRejected,), direct=write_moves, direct_setup=WRITER_SETUP
+    )
     made.append(committer)
     return committer
 
@@ -58,8 +59,14 @@ def _hub_committer(made: list[GroupCommit], sessions: Sessions) -> GroupCommit:
 class PlayedTable:
     """A table played through ``execute`` as the server plays it (cache + committer)."""
 
-    def __init__(self, table_id: int, members: list[int], sessions: Sessions,
-                 cache: StateCache, committer: GroupCommit | None) -> None:
+    def __init__(
+        self,
+        table_id: int,
+        members: list[int],
+        sessions: Sessions,
+        cache: StateCache,
+        committer: GroupCommit | None,
+    ) -> None:
         self.id = table_id
         self.members = members
         self.sessions = sessions
@@ -93,10 +100,18 @@ class PlayedTable:
         """The ``execute`` call of a move based on the table's current seq."""
         assert self.state is not None
         self.sent += 1
-        return execute(self.sessions, self.cache, table_id=self.id,
-                       member_id=self.members[seat], seat=seat, name="p",
-                       command={**choice, "id": f"c{self.sent}", "seq": self.state.seq},
-                       now=self.now, committer=self.committer, after_deal=apply_waiting)
+        return execute(
+            self.sessions,
+            self.cache,
+            table_id=self.id,
+            member_id=self.members[seat],
+            seat=seat,
+            name="p",
+            command={**choice, "id": f"c{self.sent}", "seq": self.state.seq},
+            now=self.now,
+            committer=self.committer,
+            after_deal=apply_waiting,
+        )
 
     async def play(self, seat: int, choice: dict[str, Any]) -> CommandResult:
         result: CommandResult = await self.move(seat, choice)
@@ -124,11 +139,13 @@ class PlayedTable:
         raise AssertionError("the deal did not reach its last card")
 
 
-async def _practice(sessions: Sessions, cache: StateCache, committer: GroupCommit | None,
-                    target: int = 100) -> PlayedTable:
+async def _practice(
+    sessions: Sessions, cache: StateCache, committer: GroupCommit | None, target: int = 100
+) -> PlayedTable:
     async with session_scope(sessions) as db:
-        table_id, seats = await make_bot_table(db, f"dw-{uuid.uuid4().hex[:8]}", 3, NOW,
-                                               target=target)
+        table_id, seats = await make_bot_table(
+            db, f"dw-{uuid.uuid4().hex[:8]}", 3, NOW, target=target
+        )
     table = PlayedTable(table_id, [s.member_id for s in seats], sessions, cache, committer)
     await table.load()
     return table
@@ -143,12 +160,20 @@ async def _warm(table: PlayedTable) -> None:
 
 async def _events(sessions: Sessions, table_id: int) -> list[str]:
     async with sessions() as db:
-        return list((await db.scalars(select(TableEvent.kind).where(
-            TableEvent.table_id == table_id).order_by(TableEvent.seq))).all())
+        return list(
+            (
+                await db.scalars(
+                    select(TableEvent.kind)
+                    .where(TableEvent.table_id == table_id)
+                    .order_by(TableEvent.seq)
+                )
+            ).all()
+        )
 
 
 async def test_moves_of_many_tables_decided_in_advance_are_one_round_trip(
-        traced: tuple[Sessions, Wire], committers: list[GroupCommit]) -> None:
+    traced: tuple[Sessions, Wire], committers: list[GroupCommit]
+) -> None:
     """Four tables' moves sent in one loop turn, each decided from the cached state: one
     statement writes all four (events, versions, command ids, NOTIFYs) in autocommit — one
     round trip on the wire, no BEGIN, no COMMIT, no shared transaction."""
@@ -172,8 +197,7 @@ async def test_moves_of_many_tables_decided_in_advance_are_one_round_trip(
     for table, (seat, _), result in zip(tables, moves, results, strict=True):
         async with sessions() as db:
             replayed = await rebuild(db, table.id)
-            stored = await db.get(TableCommand, (table.id, table.members[seat],
-                                                 f"c{table.sent}"))
+            stored = await db.get(TableCommand, (table.id, table.members[seat], f"c{table.sent}"))
             version = await db.scalar(select(Table.version).where(Table.id == table.id))
         assert version == 5 and replayed is not None and result.state is not None
         assert replayed.deal == result.state.deal
@@ -181,7 +205,8 @@ async def test_moves_of_many_tables_decided_in_advance_are_one_round_trip(
 
 
 async def test_a_stale_move_in_the_statement_takes_the_ordinary_path_alone(
-        sessions: Sessions, committers: list[GroupCommit]) -> None:
+    sessions: Sessions, committers: list[GroupCommit]
+) -> None:
     """Our cache says table A is at seq 3, another process moved it on: the statement writes
     B's move and not A's; A's command then takes the ordinary path, which refuses it with
     ``stale_seq`` — and a twin of B's command is answered as a duplicate."""
@@ -194,21 +219,28 @@ async def test_a_stale_move_in_the_statement_takes_the_ordinary_path_alone(
     await other.load()
     await other.play(*other.next_move())
     move_a, move_b = a.next_move(), b.next_move()
-    stale, moved = await asyncio.gather(a.move(*move_a), b.move(*move_b),
-                                        return_exceptions=True)
+    stale, moved = await asyncio.gather(a.move(*move_a), b.move(*move_b), return_exceptions=True)
     assert isinstance(stale, CommandRejected) and stale.code == "stale_seq", stale
     assert isinstance(moved, CommandResult) and moved.seq == 4 and not moved.duplicate
     assert (committer.direct_statements, committer.direct_writes) == (1, 1)
-    again = await execute(sessions, ours, table_id=b.id, member_id=b.members[move_b[0]],
-                          seat=move_b[0], name="p",
-                          command={**move_b[1], "id": f"c{b.sent}", "seq": 3}, now=NOW,
-                          committer=committer)
+    again = await execute(
+        sessions,
+        ours,
+        table_id=b.id,
+        member_id=b.members[move_b[0]],
+        seat=move_b[0],
+        name="p",
+        command={**move_b[1], "id": f"c{b.sent}", "seq": 3},
+        now=NOW,
+        committer=committer,
+    )
     assert again.duplicate and again.seq == 4
     assert len(await _events(sessions, a.id)) == 4 and len(await _events(sessions, b.id)) == 4
 
 
 async def test_twenty_twins_decided_in_advance_apply_once(
-        sessions: Sessions, committers: list[GroupCommit]) -> None:
+    sessions: Sessions, committers: list[GroupCommit]
+) -> None:
     """Twenty copies of one move at once, each decidable in advance: one is written by the
     statement, the others (kept out of it: one move per table) find it committed and are
     answered as duplicates with its seq."""
@@ -218,10 +250,22 @@ async def test_twenty_twins_decided_in_advance_apply_once(
     await _warm(table)
     seat, choice = table.next_move()
     command = {**choice, "id": "twin", "seq": table.state.seq}  # type: ignore[union-attr]
-    results = await asyncio.gather(*(
-        execute(sessions, cache, table_id=table.id, member_id=table.members[seat], seat=seat,
-                name="p", command=command, now=NOW, committer=committer)
-        for _ in range(20)))
+    results = await asyncio.gather(
+        *(
+            execute(
+                sessions,
+                cache,
+                table_id=table.id,
+                member_id=table.members[seat],
+                seat=seat,
+                name="p",
+                command=command,
+                now=NOW,
+                committer=committer,
+            )
+            for _ in range(20)
+        )
+    )
     assert [r.seq for r in results] == [4] * 20
     assert sum(not r.duplicate for r in results) == 1
     assert committer.direct_writes == 1
@@ -229,7 +273,8 @@ async def test_twenty_twins_decided_in_advance_apply_once(
 
 
 async def test_a_deal_end_in_one_statement_writes_what_the_ordinary_path_writes(
-        sessions: Sessions, committers: list[GroupCommit]) -> None:
+    sessions: Sessions, committers: list[GroupCommit]
+) -> None:
     """The last card of a deal at a practice table, decided in advance: the one statement
     appends the action, ``deal_ended`` and the next ``deal_started``, and rewrites the pulka
     row — what the log replays to is the state the command acknowledged, and the pulka row
@@ -262,7 +307,8 @@ async def test_a_deal_end_in_one_statement_writes_what_the_ordinary_path_writes(
 
 
 async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
-        live_db: str, sessions: Sessions, committers: list[GroupCommit]) -> None:
+    live_db: str, sessions: Sessions, committers: list[GroupCommit]
+) -> None:
     """At a club table the next deal is gated by the session (R-S2) and counted (the
     extension round): the deal-ending move is not decided in advance, and the ordinary path
     deals the next deal and records its start. The statement itself refuses such a move too,
@@ -270,14 +316,22 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
     cache = StateCache(owner="hub")
     committer = _hub_committer(committers, sessions)
     async with session_scope(sessions) as db:
-        club = ClubSession(starts_at=NOW - timedelta(hours=1), ends_at=NOW + timedelta(hours=3),
-                           extra=True)
+        club = ClubSession(
+            starts_at=NOW - timedelta(hours=1), ends_at=NOW + timedelta(hours=3), extra=True
+        )
         db.add(club)
         await db.flush()
-        members = [await make_member(db, f"dwc-{uuid.uuid4().hex[:8]}", f"C{i}", NOW)
-                   for i in range(3)]
-        made = await create_table(db, seat_member_ids=[m.member_id for m in members],
-                                  target=100, first_dealer=0, club_session_id=club.id, now=NOW)
+        members = [
+            await make_member(db, f"dwc-{uuid.uuid4().hex[:8]}", f"C{i}", NOW) for i in range(3)
+        ]
+        made = await create_table(
+            db,
+            seat_member_ids=[m.member_id for m in members],
+            target=100,
+            first_dealer=0,
+            club_session_id=club.id,
+            now=NOW,
+        )
     table = PlayedTable(made.id, [m.member_id for m in members], sessions, cache, committer)
     await table.load()
     assert table.state is not None and table.state.deal is not None
@@ -288,12 +342,19 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
     fooled.put(table.state)
     fooled.put_settings(table.id, None, gated=False)
     decided = decide_in_advance(
-        fooled, table_id=table.id, member_id=table.members[seat], seat=seat,
-        command={**choice, "id": "fooled"}, cid="fooled", kind=choice["type"],
-        client_seq=table.state.seq, now=NOW, session_id=None)
+        fooled,
+        table_id=table.id,
+        member_id=table.members[seat],
+        seat=seat,
+        command={**choice, "id": "fooled"},
+        cid="fooled",
+        kind=choice["type"],
+        client_seq=table.state.seq,
+        now=NOW,
+        session_id=None,
+    )
     assert decided is not None and decided[0].deals is not None  # a deal end
-    async with await psycopg.AsyncConnection.connect(libpq_url(live_db),
-                                                     autocommit=True) as driver:
+    async with await psycopg.AsyncConnection.connect(libpq_url(live_db), autocommit=True) as driver:
         assert await write_moves(driver, [decided[0]]) == set()
 
     writes, batches = committer.direct_writes, committer.batches
@@ -309,12 +370,17 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
 
 async def _deal_starts(sessions: Sessions, table_id: int) -> int:
     async with sessions() as db:
-        return int(await db.scalar(select(func.count()).select_from(DealStart).where(
-            DealStart.table_id == table_id)) or 0)
+        return int(
+            await db.scalar(
+                select(func.count()).select_from(DealStart).where(DealStart.table_id == table_id)
+            )
+            or 0
+        )
 
 
 async def test_a_seat_change_waiting_for_the_deal_end_is_applied_by_the_ordinary_path(
-        sessions: Sessions, committers: list[GroupCommit]) -> None:
+    sessions: Sessions, committers: list[GroupCommit]
+) -> None:
     """A fourth player everyone agreed to during the deal (R-T4) waits for its end: the
     statement refuses the deal-ending move, and the ordinary path seats him and deals."""
     cache = StateCache(owner="hub")
@@ -323,9 +389,18 @@ async def test_a_seat_change_waiting_for_the_deal_end_is_applied_by_the_ordinary
     await _warm(table)
     async with session_scope(sessions) as db:
         newcomer = await make_member(db, f"dwn-{uuid.uuid4().hex[:8]}", "N", NOW)
-        db.add(SeatChange(table_id=table.id, kind="join", member_id=newcomer.member_id,
-                          seat=None, requested_by_id=table.members[0], required=[],
-                          consents=[], status="agreed"))
+        db.add(
+            SeatChange(
+                table_id=table.id,
+                kind="join",
+                member_id=newcomer.member_id,
+                seat=None,
+                requested_by_id=table.members[0],
+                required=[],
+                consents=[],
+                status="agreed",
+            )
+        )
     last = await table.play_until_last_card()
     writes, statements = committer.direct_writes, committer.direct_statements
     result = await table.play(*last)

@@ -53,8 +53,9 @@ async def test_a_socket_that_stops_accepting_is_dropped_after_the_send_timeout()
 def _play(actions: int, seed: int = 3) -> list[Recent]:
     """A table folded in memory, the bots moving: every event with the state after it."""
     pulka = Pulka.new(3, names=["A", "B", "C"], target=50)
-    state: TableState = game.fold(None, 1, 1, *game.pulka_started(pulka, ["A", "B", "C"],
-                                                                   [1, 2, 3]))
+    state: TableState = game.fold(
+        None, 1, 1, *game.pulka_started(pulka, ["A", "B", "C"], [1, 2, 3])
+    )
     out: list[Recent] = []
     kind, payload = game.deal_started(state, random.Random(seed))
     state = game.fold(state, 1, 2, kind, payload)
@@ -80,8 +81,11 @@ def _play(actions: int, seed: int = 3) -> list[Recent]:
 def test_replays_are_refused_once_a_card_was_played_in_a_running_deal() -> None:
     events = _play(200)
     assert events[-1].kind == "deal_ended"
-    first_card = next(i for i, r in enumerate(events) if any(
-        e["type"] == "card_played" for e in r.payload.get("events", ())))
+    first_card = next(
+        i
+        for i, r in enumerate(events)
+        if any(e["type"] == "card_played" for e in r.payload.get("events", ()))
+    )
     assert replay_safe(events[:first_card])  # bidding, talon, contract: nothing hides later
     assert not replay_safe(events[: first_card + 1])
     assert replay_safe(events)  # the deal has ended since: everything is shown anyway
@@ -91,8 +95,7 @@ def test_public_data_and_views_never_carry_the_deck_or_salt() -> None:
     for item in _play(200, seed=8):
         secret = item.state.deal
         for seat in (0, 1, 2, None):
-            text = json.dumps(event_message(item.state, item.seq, item.kind, item.payload,
-                                            seat))
+            text = json.dumps(event_message(item.state, item.seq, item.kind, item.payload, seat))
             if not secret.finished:
                 assert "salt" not in json.dumps(game.public_data(item.kind, item.payload))
                 assert secret.salt.hex() not in text
@@ -108,10 +111,20 @@ def test_a_seating_change_folds_and_is_never_replayed() -> None:
     seat = (state.pulka.next_dealer - 1) % 3 + 1
     names = [*state.names[:seat], "D", *state.names[seat:]]
     ids = [*state.member_ids[:seat], 4, *state.member_ids[seat:]]
-    payload = {"seat": seat, "member_id": 4, "name": "D", "after_dealer_seat": seat - 1,
-               "players": 4, "names": names, "member_ids": ids,
-               "entries": [e.to_json() for e in entries], "sheet": pulka.sheet.to_json(),
-               "deal_no": pulka.deal_index, "voided_deal": False, "pulka": pulka.to_json()}
+    payload = {
+        "seat": seat,
+        "member_id": 4,
+        "name": "D",
+        "after_dealer_seat": seat - 1,
+        "players": 4,
+        "names": names,
+        "member_ids": ids,
+        "entries": [e.to_json() for e in entries],
+        "sheet": pulka.sheet.to_json(),
+        "deal_no": pulka.deal_index,
+        "voided_deal": False,
+        "pulka": pulka.to_json(),
+    }
     joined = game.fold(state, 1, state.seq + 1, "player_joined", payload)
     assert joined.players == 4 and joined.deal is None and joined.seat_of(4) == seat
     assert joined.pulka.next_dealer == seat and joined.deal_no == 1
@@ -158,10 +171,14 @@ def test_messages_are_encoded_exactly_as_json_would() -> None:
     every seat's message of a played deal, Russian text, integer keys, and what orjson refuses."""
     messages: list[dict[str, object]] = [
         event_message(r.state, r.seq, r.kind, r.payload, seat)
-        for r in _play(40) for seat in (0, 1, 2, None)]
-    messages += [{"type": "chat", "text": "Вист! «пас» — 6♠ 10♥ \\ \" \n", "seq": 7},
-                 {"since": {1: "2026-12-01T08:00:00+00:00"}, "n": [1.5, -0.25, None, True]},
-                 {"big": 2 ** 70}]
+        for r in _play(40)
+        for seat in (0, 1, 2, None)
+    ]
+    messages += [
+        {"type": "chat", "text": 'Вист! «пас» — 6♠ 10♥ \\ " \n', "seq": 7},
+        {"since": {1: "2026-12-01T08:00:00+00:00"}, "n": [1.5, -0.25, None, True]},
+        {"big": 2**70},
+    ]
     for message in messages:
         assert dumps(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
@@ -191,8 +208,9 @@ async def test_what_a_turn_gives_a_socket_goes_out_in_one_write_without_a_task()
     in one turn of the loop (an event, then the command's ack) are written together at the
     end of that turn: one write, no writer task, nothing left queued."""
     socket = PausingSocket(takes=100)
-    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
-                      send_nowait=socket.send_nowait)
+    conn = Connection(
+        socket, table_id=1, member_id=1, seat=0, name="x", send_nowait=socket.send_nowait
+    )
     for i in range(3):
         assert conn.send({"type": "heartbeat", "seq": i})
     assert conn.queued == 3 and socket.writes == []  # not yet: the turn is not over
@@ -209,8 +227,15 @@ async def test_a_paused_socket_queues_in_order_and_a_stuck_one_is_dropped() -> N
     the writer (later ones behind them, even if the socket would take them again: order is
     kept); a client that never reads again is dropped (4008) when the queue is full."""
     socket = PausingSocket(takes=1)
-    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x", queue_limit=4,
-                      send_nowait=socket.send_nowait)
+    conn = Connection(
+        socket,
+        table_id=1,
+        member_id=1,
+        seat=0,
+        name="x",
+        queue_limit=4,
+        send_nowait=socket.send_nowait,
+    )
     conn.send({"type": "heartbeat", "seq": 0})
     await asyncio.sleep(0)
     conn.send({"type": "heartbeat", "seq": 1})
@@ -233,6 +258,7 @@ async def test_a_paused_socket_queues_in_order_and_a_stuck_one_is_dropped() -> N
 async def test_a_failing_send_now_falls_back_to_the_writer() -> None:
     """A send-now that raises (the socket died under it) leaves the messages to the writer,
     whose send finds out and drops the connection."""
+
     class Dead(StuckSocket):
         def send_nowait(self, texts: list[str]) -> bool:
             raise RuntimeError("transport closed")
@@ -241,8 +267,9 @@ async def test_a_failing_send_now_falls_back_to_the_writer() -> None:
             raise ConnectionError("gone")
 
     socket = Dead()
-    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
-                      send_nowait=socket.send_nowait)
+    conn = Connection(
+        socket, table_id=1, member_id=1, seat=0, name="x", send_nowait=socket.send_nowait
+    )
     assert conn.send({"type": "heartbeat"})
     await asyncio.wait_for(conn.closed.wait(), 2)
     assert conn.close_code == CLOSE_TOO_SLOW
@@ -252,8 +279,9 @@ async def test_a_flush_writes_the_turn_before_a_close() -> None:
     """An error sent just before the server closes the socket (``session_ended``) is written:
     the flush does not wait for the end of the turn."""
     socket = PausingSocket(takes=100)
-    conn = Connection(socket, table_id=1, member_id=1, seat=0, name="x",
-                      send_nowait=socket.send_nowait)
+    conn = Connection(
+        socket, table_id=1, member_id=1, seat=0, name="x", send_nowait=socket.send_nowait
+    )
     conn.send({"type": "error", "seq": 7})
     await conn.flush()
     assert socket.seqs() == [[7]]

@@ -24,33 +24,49 @@ BASE = datetime(2027, 3, 1, 16, 0, tzinfo=UTC)
 _starts = itertools.count()
 
 
-async def club_table(sessions: async_sessionmaker[AsyncSession],
-                     players: int = 3) -> tuple[int, datetime]:
+async def club_table(
+    sessions: async_sessionmaker[AsyncSession], players: int = 3
+) -> tuple[int, datetime]:
     """A club table seated ten minutes before its session starts (R-S1 refuses its deal)."""
     starts = BASE + timedelta(days=next(_starts))
     prefix = f"fd-{uuid.uuid4().hex[:8]}"
     async with session_scope(sessions) as db:
-        session = ClubSession(starts_at=starts, ends_at=starts + timedelta(hours=3, minutes=15),
-                              extra=True)
+        session = ClubSession(
+            starts_at=starts, ends_at=starts + timedelta(hours=3, minutes=15), extra=True
+        )
         db.add(session)
         await db.flush()
-        seats = [await make_member(db, f"{prefix}-{i}", f"Player {prefix} {i}",
-                                   starts - timedelta(hours=1), bot=False)
-                 for i in range(players)]
-        table = await create_table(db, seat_member_ids=[s.member_id for s in seats],
-                                   club_session_id=session.id, practice=False,
-                                   now=starts - timedelta(minutes=10))
+        seats = [
+            await make_member(
+                db, f"{prefix}-{i}", f"Player {prefix} {i}", starts - timedelta(hours=1), bot=False
+            )
+            for i in range(players)
+        ]
+        table = await create_table(
+            db,
+            seat_member_ids=[s.member_id for s in seats],
+            club_session_id=session.id,
+            practice=False,
+            now=starts - timedelta(minutes=10),
+        )
         return table.id, starts
 
 
 async def deals_started(sessions: async_sessionmaker[AsyncSession], table_id: int) -> int:
     async with sessions() as db:
-        return int(await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id, TableEvent.kind == "deal_started")) or 0)
+        return int(
+            await db.scalar(
+                select(func.count())
+                .select_from(TableEvent)
+                .where(TableEvent.table_id == table_id, TableEvent.kind == "deal_started")
+            )
+            or 0
+        )
 
 
 async def test_r_s1_a_club_table_seated_early_waits_then_deals_once_at_the_start(
-        sessions: async_sessionmaker[AsyncSession]) -> None:
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
     table_id, starts = await club_table(sessions)
     async with sessions() as db:
         state = await rebuild(db, table_id)
@@ -63,10 +79,17 @@ async def test_r_s1_a_club_table_seated_early_waits_then_deals_once_at_the_start
     # 24 triggers at once (each its own transaction and connection; some with a process
     # cache, as a hub would call it): one deal.
     caches = [StateCache(owner=f"p{i}") for i in range(3)]
-    results = await asyncio.gather(*(
-        deal_first(sessions, caches[i % 3] if i % 2 else None, table_id,
-                   starts + timedelta(seconds=i % 4))
-        for i in range(24)))
+    results = await asyncio.gather(
+        *(
+            deal_first(
+                sessions,
+                caches[i % 3] if i % 2 else None,
+                table_id,
+                starts + timedelta(seconds=i % 4),
+            )
+            for i in range(24)
+        )
+    )
     assert sum(results) == 1
     assert await deals_started(sessions, table_id) == 1
     async with sessions() as db:
@@ -80,7 +103,8 @@ async def test_r_s1_a_club_table_seated_early_waits_then_deals_once_at_the_start
 
 
 async def test_a_finished_or_ended_session_table_is_not_dealt(
-        sessions: async_sessionmaker[AsyncSession]) -> None:
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
     """R-S3: after the session's end (or once the table is closed) no first deal starts."""
     table_id, starts = await club_table(sessions)
     late = starts + timedelta(hours=3, minutes=16)

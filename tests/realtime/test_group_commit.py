@@ -60,36 +60,56 @@ async def _next_move(sessions: Sessions, table_id: int) -> tuple[int, dict[str, 
     return seat, rules.legal_json(state.deal, seat)[0]
 
 
-async def _mover(sessions: Sessions, committer: GroupCommit | None, table_id: int,
-                 members: list[int], cid: str, wrong_seat: bool = False) -> Any:
+async def _mover(
+    sessions: Sessions,
+    committer: GroupCommit | None,
+    table_id: int,
+    members: list[int],
+    cid: str,
+    wrong_seat: bool = False,
+) -> Any:
     """The table's next move (read now) as an ``execute`` call to await later."""
     seat, move = await _next_move(sessions, table_id)
     if wrong_seat:
         seat = (seat + 1) % 3
-    return execute(sessions, None, table_id=table_id, member_id=members[seat], seat=seat,
-                   name="p", command={**move, "id": cid, "seq": 2}, now=NOW,
-                   committer=committer)
+    return execute(
+        sessions,
+        None,
+        table_id=table_id,
+        member_id=members[seat],
+        seat=seat,
+        name="p",
+        command={**move, "id": cid, "seq": 2},
+        now=NOW,
+        committer=committer,
+    )
 
 
 async def _stored(sessions: Sessions, table_id: int) -> tuple[int, int]:
     """(events, command rows) of a table."""
     async with sessions() as db:
-        events = await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id))
-        commands = await db.scalar(select(func.count()).select_from(TableCommand).where(
-            TableCommand.table_id == table_id))
+        events = await db.scalar(
+            select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+        )
+        commands = await db.scalar(
+            select(func.count()).select_from(TableCommand).where(TableCommand.table_id == table_id)
+        )
     return int(events or 0), int(commands or 0)
 
 
 def _commits(wire: Wire) -> int:
     with wire.path.open(errors="replace") as handle:
         handle.seek(wire.mark)
-        return sum(1 for line in handle if line.startswith("F") and "\tQuery\t" in line
-                   and "COMMIT" in line)
+        return sum(
+            1
+            for line in handle
+            if line.startswith("F") and "\tQuery\t" in line and "COMMIT" in line
+        )
 
 
 async def test_moves_of_tables_that_arrive_together_share_one_commit(
-        traced: tuple[Sessions, Wire], kept: list[GroupCommit]) -> None:
+    traced: tuple[Sessions, Wire], kept: list[GroupCommit]
+) -> None:
     """Four tables' moves sent in the same loop turn: one transaction, one COMMIT on the
     wire, every move applied and stored (with its command id) when its call returns."""
     sessions, wire = traced
@@ -98,10 +118,22 @@ async def test_moves_of_tables_that_arrive_together_share_one_commit(
     committer = _committer(kept, sessions)
     cache = StateCache()
     wire.start()
-    results = await asyncio.gather(*(
-        execute(sessions, cache, table_id=t, member_id=members[seat], seat=seat, name="p",
-                command={**move, "id": f"g{i}", "seq": 2}, now=NOW, committer=committer)
-        for i, ((t, members), (seat, move)) in enumerate(zip(tables, moves, strict=True))))
+    results = await asyncio.gather(
+        *(
+            execute(
+                sessions,
+                cache,
+                table_id=t,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command={**move, "id": f"g{i}", "seq": 2},
+                now=NOW,
+                committer=committer,
+            )
+            for i, ((t, members), (seat, move)) in enumerate(zip(tables, moves, strict=True))
+        )
+    )
     assert [r.seq for r in results] == [3, 3, 3, 3]
     assert not any(r.duplicate for r in results)
     assert (committer.batches, committer.units, committer.fallbacks) == (1, 4, 0)
@@ -112,14 +144,17 @@ async def test_moves_of_tables_that_arrive_together_share_one_commit(
 
 
 async def test_a_refused_command_in_the_group_leaves_the_others_alone(
-        sessions: Sessions, kept: list[GroupCommit]) -> None:
+    sessions: Sessions, kept: list[GroupCommit]
+) -> None:
     """A move out of turn at one table (refused before anything was written) does not roll
     back the two other tables' moves committed with it: one batch, no fallback."""
     (a, ma), (b, mb), (c, mc) = [await _table(sessions) for _ in range(3)]
     committer = _committer(kept, sessions)
-    calls = [await _mover(sessions, committer, a, ma, "bad", wrong_seat=True),
-             await _mover(sessions, committer, b, mb, "ok-b"),
-             await _mover(sessions, committer, c, mc, "ok-c")]
+    calls = [
+        await _mover(sessions, committer, a, ma, "bad", wrong_seat=True),
+        await _mover(sessions, committer, b, mb, "ok-b"),
+        await _mover(sessions, committer, c, mc, "ok-c"),
+    ]
     outcomes = await asyncio.gather(*calls, return_exceptions=True)
     refused, ok_b, ok_c = outcomes
     assert isinstance(refused, CommandRejected), refused
@@ -132,7 +167,8 @@ async def test_a_refused_command_in_the_group_leaves_the_others_alone(
 
 
 async def test_a_failing_unit_rolls_back_alone_and_the_others_commit(
-        sessions: Sessions, kept: list[GroupCommit]) -> None:
+    sessions: Sessions, kept: list[GroupCommit]
+) -> None:
     """A unit that hits a database error, and one refused *after* it wrote, roll the shared
     transaction back; every unit then runs alone: the two moves are committed, the failing
     units' writes are not, and each failing caller gets its own error."""
@@ -146,11 +182,16 @@ async def test_a_failing_unit_rolls_back_alone_and_the_others_commit(
         await db.execute(text("UPDATE tables SET deadline_seq = -1 WHERE id = :id"), {"id": a})
         raise CommandRejected("not_now", "refused after a write")
 
-    moves = [await _mover(sessions, committer, b, mb, "ok-b"),
-             await _mover(sessions, committer, c, mc, "ok-c")]
-    outcomes = await asyncio.gather(committer.run(a, division),
-                                    committer.run(a, write_then_refuse), *moves,
-                                    return_exceptions=True)
+    moves = [
+        await _mover(sessions, committer, b, mb, "ok-b"),
+        await _mover(sessions, committer, c, mc, "ok-c"),
+    ]
+    outcomes = await asyncio.gather(
+        committer.run(a, division),
+        committer.run(a, write_then_refuse),
+        *moves,
+        return_exceptions=True,
+    )
     assert isinstance(outcomes[0], DBAPIError), outcomes[0]
     assert isinstance(outcomes[1], CommandRejected), outcomes[1]
     assert [o.seq for o in outcomes[2:] if isinstance(o, CommandResult)] == [3, 3]
@@ -161,17 +202,28 @@ async def test_a_failing_unit_rolls_back_alone_and_the_others_commit(
         assert (await db.get(Table, a)).deadline_seq != -1  # type: ignore[union-attr]
 
 
-async def test_twins_in_one_batch_apply_once(sessions: Sessions,
-                                             kept: list[GroupCommit]) -> None:
+async def test_twins_in_one_batch_apply_once(sessions: Sessions, kept: list[GroupCommit]) -> None:
     """Twenty copies of one command in one group: the first is applied, the others see its
     command row in the shared transaction and are answered as duplicates with its seq."""
     table_id, members = await _table(sessions)
     seat, move = await _next_move(sessions, table_id)
     committer = _committer(kept, sessions)
-    results = await asyncio.gather(*(
-        execute(sessions, None, table_id=table_id, member_id=members[seat], seat=seat,
-                name="p", command={**move, "id": "twin", "seq": 2}, now=NOW,
-                committer=committer) for _ in range(20)))
+    results = await asyncio.gather(
+        *(
+            execute(
+                sessions,
+                None,
+                table_id=table_id,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command={**move, "id": "twin", "seq": 2},
+                now=NOW,
+                committer=committer,
+            )
+            for _ in range(20)
+        )
+    )
     assert [r.seq for r in results] == [3] * 20
     assert sum(not r.duplicate for r in results) == 1
     assert committer.batches == 1
@@ -179,7 +231,8 @@ async def test_twins_in_one_batch_apply_once(sessions: Sessions,
 
 
 async def test_a_stale_move_tried_in_one_statement_leaves_the_group_alone(
-        sessions: Sessions, kept: list[GroupCommit]) -> None:
+    sessions: Sessions, kept: list[GroupCommit]
+) -> None:
     """Our cache says table A is at seq 3, another process moved it to 4: A's one-statement
     write writes nothing, the ordinary path refuses it (``stale_seq``) — and B's move in the
     same group commits without a fallback (the conditional write counted as no write)."""
@@ -187,19 +240,54 @@ async def test_a_stale_move_tried_in_one_statement_leaves_the_group_alone(
     ours, theirs = StateCache(), StateCache()
     for table_id, members in ((a, ma), (b, mb)):
         seat, move = await _next_move(sessions, table_id)
-        await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
-                      name="p", command={**move, "id": "warm", "seq": 2}, now=NOW)
+        await execute(
+            sessions,
+            ours,
+            table_id=table_id,
+            member_id=members[seat],
+            seat=seat,
+            name="p",
+            command={**move, "id": "warm", "seq": 2},
+            now=NOW,
+        )
     seat_a, move_a = await _next_move(sessions, a)
-    await execute(sessions, theirs, table_id=a, member_id=ma[seat_a], seat=seat_a, name="p",
-                  command={**move_a, "id": "theirs", "seq": 3}, now=NOW)
+    await execute(
+        sessions,
+        theirs,
+        table_id=a,
+        member_id=ma[seat_a],
+        seat=seat_a,
+        name="p",
+        command={**move_a, "id": "theirs", "seq": 3},
+        now=NOW,
+    )
     seat_b, move_b = await _next_move(sessions, b)
     committer = _committer(kept, sessions)
     stale, moved = await asyncio.gather(
-        execute(sessions, ours, table_id=a, member_id=ma[seat_a], seat=seat_a, name="p",
-                command={**move_a, "id": "ours", "seq": 3}, now=NOW, committer=committer),
-        execute(sessions, ours, table_id=b, member_id=mb[seat_b], seat=seat_b, name="p",
-                command={**move_b, "id": "b", "seq": 3}, now=NOW, committer=committer),
-        return_exceptions=True)
+        execute(
+            sessions,
+            ours,
+            table_id=a,
+            member_id=ma[seat_a],
+            seat=seat_a,
+            name="p",
+            command={**move_a, "id": "ours", "seq": 3},
+            now=NOW,
+            committer=committer,
+        ),
+        execute(
+            sessions,
+            ours,
+            table_id=b,
+            member_id=mb[seat_b],
+            seat=seat_b,
+            name="p",
+            command={**move_b, "id": "b", "seq": 3},
+            now=NOW,
+            committer=committer,
+        ),
+        return_exceptions=True,
+    )
     assert isinstance(stale, CommandRejected) and stale.code == "stale_seq", stale
     assert isinstance(moved, CommandResult) and moved.seq == 4
     assert (committer.batches, committer.units, committer.fallbacks) == (1, 2, 0)

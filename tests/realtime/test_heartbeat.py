@@ -17,8 +17,12 @@ async def test_tables_take_turns_for_the_heartbeat() -> None:
     """With a 2-second interval, half the tables hear in the first second and the other half
     in the next: a thousand tables' heartbeats never go out in one turn of the event loop."""
     engine = create_async_engine("postgresql+psycopg://nobody@/nowhere")  # never connected
-    hub = Hub(async_sessionmaker(engine), "", FrozenClock(datetime(2026, 12, 1, tzinfo=UTC)),
-              heartbeat_interval=2.0)  # the heartbeat never touches the database
+    hub = Hub(
+        async_sessionmaker(engine),
+        "",
+        FrozenClock(datetime(2026, 12, 1, tzinfo=UTC)),
+        heartbeat_interval=2.0,
+    )  # the heartbeat never touches the database
     sockets: dict[int, Recorder] = {}
     for table_id in range(1, 11):
         channel = hub.channels[table_id] = TableChannel(table_id, seq=table_id)
@@ -31,7 +35,9 @@ async def test_tables_take_turns_for_the_heartbeat() -> None:
         assert len(first) == 5 and len({t % 2 for t in first}) == 1
         await asyncio.sleep(1.0)
         assert all(len(s.sent) == 1 for s in sockets.values())
-        assert all(s.sent[0] == {"type": "heartbeat", "seq": t, "time": s.sent[0]["time"]}
-                   for t, s in sockets.items())
+        assert all(
+            s.sent[0] == {"type": "heartbeat", "seq": t, "time": s.sent[0]["time"]}
+            for t, s in sockets.items()
+        )
     finally:
         task.cancel()

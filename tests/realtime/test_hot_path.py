@@ -38,8 +38,9 @@ Sessions = async_sessionmaker[AsyncSession]
 
 async def _table(sessions: Sessions, timer: int | None = None) -> tuple[int, list[int]]:
     async with session_scope(sessions) as db:
-        table_id, seats = await make_bot_table(db, f"hp-{uuid.uuid4().hex[:8]}", 3, NOW,
-                                               move_timer_seconds=timer)
+        table_id, seats = await make_bot_table(
+            db, f"hp-{uuid.uuid4().hex[:8]}", 3, NOW, move_timer_seconds=timer
+        )
     return table_id, [s.member_id for s in seats]
 
 
@@ -61,20 +62,33 @@ async def test_a_move_costs_at_most_five_round_trips(traced: tuple[Sessions, Wir
     for n in range(3):  # warm up: the cache holds the state, the statements are prepared
         seat, move = await _next_move(sessions, table_id)
         wire.start()
-        result = await execute(sessions, cache, table_id=table_id, member_id=members[seat],
-                               seat=seat, name="p", command={**move, "id": f"m{n}"}, now=NOW)
+        result = await execute(
+            sessions,
+            cache,
+            table_id=table_id,
+            member_id=members[seat],
+            seat=seat,
+            name="p",
+            command={**move, "id": f"m{n}"},
+            now=NOW,
+        )
         assert not result.duplicate and result.seq == 3 + n
     trips = wire.round_trips()
-    assert len(trips) <= 5, wire.path.read_text(errors="replace")[wire.mark:][:6000]
+    assert len(trips) <= 5, wire.path.read_text(errors="replace")[wire.mark :][:6000]
     async with sessions() as db:
-        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id)) == 5
+        assert (
+            await db.scalar(
+                select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+            )
+            == 5
+        )
         stored = await db.get(TableCommand, (table_id, members[seat], "m2"))
         assert stored is not None and stored.seq == 5 and stored.response == {"seq": 5}
 
 
 async def test_a_timed_move_stores_its_deadline_in_the_same_round_trips(
-        traced: tuple[Sessions, Wire]) -> None:
+    traced: tuple[Sessions, Wire],
+) -> None:
     """With a move timer the deadline rides in the event's payload (issue 11: events and
     snapshots carry ``deadline_at``) — still one write, at most five round trips."""
     sessions, wire = traced
@@ -83,10 +97,18 @@ async def test_a_timed_move_stores_its_deadline_in_the_same_round_trips(
     for n in range(3):
         seat, move = await _next_move(sessions, table_id)
         wire.start()
-        result = await execute(sessions, cache, table_id=table_id, member_id=members[seat],
-                               seat=seat, name="p", command={**move, "id": f"t{n}"}, now=NOW)
+        result = await execute(
+            sessions,
+            cache,
+            table_id=table_id,
+            member_id=members[seat],
+            seat=seat,
+            name="p",
+            command={**move, "id": f"t{n}"},
+            now=NOW,
+        )
     trips = wire.round_trips()
-    assert len(trips) <= 5, wire.path.read_text(errors="replace")[wire.mark:][:6000]
+    assert len(trips) <= 5, wire.path.read_text(errors="replace")[wire.mark :][:6000]
     deadline = NOW + timedelta(seconds=30)
     assert result.state is not None and result.state.deadline_at == deadline.isoformat()
     async with sessions() as db:
@@ -108,8 +130,16 @@ async def test_twins_racing_for_the_lock_apply_once(sessions: Sessions) -> None:
     async def send(with_seq: bool) -> tuple[str, int]:
         command = {**move, "id": "twin", **({"seq": 2} if with_seq else {})}
         try:
-            result = await execute(sessions, None, table_id=table_id, member_id=members[seat],
-                                   seat=seat, name="p", command=command, now=NOW)
+            result = await execute(
+                sessions,
+                None,
+                table_id=table_id,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command=command,
+                now=NOW,
+            )
         except CommandRejected as exc:
             return exc.code, -1
         return ("duplicate" if result.duplicate else "applied"), result.seq
@@ -118,12 +148,17 @@ async def test_twins_racing_for_the_lock_apply_once(sessions: Sessions) -> None:
     assert sorted(outcomes).count(("applied", 3)) == 1, outcomes
     assert outcomes.count(("duplicate", 3)) == 19, outcomes
     async with sessions() as db:
-        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id)) == 3
+        assert (
+            await db.scalar(
+                select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+            )
+            == 3
+        )
 
 
 async def test_a_move_decided_in_advance_costs_four_round_trips(
-        traced: tuple[Sessions, Wire]) -> None:
+    traced: tuple[Sessions, Wire],
+) -> None:
     """With the state at the client's ``seq`` in the cache, a move that leaves the deal going
     is one statement (lock if still at that seq + event + version + command id + NOTIFY):
     checkout ping, BEGIN, that statement, COMMIT — and it is stored as the long path stores
@@ -134,13 +169,20 @@ async def test_a_move_decided_in_advance_costs_four_round_trips(
     for n in range(4):
         seat, move = await _next_move(sessions, table_id)
         wire.start()
-        result = await execute(sessions, cache, table_id=table_id, member_id=members[seat],
-                               seat=seat, name="p", command={**move, "id": f"f{n}",
-                                                             "seq": 2 + n}, now=NOW)
+        result = await execute(
+            sessions,
+            cache,
+            table_id=table_id,
+            member_id=members[seat],
+            seat=seat,
+            name="p",
+            command={**move, "id": f"f{n}", "seq": 2 + n},
+            now=NOW,
+        )
         assert not result.duplicate and result.seq == 3 + n
         assert result.events and result.events[0].seq == 3 + n
     trips = wire.round_trips()
-    assert len(trips) <= 4, wire.path.read_text(errors="replace")[wire.mark:][:6000]
+    assert len(trips) <= 4, wire.path.read_text(errors="replace")[wire.mark :][:6000]
     async with sessions() as db:
         replayed = await rebuild(db, table_id)
         version = await db.scalar(select(Table.version).where(Table.id == table_id))
@@ -151,28 +193,65 @@ async def test_a_move_decided_in_advance_costs_four_round_trips(
 
 
 async def test_a_move_decided_in_advance_falls_back_when_the_table_moved(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     """The cache says seq 3, but another process moved the table on to 4: the one-statement
     write finds the version changed, writes nothing, and the ordinary path refuses the
     command with ``stale_seq``; its twin id, sent again, is answered as a duplicate."""
     table_id, members = await _table(sessions)
     ours, theirs = StateCache(), StateCache()
     seat, move = await _next_move(sessions, table_id)
-    await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
-                  name="p", command={**move, "id": "a", "seq": 2}, now=NOW)
+    await execute(
+        sessions,
+        ours,
+        table_id=table_id,
+        member_id=members[seat],
+        seat=seat,
+        name="p",
+        command={**move, "id": "a", "seq": 2},
+        now=NOW,
+    )
     seat, move = await _next_move(sessions, table_id)
-    await execute(sessions, theirs, table_id=table_id, member_id=members[seat], seat=seat,
-                  name="p", command={**move, "id": "b", "seq": 3}, now=NOW)
+    await execute(
+        sessions,
+        theirs,
+        table_id=table_id,
+        member_id=members[seat],
+        seat=seat,
+        name="p",
+        command={**move, "id": "b", "seq": 3},
+        now=NOW,
+    )
     with pytest.raises(CommandRejected) as refused:
-        await execute(sessions, ours, table_id=table_id, member_id=members[seat], seat=seat,
-                      name="p", command={**move, "id": "c", "seq": 3}, now=NOW)
+        await execute(
+            sessions,
+            ours,
+            table_id=table_id,
+            member_id=members[seat],
+            seat=seat,
+            name="p",
+            command={**move, "id": "c", "seq": 3},
+            now=NOW,
+        )
     assert refused.value.code == "stale_seq"
-    again = await execute(sessions, ours, table_id=table_id, member_id=members[seat],
-                          seat=seat, name="p", command={**move, "id": "b", "seq": 3}, now=NOW)
+    again = await execute(
+        sessions,
+        ours,
+        table_id=table_id,
+        member_id=members[seat],
+        seat=seat,
+        name="p",
+        command={**move, "id": "b", "seq": 3},
+        now=NOW,
+    )
     assert again.duplicate and again.seq == 4
     async with sessions() as db:
-        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id)) == 4
+        assert (
+            await db.scalar(
+                select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+            )
+            == 4
+        )
 
 
 async def test_twins_of_a_move_decided_in_advance_apply_once(sessions: Sessions) -> None:
@@ -181,24 +260,48 @@ async def test_twins_of_a_move_decided_in_advance_apply_once(sessions: Sessions)
     table_id, members = await _table(sessions)
     cache = StateCache()
     seat, move = await _next_move(sessions, table_id)
-    await execute(sessions, cache, table_id=table_id, member_id=members[seat], seat=seat,
-                  name="p", command={**move, "id": "warm", "seq": 2}, now=NOW)
+    await execute(
+        sessions,
+        cache,
+        table_id=table_id,
+        member_id=members[seat],
+        seat=seat,
+        name="p",
+        command={**move, "id": "warm", "seq": 2},
+        now=NOW,
+    )
     seat, move = await _next_move(sessions, table_id)
-    results = await asyncio.gather(*(
-        execute(sessions, cache, table_id=table_id, member_id=members[seat], seat=seat,
-                name="p", command={**move, "id": "twin", "seq": 3}, now=NOW)
-        for _ in range(20)))
+    results = await asyncio.gather(
+        *(
+            execute(
+                sessions,
+                cache,
+                table_id=table_id,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command={**move, "id": "twin", "seq": 3},
+                now=NOW,
+            )
+            for _ in range(20)
+        )
+    )
     assert [r.seq for r in results] == [4] * 20
     assert sum(not r.duplicate for r in results) == 1
     async with sessions() as db:
-        assert await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id)) == 4
+        assert (
+            await db.scalar(
+                select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+            )
+            == 4
+        )
 
 
 async def _notes_of(live_db: str, action: Any) -> list[str]:
     """The ``prefclub_tables`` payloads PostgreSQL delivers while ``action`` runs."""
-    async with await psycopg.AsyncConnection.connect(libpq_url(live_db),
-                                                     autocommit=True) as listener:
+    async with await psycopg.AsyncConnection.connect(
+        libpq_url(live_db), autocommit=True
+    ) as listener:
         await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
         await action()
         return [n.payload async for n in listener.notifies(timeout=2.0, stop_after=1)]
@@ -212,7 +315,8 @@ async def _settled(hub: Hub) -> None:
 
 
 async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
-        live_db: str, traced: tuple[Sessions, Wire]) -> None:
+    live_db: str, traced: tuple[Sessions, Wire]
+) -> None:
     """Another process's events are folded from the NOTIFY payload (no read of the log); the
     note of a command this hub applied itself is ignored (its caller publishes the events)."""
     sessions, wire = traced
@@ -227,8 +331,16 @@ async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
         seat, move = await _next_move(sessions, table_id)
 
         async def remote() -> None:
-            await execute(sessions, other, table_id=table_id, member_id=members[seat],
-                          seat=seat, name="p", command={**move, "id": "r1"}, now=NOW)
+            await execute(
+                sessions,
+                other,
+                table_id=table_id,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command={**move, "id": "r1"},
+                now=NOW,
+            )
 
         [note] = await _notes_of(live_db, remote)
         assert note.startswith(f"{table_id}:3:another-process|")
@@ -247,8 +359,16 @@ async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
         seat, move = await _next_move(sessions, table_id)
 
         async def local() -> None:
-            await execute(sessions, hub.cache, table_id=table_id, member_id=members[seat],
-                          seat=seat, name="p", command={**move, "id": "l1"}, now=NOW)
+            await execute(
+                sessions,
+                hub.cache,
+                table_id=table_id,
+                member_id=members[seat],
+                seat=seat,
+                name="p",
+                command={**move, "id": "l1"},
+                now=NOW,
+            )
 
         [note] = await _notes_of(live_db, local)
         assert note.startswith(f"{table_id}:4:{hub.process_id}|")
@@ -267,7 +387,8 @@ def test_a_note_parses_with_and_without_its_events() -> None:
     assert parse_note("7:12") == Note(7, 12)
     assert parse_note("7:12:") == Note(7, 12)
     assert parse_note('7:12:p-1|[{"seq":12,"kind":"chat","payload":{"text":"hi"}}]') == Note(
-        7, 12, "p-1", ({"seq": 12, "kind": "chat", "payload": {"text": "hi"}},))
+        7, 12, "p-1", ({"seq": 12, "kind": "chat", "payload": {"text": "hi"}},)
+    )
     with pytest.raises(ValueError):
         parse_note("7:x")
 

@@ -34,40 +34,64 @@ async def _members(db: AsyncSession, n: int) -> list[int]:
     ids = []
     for _ in range(n):
         tag = uuid.uuid4().hex[:10]
-        m = Member(login=f"rec{tag}", display_name=f"R {tag}", role=Role.member,
-                   password_hash="x", must_change_password=False, active=True, is_bot=False)
+        m = Member(
+            login=f"rec{tag}",
+            display_name=f"R {tag}",
+            role=Role.member,
+            password_hash="x",
+            must_change_password=False,
+            active=True,
+            is_bot=False,
+        )
         db.add(m)
         await db.flush()
         ids.append(m.id)
     return ids
 
 
-async def _recorded(sessions: Sessions, *, target: int = 50, mode: str = "recorded",
-                    scorer: bool = False) -> tuple[int, list[int], int | None]:
+async def _recorded(
+    sessions: Sessions, *, target: int = 50, mode: str = "recorded", scorer: bool = False
+) -> tuple[int, list[int], int | None]:
     async with session_scope(sessions) as db:
         seats = await _members(db, 3)
         chosen = (await _members(db, 1))[0] if scorer else None
-        table = await create_table(db, seat_member_ids=list(seats), practice=True,
-                                   target=target, mode=mode, scorer_member_id=chosen, now=NOW)
+        table = await create_table(
+            db,
+            seat_member_ids=list(seats),
+            practice=True,
+            target=target,
+            mode=mode,
+            scorer_member_id=chosen,
+            now=NOW,
+        )
         return table.id, seats, chosen
 
 
-async def _enter(sessions: Sessions, table_id: int, member: int, deal_no: int,
-                 deal: dict[str, Any]) -> recording.Entered:
+async def _enter(
+    sessions: Sessions, table_id: int, member: int, deal_no: int, deal: dict[str, Any]
+) -> recording.Entered:
     async with session_scope(sessions) as db:
         return await recording.enter_deal(db, table_id, member, deal_no, deal, NOW)
 
 
-async def _correct(sessions: Sessions, table_id: int, member: int, deal_no: int,
-                   deal: dict[str, Any]) -> recording.Entered:
+async def _correct(
+    sessions: Sessions, table_id: int, member: int, deal_no: int, deal: dict[str, Any]
+) -> recording.Entered:
     async with session_scope(sessions) as db:
         return await recording.correct_deal(db, table_id, member, deal_no, deal, NOW)
 
 
 async def _kinds(sessions: Sessions, table_id: int) -> list[str]:
     async with sessions() as db:
-        return list((await db.scalars(select(TableEvent.kind).where(
-            TableEvent.table_id == table_id).order_by(TableEvent.seq))).all())
+        return list(
+            (
+                await db.scalars(
+                    select(TableEvent.kind)
+                    .where(TableEvent.table_id == table_id)
+                    .order_by(TableEvent.seq)
+                )
+            ).all()
+        )
 
 
 async def _view(sessions: Sessions, table_id: int) -> dict[str, Any]:
@@ -79,15 +103,21 @@ PASSED = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "pas
 
 
 async def test_a_recorded_table_deals_nothing_and_scores_entries_like_a_live_deal(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     table_id, seats, _ = await _recorded(sessions)
     assert await _kinds(sessions, table_id) == ["pulka_started"]
     view = await _view(sessions, table_id)
     assert view["deal_no"] == 0 and view["next_dealer"] == 0 and view["min_level"] == 6
     assert {c["rule"] for c in view["catalogue"]} == {f"R-X{i}" for i in range(1, 12)}
-    deal = {"type": "game", "declarer": 1, "contract": "7H",
-            "defence": {"2": "whist", "0": "pass"}, "tricks": {"1": 6, "2": 3, "0": 1},
-            "penalties": [{"seat": 0, "rule": "talon_seen"}]}
+    deal = {
+        "type": "game",
+        "declarer": 1,
+        "contract": "7H",
+        "defence": {"2": "whist", "0": "pass"},
+        "tricks": {"1": 6, "2": 3, "0": 1},
+        "penalties": [{"seat": 0, "rule": "talon_seen"}],
+    }
     done = await _enter(sessions, table_id, seats[2], 0, deal)
     assert done.kind == "recorded_deal" and done.data["outcome"]["dealer"] == 0  # proposed
     fresh = Pulka.new(3, first_dealer=0, target=50)
@@ -100,16 +130,30 @@ async def test_a_recorded_table_deals_nothing_and_scores_entries_like_a_live_dea
         assert row is not None and row.deals == 1 and row.sheet == live.sheet.to_json()
 
 
-@pytest.mark.parametrize(("deal", "field"), [
-    ({"type": "pass_out", "tricks": {"0": 5, "1": 3, "2": 3}}, "tricks"),
-    ({"type": "game", "declarer": 1, "contract": "6S", "defence": {"2": "whist", "0": "pass"},
-      "tricks": {"1": 6, "2": 2, "0": 2}}, "defence"),  # Stalingrad: both whist (R-W6)
-    ({**PASSED, "penalties": [{"seat": 0, "rule": "anything at all", "hill": -500}]},
-     "penalties"),
-    ({**PASSED, "dealer": 2}, "dealer"),
-])
+@pytest.mark.parametrize(
+    ("deal", "field"),
+    [
+        ({"type": "pass_out", "tricks": {"0": 5, "1": 3, "2": 3}}, "tricks"),
+        (
+            {
+                "type": "game",
+                "declarer": 1,
+                "contract": "6S",
+                "defence": {"2": "whist", "0": "pass"},
+                "tricks": {"1": 6, "2": 2, "0": 2},
+            },
+            "defence",
+        ),  # Stalingrad: both whist (R-W6)
+        (
+            {**PASSED, "penalties": [{"seat": 0, "rule": "anything at all", "hill": -500}]},
+            "penalties",
+        ),
+        ({**PASSED, "dealer": 2}, "dealer"),
+    ],
+)
 async def test_an_invalid_entry_is_refused_and_changes_nothing(
-        sessions: Sessions, deal: dict[str, Any], field: str) -> None:
+    sessions: Sessions, deal: dict[str, Any], field: str
+) -> None:
     table_id, seats, _ = await _recorded(sessions)
     with pytest.raises(RecordingError) as info:
         await _enter(sessions, table_id, seats[0], 0, deal)
@@ -132,7 +176,8 @@ async def test_who_may_enter(sessions: Sessions) -> None:
 
 
 async def test_corrections_until_the_next_entry_first_free_then_fined_by_size(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     table_id, seats, _ = await _recorded(sessions)
     scorer = seats[0]  # seat 0 scores; his wrong entries are charged to him (R-X11)
     # Deal 0 entered as 8♥ (pool 6), corrected to 7♥ (pool 4): over-entry 2, the first: free.
@@ -179,8 +224,13 @@ async def test_disputes_and_the_end_of_the_pulka(sessions: Sessions) -> None:
     assert info.value.code == "no_such_deal"
     for deal_no, declarer in enumerate((1, 2, 0)):
         calls = {str(s): "pass" for s in range(3) if s != declarer}
-        await _enter(sessions, table_id, seats[0], deal_no,
-                     {"type": "game", "declarer": declarer, "contract": "7C", "defence": calls})
+        await _enter(
+            sessions,
+            table_id,
+            seats[0],
+            deal_no,
+            {"type": "game", "declarer": declarer, "contract": "7C", "defence": calls},
+        )
     async with session_scope(sessions) as db:
         done = await recording.dispute_deal(db, table_id, seats[1], 2, "  it was 7♠  ")
     assert done.data == {"deal_no": 2, "seat": 1, "name": done.data["name"], "text": "it was 7♠"}

@@ -28,23 +28,43 @@ Sessions = async_sessionmaker[AsyncSession]
 
 async def _table(sessions: Sessions, players: int = 3, **kwargs: object) -> tuple[int, list[Seat]]:
     async with session_scope(sessions) as db:
-        return await make_bot_table(db, f"rt-{uuid.uuid4().hex[:8]}", players, NOW,
-                                    **kwargs)  # type: ignore[arg-type]
+        return await make_bot_table(db, f"rt-{uuid.uuid4().hex[:8]}", players, NOW, **kwargs)  # type: ignore[arg-type]
 
 
-async def _run(sessions: Sessions, table_id: int, seats: list[Seat], seat: int | None,
-               command: dict[str, object], cache: StateCache | None = None,
-               now: datetime = NOW) -> int:
+async def _run(
+    sessions: Sessions,
+    table_id: int,
+    seats: list[Seat],
+    seat: int | None,
+    command: dict[str, object],
+    cache: StateCache | None = None,
+    now: datetime = NOW,
+) -> int:
     member = seats[seat].member_id if seat is not None else seats[0].member_id
-    result = await execute(sessions, cache, table_id=table_id, member_id=member, seat=seat,
-                           name=f"seat {seat}", command=command, now=now)
+    result = await execute(
+        sessions,
+        cache,
+        table_id=table_id,
+        member_id=member,
+        seat=seat,
+        name=f"seat {seat}",
+        command=command,
+        now=now,
+    )
     return result.seq
 
 
 async def _events(sessions: Sessions, table_id: int) -> list[TableEvent]:
     async with sessions() as db:
-        return list((await db.scalars(select(TableEvent).where(
-            TableEvent.table_id == table_id).order_by(TableEvent.seq))).all())
+        return list(
+            (
+                await db.scalars(
+                    select(TableEvent)
+                    .where(TableEvent.table_id == table_id)
+                    .order_by(TableEvent.seq)
+                )
+            ).all()
+        )
 
 
 async def test_create_table_opens_the_pulka_and_deals(sessions: Sessions) -> None:
@@ -66,23 +86,53 @@ async def test_create_table_refuses_bad_settings(sessions: Sessions) -> None:
     ids: list[int | None] = [s.member_id for s in seats]
     async with session_scope(sessions) as db:
         with pytest.raises(TableSetupError):
-            await create_table(db, seat_member_ids=ids[:2], preset="club", practice=True,
-                               club_session_id=None, target=20, first_dealer=0)
+            await create_table(
+                db,
+                seat_member_ids=ids[:2],
+                preset="club",
+                practice=True,
+                club_session_id=None,
+                target=20,
+                first_dealer=0,
+            )
         with pytest.raises(TableSetupError):
-            await create_table(db, seat_member_ids=[ids[0], ids[0], ids[1]], preset="club",
-                               practice=True, club_session_id=None, target=20, first_dealer=0)
+            await create_table(
+                db,
+                seat_member_ids=[ids[0], ids[0], ids[1]],
+                preset="club",
+                practice=True,
+                club_session_id=None,
+                target=20,
+                first_dealer=0,
+            )
         with pytest.raises(TableSetupError):
-            await create_table(db, seat_member_ids=ids, preset="moscow", practice=True,
-                               club_session_id=None, target=20, first_dealer=0)
+            await create_table(
+                db,
+                seat_member_ids=ids,
+                preset="moscow",
+                practice=True,
+                club_session_id=None,
+                target=20,
+                first_dealer=0,
+            )
 
 
 async def test_a_repeated_command_id_is_answered_again_never_applied_twice(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     table_id, seats = await _table(sessions)
     cut = {"id": "same", "type": "cut", "position": 9}
     assert await _run(sessions, table_id, seats, 2, {**cut, "seq": 2}) == 3
-    result = await execute(sessions, None, table_id=table_id, member_id=seats[2].member_id,
-                           seat=2, name="x", command={**cut, "seq": 2}, now=NOW)
+    result = await execute(
+        sessions,
+        None,
+        table_id=table_id,
+        member_id=seats[2].member_id,
+        seat=2,
+        name="x",
+        command={**cut, "seq": 2},
+        now=NOW,
+    )
     assert result.duplicate and result.seq == 3
     assert len(await _events(sessions, table_id)) == 3
     async with sessions() as db:
@@ -112,12 +162,15 @@ async def test_refused_commands_change_nothing(sessions: Sessions) -> None:
 async def test_table_talk_only_between_deals(sessions: Sessions) -> None:  # R-W12
     table_id, seats = await _table(sessions)
     cache = StateCache()
-    assert await _run(sessions, table_id, seats, 0, {"id": "h", "type": "chat",
-                                                     "text": "удачи"}, cache) == 3
+    assert (
+        await _run(
+            sessions, table_id, seats, 0, {"id": "h", "type": "chat", "text": "удачи"}, cache
+        )
+        == 3
+    )
     await _run(sessions, table_id, seats, 2, {"id": "c", "type": "cut", "position": 8}, cache)
     with pytest.raises(CommandRejected) as info:
-        await _run(sessions, table_id, seats, 1, {"id": "t", "type": "chat", "text": "пас"},
-                   cache)
+        await _run(sessions, table_id, seats, 1, {"id": "t", "type": "chat", "text": "пас"}, cache)
     assert info.value.code == "chat_closed"
     async with sessions() as db:
         rebuilt = await rebuild(db, table_id)
@@ -125,8 +178,9 @@ async def test_table_talk_only_between_deals(sessions: Sessions) -> None:  # R-W
     assert [line.text for line in rebuilt.chat] == ["удачи"]
 
 
-async def test_chat_is_rate_limited_per_member(sessions: Sessions,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_chat_is_rate_limited_per_member(
+    sessions: Sessions, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table_id, seats = await _table(sessions)  # deal 1 is not cut: table talk is open
     for i in range(table_commands.CHAT_RATE_LINES):
         await _run(sessions, table_id, seats, 0, {"id": f"r{i}", "type": "chat", "text": "ну"})
@@ -134,9 +188,16 @@ async def test_chat_is_rate_limited_per_member(sessions: Sessions,
         await _run(sessions, table_id, seats, 0, {"id": "r-over", "type": "chat", "text": "ну!"})
     assert info.value.code == "chat_rate" and "at most 5 in 10 seconds" in info.value.message
     # A repeated id is answered again (not counted); another member still talks.
-    again = await execute(sessions, None, table_id=table_id, member_id=seats[0].member_id,
-                          seat=0, name="x", command={"id": "r0", "type": "chat", "text": "ну"},
-                          now=NOW)
+    again = await execute(
+        sessions,
+        None,
+        table_id=table_id,
+        member_id=seats[0].member_id,
+        seat=0,
+        name="x",
+        command={"id": "r0", "type": "chat", "text": "ну"},
+        now=NOW,
+    )
     assert again.duplicate
     await _run(sessions, table_id, seats, 1, {"id": "other", "type": "chat", "text": "тише"})
     events = await _events(sessions, table_id)
@@ -147,16 +208,16 @@ async def test_chat_is_rate_limited_per_member(sessions: Sessions,
     await _run(sessions, table_id, seats, 0, {"id": "r-later", "type": "chat", "text": "вот"})
 
 
-async def test_a_move_deadline_fires_once_across_competing_processes(
-        sessions: Sessions) -> None:
+async def test_a_move_deadline_fires_once_across_competing_processes(sessions: Sessions) -> None:
     table_id, _seats = await _table(sessions, move_timer_seconds=30)
     async with sessions() as db:
         table = await db.get(Table, table_id)
         assert table is not None and table.deadline_at == NOW + timedelta(seconds=30)
     assert not await fire_deadline(sessions, None, table_id, NOW + timedelta(seconds=5))
     later = NOW + timedelta(seconds=31)
-    fired = await asyncio.gather(*(fire_deadline(sessions, None, table_id, later)
-                                   for _ in range(4)))
+    fired = await asyncio.gather(
+        *(fire_deadline(sessions, None, table_id, later) for _ in range(4))
+    )
     assert sorted(fired) == [False, False, False, True]
     events = await _events(sessions, table_id)
     assert events[-1].kind == "action" and events[-1].payload["auto"] is True
@@ -186,8 +247,9 @@ async def test_close_pulka_settles_and_exports_once(sessions: Sessions) -> None:
     async with sessions() as db:
         table = await db.get(Table, table_id)
         assert table is not None and table.status == "finished"
-        count = await db.scalar(select(func.count()).select_from(TableEvent).where(
-            TableEvent.table_id == table_id))
+        count = await db.scalar(
+            select(func.count()).select_from(TableEvent).where(TableEvent.table_id == table_id)
+        )
         assert count == 3
 
 
@@ -240,8 +302,7 @@ async def test_a_table_rebuilt_from_the_next_deals_checkpoint_still_shows_the_la
     assert snapshot["table"]["last_deal"] == snapshot_message(live, 0)["table"]["last_deal"]
 
 
-async def test_a_closed_tables_abandoned_deal_shows_no_player_to_move(
-        sessions: Sessions) -> None:
+async def test_a_closed_tables_abandoned_deal_shows_no_player_to_move(sessions: Sessions) -> None:
     """docs/protocol.md §2.1: after ``pulka_ended`` a deal that was still running (here: not
     even cut) is shown as ``abandoned`` — nobody is to move, nothing is legal, no card is
     revealed that was hidden (no ``reveal``: it never ended)."""
@@ -268,7 +329,8 @@ async def test_a_closed_tables_abandoned_deal_shows_no_player_to_move(
 
 
 async def test_every_engine_action_is_a_live_command_the_misere_invitation_too(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     """R-B9 at a four-player table over the live command path: the forehand invites the dealer
     to a misère and the dealer accepts. These were documented but refused as unknown commands
     until the server took its command list from the codec."""
@@ -287,8 +349,11 @@ async def test_every_engine_action_is_a_live_command_the_misere_invitation_too(
     assert forehand == 1
     assert {"type": "invite_misere"} in legal_json(state.deal, forehand)
     await _run(sessions, table_id, seats, forehand, {"id": "inv", "type": "invite_misere"})
-    await _run(sessions, table_id, seats, 0,
-               {"id": "ans", "type": "answer_invitation", "accept": True})
-    kinds = [(e.kind, (e.payload.get("action") or {}).get("type"))
-             for e in await _events(sessions, table_id)]
+    await _run(
+        sessions, table_id, seats, 0, {"id": "ans", "type": "answer_invitation", "accept": True}
+    )
+    kinds = [
+        (e.kind, (e.payload.get("action") or {}).get("type"))
+        for e in await _events(sessions, table_id)
+    ]
     assert ("action", "invite_misere") in kinds and ("action", "answer_invitation") in kinds, kinds

@@ -16,8 +16,9 @@ async def test_tables_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
 
     refused = await anna_client.post("/api/tables", json={"seats": seats, "practice": False})
     assert refused.status_code == 403
-    made = await admin.post("/api/tables", json={"seats": seats, "practice": False,
-                                                 "target": 10, "first_dealer": 1})
+    made = await admin.post(
+        "/api/tables", json={"seats": seats, "practice": False, "target": 10, "first_dealer": 1}
+    )
     assert made.status_code == 201, made.text
     table = made.json()
     assert table["seq"] == 2 and table["status"] == "playing" and table["players"] == 3
@@ -35,11 +36,11 @@ async def test_tables_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     watching = (await outsider.get(f"/api/tables/{table['id']}/state")).json()
     assert watching["seat"] is None and watching["legal"] == []
 
-    timer = await anna_client.patch(f"/api/tables/{table['id']}/timer",
-                                    json={"move_timer_seconds": 20})
+    timer = await anna_client.patch(
+        f"/api/tables/{table['id']}/timer", json={"move_timer_seconds": 20}
+    )
     assert timer.status_code == 403  # a club table: admins only
-    timer = await admin.patch(f"/api/tables/{table['id']}/timer",
-                              json={"move_timer_seconds": 20})
+    timer = await admin.patch(f"/api/tables/{table['id']}/timer", json={"move_timer_seconds": 20})
     assert timer.status_code == 200 and timer.json()["deadline_at"] is not None
 
     assert (await anna_client.post(f"/api/tables/{table['id']}/close", json={})).status_code == 403

@@ -24,10 +24,12 @@ TIMER = 30
 
 
 async def test_every_expired_timer_plays_the_rules_default_move(
-        sessions: async_sessionmaker[AsyncSession]) -> None:
+    sessions: async_sessionmaker[AsyncSession],
+) -> None:
     async with session_scope(sessions) as db:
-        table_id, _ = await make_bot_table(db, f"to-{uuid.uuid4().hex[:8]}", 3, NOW,
-                                           move_timer_seconds=TIMER)
+        table_id, _ = await make_bot_table(
+            db, f"to-{uuid.uuid4().hex[:8]}", 3, NOW, move_timer_seconds=TIMER
+        )
     commands = TableCommands()
     now = NOW
     fired = []
@@ -46,9 +48,15 @@ async def test_every_expired_timer_plays_the_rules_default_move(
         now += timedelta(seconds=TIMER + 1)
         assert await commands.fire_deadline(sessions, None, table_id, now)
         async with sessions() as db:
-            event = (await db.scalars(select(TableEvent).where(TableEvent.table_id == table_id)
-                                      .where(TableEvent.kind == "action")
-                                      .order_by(TableEvent.seq.desc()).limit(1))).one()
+            event = (
+                await db.scalars(
+                    select(TableEvent)
+                    .where(TableEvent.table_id == table_id)
+                    .where(TableEvent.kind == "action")
+                    .order_by(TableEvent.seq.desc())
+                    .limit(1)
+                )
+            ).one()
         assert event.payload["auto"] is True and event.payload["seat"] == mover
         assert event.payload["action"] == action_to_json(expected)
         fired.append(event.payload["action"])

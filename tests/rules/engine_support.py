@@ -175,8 +175,10 @@ def brute_value(
                 lead_suit = nt[0][1] >> 3
                 best, win = -1, -1
                 for p, c in nt:
-                    key = 100 + c if trump is not None and c >> 3 == trump else (
-                        c if c >> 3 == lead_suit else -1
+                    key = (
+                        100 + c
+                        if trump is not None and c >> 3 == trump
+                        else (c if c >> 3 == lead_suit else -1)
                     )
                     if key > best:
                         best, win = key, p

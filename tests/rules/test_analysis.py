@@ -39,8 +39,9 @@ def test_misere_catch_agrees_with_the_reference() -> None:
     """R-W10: the fewest tricks the defenders can force equals the reference's, per seat."""
     hands, _, declarer, misere = solver_deals(5)[4]
     assert misere
-    facts = DealFacts(active=(0, 1, 2), dealt={0: hands[0], 1: hands[1], 2: hands[2]},
-                      talon=(), kind="pass_out")
+    facts = DealFacts(
+        active=(0, 1, 2), dealt={0: hands[0], 1: hands[1], 2: hands[2]}, talon=(), kind="pass_out"
+    )
     result = analyse_deal(facts)
     forced = _reference_best_tricks(hands, 0, (), None, declarer, True)
     assert result["misere"][str(declarer)] == {"tricks": forced, "caught": forced >= 1}
@@ -64,8 +65,9 @@ def test_best_discard_is_the_best_of_every_discard() -> None:
     assert ties == sum(v == best for v in values.values())
 
 
-def _random_play(rng: random.Random, hands: list[int], trump: int | None,
-                 leader: int) -> list[tuple[tuple[int, int], ...]]:
+def _random_play(
+    rng: random.Random, hands: list[int], trump: int | None, leader: int
+) -> list[tuple[tuple[int, int], ...]]:
     """Play the hands out with random legal cards; tricks as ``(position, card)``."""
     tricks = []
     while hands[0]:
@@ -82,20 +84,33 @@ def _random_play(rng: random.Random, hands: list[int], trump: int | None,
     return tricks
 
 
-def _reference_marks(hands: Hands, tricks: list[tuple[tuple[int, int], ...]], trump: int | None,
-                     declarer: int, misere: bool) -> list[tuple[int, list[str]]]:
+def _reference_marks(
+    hands: Hands,
+    tricks: list[tuple[tuple[int, int], ...]],
+    trump: int | None,
+    declarer: int,
+    misere: bool,
+) -> list[tuple[int, list[str]]]:
     """(loss, better cards) of every card, by the reference solver from first principles."""
     current = list(hands)
     taken = [0, 0, 0]
     out = []
 
-    def total(hs: list[int], leader: int, trick: tuple[tuple[int, int], ...],
-              won: list[int]) -> int:
+    def total(
+        hs: list[int], leader: int, trick: tuple[tuple[int, int], ...], won: list[int]
+    ) -> int:
         return won[declarer] + _reference_best_tricks(
-            (hs[0], hs[1], hs[2]), leader, trick, trump, declarer, misere)
+            (hs[0], hs[1], hs[2]), leader, trick, trump, declarer, misere
+        )
 
-    def play(hs: list[int], leader: int, trick: tuple[tuple[int, int], ...], won: list[int],
-             position: int, card: int) -> int:
+    def play(
+        hs: list[int],
+        leader: int,
+        trick: tuple[tuple[int, int], ...],
+        won: list[int],
+        position: int,
+        card: int,
+    ) -> int:
         hs = list(hs)
         hs[position] ^= 1 << card
         played = (*trick, (position, card))
@@ -132,8 +147,10 @@ def test_card_marks_agree_with_the_reference(seed: int) -> None:
     size = 4
     deck = list(range(32))
     rng.shuffle(deck)
-    hands: Hands = tuple(sum(1 << c for c in deck[p * size:(p + 1) * size])  # type: ignore[assignment]
-                         for p in range(3))
+    hands: Hands = tuple(
+        sum(1 << c for c in deck[p * size : (p + 1) * size])  # type: ignore[assignment]
+        for p in range(3)
+    )
     misere = seed % 3 == 2
     trump = None if misere else rng.choice([None, 0, 1, 2, 3])
     declarer = rng.randrange(3)
@@ -141,10 +158,15 @@ def test_card_marks_agree_with_the_reference(seed: int) -> None:
     seats = (4, 5, 6)  # seats are not positions: the analysis maps them
     contract = "misere" if misere else f"6{'NT' if trump is None else 'SCDH'[trump]}"
     facts = DealFacts(
-        active=seats, dealt={seats[p]: hands[p] for p in range(3)}, talon=(),
-        kind="misere" if misere else "game", declarer=seats[declarer], contract=contract,
+        active=seats,
+        dealt={seats[p]: hands[p] for p in range(3)},
+        talon=(),
+        kind="misere" if misere else "game",
+        declarer=seats[declarer],
+        contract=contract,
         tricks=[[(seats[p], c) for p, c in t] for t in tricks],
-        winners=[seats[trick_winner(t, t[0][1] >> 3, trump)] for t in tricks])
+        winners=[seats[trick_winner(t, t[0][1] >> 3, trump)] for t in tricks],
+    )
     result = analyse_deal(facts)
     expected = _reference_marks(hands, tricks, trump, declarer, misere)
     got = [(m["loss"], sorted(m["better"])) for m in result["plays"]]
@@ -152,17 +174,24 @@ def test_card_marks_agree_with_the_reference(seed: int) -> None:
     assert result["plays_complete"] is True
     assert [m["seat"] for m in result["plays"]] == [seats[p] for t in tricks for p, _ in t]
     assert result["contract"]["tricks"] == _reference_best_tricks(
-        hands, 0, (), trump, declarer, misere)
+        hands, 0, (), trump, declarer, misere
+    )
 
 
 def test_a_known_mistake_is_marked_minus_one_with_the_better_card() -> None:
     """A game in spades (R-W7): the declarer holds J♠ 7♠ A♣ against 10♠. Leading the 7♠ lets
     the 10♠ win (the others hold no spade); J♠ or A♣ first takes all three tricks."""
     dealt = {0: _mask("7S", "JS", "AC"), 1: _mask("10S", "JC", "JH"), 2: _mask("7C", "9C", "QD")}
-    facts = DealFacts(active=(0, 1, 2), dealt=dealt, talon=(), kind="game", declarer=0,
-                      contract="6S",
-                      tricks=[[(0, parse_card("7S")), (1, parse_card("10S")),
-                               (2, parse_card("7C"))]], winners=[1])
+    facts = DealFacts(
+        active=(0, 1, 2),
+        dealt=dealt,
+        talon=(),
+        kind="game",
+        declarer=0,
+        contract="6S",
+        tricks=[[(0, parse_card("7S")), (1, parse_card("10S")), (2, parse_card("7C"))]],
+        winners=[1],
+    )
     result = analyse_deal(facts)
     assert result["contract"]["tricks"] == 3 and result["contract"]["taken"] == 0
     first, second, third = result["plays"]
@@ -178,8 +207,8 @@ def test_pass_out_minimum_from_the_third_trick() -> None:
     deck = list(range(32))
     rng.shuffle(deck)
     size = 4
-    hands = [sum(1 << c for c in deck[p * size:(p + 1) * size]) for p in range(3)]
-    talon = [c for c in deck[3 * size:] if any(h >> (c & ~7) & 255 for h in hands)][:2]
+    hands = [sum(1 << c for c in deck[p * size : (p + 1) * size]) for p in range(3)]
+    talon = [c for c in deck[3 * size :] if any(h >> (c & ~7) & 255 for h in hands)][:2]
     tricks = []
     winners = []
     for talon_card in talon:  # the talon card leads; players follow its suit if they can
@@ -195,16 +224,24 @@ def test_pass_out_minimum_from_the_third_trick() -> None:
     rest = _random_play(rng, list(hands), None, 0)
     tricks += [list(t) for t in rest]
     winners += [trick_winner(t, t[0][1] >> 3, None) for t in rest]
-    dealt = {p: sum(1 << c for c in deck[p * size:(p + 1) * size]) for p in range(3)}
-    facts = DealFacts(active=(0, 1, 2), dealt=dealt, talon=tuple(talon), kind="pass_out",
-                      tricks=tricks, winners=winners)
+    dealt = {p: sum(1 << c for c in deck[p * size : (p + 1) * size]) for p in range(3)}
+    facts = DealFacts(
+        active=(0, 1, 2),
+        dealt=dealt,
+        talon=tuple(talon),
+        kind="pass_out",
+        tricks=tricks,
+        winners=winners,
+    )
     result = analyse_deal(facts)
     for p in range(3):
         talon_won = sum(w == p for w in winners[:2])
         held = talon_won + _reference_best_tricks(after_talon, 0, (), None, p, True)
-        assert result["pass_out"][str(p)] == {"held_to": held,
-                                              "taken": sum(w == p for w in winners),
-                                              "talon_tricks": talon_won}
+        assert result["pass_out"][str(p)] == {
+            "held_to": held,
+            "taken": sum(w == p for w in winners),
+            "talon_tricks": talon_won,
+        }
     assert len(result["plays"]) == 3 * len(rest)
     assert all(m["trick"] >= 3 for m in result["plays"])
 
@@ -214,12 +251,20 @@ def test_a_conceded_game_is_analysed_as_its_game() -> None:
     best discard; nothing was played, so nothing is taken or marked."""
     dealt = {0: _mask("7S", "JS"), 1: _mask("10S", "JC"), 2: _mask("7C", "9C")}
     talon = (parse_card("AS"), parse_card("8D"))
-    facts = DealFacts(active=(0, 1, 2), dealt=dealt, talon=talon, kind="conceded", declarer=0,
-                      contract="6S", discard=_mask("AS", "JS"))
+    facts = DealFacts(
+        active=(0, 1, 2),
+        dealt=dealt,
+        talon=talon,
+        kind="conceded",
+        declarer=0,
+        contract="6S",
+        discard=_mask("AS", "JS"),
+    )
     result = analyse_deal(facts)
     kept = _mask("7S", "8D")
     assert result["contract"]["tricks"] == _reference_best_tricks(
-        (kept, dealt[1], dealt[2]), 0, (), 0, 0)
+        (kept, dealt[1], dealt[2]), 0, (), 0, 0
+    )
     assert result["contract"]["taken"] is None and result["plays"] == []
     # every kept pair takes both tricks except 7♠ 8♦ (the 7♠ falls to the 10♠); the first of
     # the five best discards, lowest cards first, is 7♠ J♠

@@ -39,9 +39,9 @@ def _after_opening(players: int = 3) -> Pulka:
     return pulka
 
 
-def _dark_pass_out(dealer: int, tricks: dict[int, int], open_passes: tuple[int, ...] = ()) -> (
-    DealOutcome
-):
+def _dark_pass_out(
+    dealer: int, tricks: dict[int, int], open_passes: tuple[int, ...] = ()
+) -> DealOutcome:
     """A pass-out after a dark pass; ``open_passes``: who passed openly (R-A1: no bomb)."""
     return dataclasses.replace(
         pass_out(dealer, tricks), marks=DARK | seat_marks("open_passes", open_passes)
@@ -250,7 +250,13 @@ def test_a21_the_spit_on_a_dark_game_on_a_bomb_is_written_without_either() -> No
     spat = game(0, 1, "7H", {2: "pass", 0: "pass"}, marks=DARK, talon_returned=True)
     pulka, entries = pulka.record(spat)
     assert [(e.seat, e.column, e.amount, e.on, e.rule) for e in entries][-1] == (
-        1, "whists", 4, 0, "A-21")
+        1,
+        "whists",
+        4,
+        0,
+        "A-21",
+    )
     assert [(e.seat, e.column, e.amount) for e in entries if e.column == "pool"] == [
-        (1, "pool", 16)]
+        (1, "pool", 16)
+    ]
     assert pulka.seat_marks()[1] == {"bombs": 2, "next_game": 4}

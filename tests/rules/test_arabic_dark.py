@@ -223,16 +223,27 @@ def test_a10_a11_dark_calls_and_picking_up_round_trip_as_json() -> None:
 def test_a10_a11_dark_records_are_refused_where_dark_calls_are_not_played() -> None:
     """A-10, A-11: ``"dark": true`` only under ``dark_calls`` (the arabic preset)."""
     with pytest.raises(InvalidRecordError, match="dark"):
-        new(SOCHI).record(game(0, 1, "6H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2},
-                               marks=frozenset({"dark"})))
+        new(SOCHI).record(
+            game(
+                0, 1, "6H", {2: "whist", 0: "whist"}, {1: 6, 2: 2, 0: 2}, marks=frozenset({"dark"})
+            )
+        )
 
 
-DARK_RECORD: dict[str, Any] = arabic_record([
-    {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}, "dark": True},
-    {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-     "defence": {"2": "whist", "0": "whist"}, "tricks": {"1": 7, "2": 2, "0": 1},
-     "dark": True},
-])
+DARK_RECORD: dict[str, Any] = arabic_record(
+    [
+        {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}, "dark": True},
+        {
+            "dealer": 0,
+            "type": "game",
+            "declarer": 1,
+            "contract": "7H",
+            "defence": {"2": "whist", "0": "whist"},
+            "tricks": {"1": 7, "2": 2, "0": 1},
+            "dark": True,
+        },
+    ]
+)
 
 
 def test_a10_a11_prefclub_score_rescores_dark_deals() -> None:

@@ -88,12 +88,18 @@ def test_a12_a_game_without_the_talon_is_played_as_bid_with_the_talon_closed() -
 def test_a13_misere_is_overbid_by_nine_misere_without_talon_by_nine_without_talon() -> None:
     """A-13: "Мизер перебивается девятерной, мизер без прикупа — девятерной без прикупа"."""
     state = bids(start(LAYOUT, LAYOUT_TALON, conventions=ARABIC), "misere")
-    second = {a.call if isinstance(a.call, str) else str(a.call)
-              for a in legal_actions(state, 2) if isinstance(a, Bid)}
+    second = {
+        a.call if isinstance(a.call, str) else str(a.call)
+        for a in legal_actions(state, 2)
+        if isinstance(a, Bid)
+    }
     assert {"misere_bp", "9S", "9SBP"} <= second and "8NTBP" not in second
     state, _ = apply(state, Bid(2, "misere_bp"))
-    third = {a.call if isinstance(a.call, str) else str(a.call)
-             for a in legal_actions(state, 0) if isinstance(a, Bid)}
+    third = {
+        a.call if isinstance(a.call, str) else str(a.call)
+        for a in legal_actions(state, 0)
+        if isinstance(a, Bid)
+    }
     assert "9S" not in third and "misere" not in third and "9SBP" in third
     club = start(LAYOUT, LAYOUT_TALON)
     assert Bid(1, "misere_bp") not in legal_actions(club, 1)
@@ -141,8 +147,7 @@ def test_a19_the_dealer_invited_to_halves_accepts_and_the_inviter_bids_any_game(
 
 
 @pytest.mark.parametrize("conventions", [ARABIC, Conventions()])
-def test_a19_r_b9_no_partner_when_another_seat_wins_the_auction(
-        conventions: Conventions) -> None:
+def test_a19_r_b9_no_partner_when_another_seat_wins_the_auction(conventions: Conventions) -> None:
     """A-19, R-B9: the dealer's agreement binds only the inviter's game: outbid, no halves."""
     state = start4(conventions=conventions)
     state, _ = apply(state, InviteMisere(1))
@@ -172,11 +177,16 @@ def test_a14_pass_half_whist_and_a_lone_whister_chooses_open_or_closed() -> None
     assert state.phase == "defence"
     state, _ = apply(state, Defend(2, "pass"))
     assert {a.call for a in legal_actions(state, 0) if isinstance(a, Defend)} == {
-        "whist", "pass", "half"}
+        "whist",
+        "pass",
+        "half",
+    }
     state, _ = apply(state, Defend(0, "whist"))
     assert state.phase == "play_mode" and state.to_move == 0
     assert {a.mode for a in legal_actions(state, 0) if isinstance(a, ChoosePlay)} == {
-        "open", "closed"}
+        "open",
+        "closed",
+    }
 
 
 def test_a17_a_misere_is_caught_open_and_its_hands_are_shown_after_the_deal() -> None:

@@ -28,13 +28,20 @@ def test_a26_the_first_ace_sits_first_and_deals_the_second_sits_next() -> None:
     assert seating.seats == ("boris", "anna", "vera") and seating.dealer == 0
     assert seating.seat_record == {
         "rule": "A-26",
-        "draws": [{"player": "anna", "card": "7S"}, {"player": "boris", "card": "AD"},
-                  {"player": "vera", "card": "KC"}, {"player": "anna", "card": "AH"}],
+        "draws": [
+            {"player": "anna", "card": "7S"},
+            {"player": "boris", "card": "AD"},
+            {"player": "vera", "card": "KC"},
+            {"player": "anna", "card": "AH"},
+        ],
         "seats": ["boris", "anna", "vera"],
     }
     assert seating.dealer_record["steps"] == [
-        {"seat": 1, "card": "7S"}, {"seat": 0, "card": "AD"},
-        {"seat": 2, "card": "KC"}, {"seat": 1, "card": "AH"}]
+        {"seat": 1, "card": "7S"},
+        {"seat": 0, "card": "AD"},
+        {"seat": 2, "card": "KC"},
+        {"seat": 1, "card": "AH"},
+    ]
     assert seating.dealer_record["dealer"] == 0
 
 

@@ -32,8 +32,9 @@ DARK = frozenset({"dark"})
 def _on_his_bomb(*penalties: Penalty) -> list[tuple[int, str, Fraction, str]]:
     """The writes of seat 1's 7♥ on ×2 with ``penalties``: (seat, column, amount, rule)."""
     pulka = new(NO_OPENING, first_dealer=0)
-    dark = dataclasses.replace(pass_out(0, {1: 4, 2: 3, 0: 3}), marks=DARK | seat_marks(
-        "open_passes", ()))
+    dark = dataclasses.replace(
+        pass_out(0, {1: 4, 2: 3, 0: 3}), marks=DARK | seat_marks("open_passes", ())
+    )
     pulka, _ = pulka.record(dark)
     assert pulka.seat_marks()[1] == {"bombs": 1, "next_game": 2}
     seven = game(0, 1, "7H", {2: "whist", 0: "whist"}, {1: 7, 2: 2, 0: 1}, penalties=penalties)
@@ -41,8 +42,11 @@ def _on_his_bomb(*penalties: Penalty) -> list[tuple[int, str, Fraction, str]]:
     return [(e.seat, e.column, e.amount, e.rule) for e in entries]
 
 
-GAME_ON_X2 = [(1, "pool", Fraction(8), "R-P1"), (2, "whists", Fraction(16), "R-P1"),
-              (0, "whists", Fraction(8), "R-P1")]
+GAME_ON_X2 = [
+    (1, "pool", Fraction(8), "R-P1"),
+    (2, "whists", Fraction(16), "R-P1"),
+    (0, "whists", Fraction(8), "R-P1"),
+]
 """The 7♥ itself × 2: pool 4 × 2; seat 2's 2 tricks × 4 × 2, seat 0's 1 × 4 × 2."""
 
 
@@ -56,7 +60,9 @@ def test_a23_an_off_suit_discard_writes_the_game_times_the_bomb() -> None:
 def test_a24_a_proven_pledge_writes_the_game_on_his_bomb_an_unprovable_one_nothing() -> None:
     """A-24: the declarer's proven pledge: 4 × 2 = 8 into his hill; unprovable: nothing."""
     assert _on_his_bomb(penalty(1, "pledge_proven")) == [
-        *GAME_ON_X2, (1, "hill", Fraction(8), "A-24")]
+        *GAME_ON_X2,
+        (1, "hill", Fraction(8), "A-24"),
+    ]
     assert _on_his_bomb(penalty(1, "pledge_unproven")) == GAME_ON_X2
 
 
@@ -70,12 +76,28 @@ def test_004s_penalties_are_the_arabic_rule_sets_and_charge_a_seat_that_played()
     charged one (he played no card)."""
     club = new(Conventions.preset_named("club"))
     with pytest.raises(InvalidRecordError, match="unknown penalty 'off_suit_discard'"):
-        club.record(game(0, 1, "7H", {2: "whist", 0: "pass"}, {1: 7, 2: 2, 0: 1},
-                         penalties=(penalty(0, "off_suit_discard"),)))
+        club.record(
+            game(
+                0,
+                1,
+                "7H",
+                {2: "whist", 0: "pass"},
+                {1: 7, 2: 2, 0: 1},
+                penalties=(penalty(0, "off_suit_discard"),),
+            )
+        )
     four = Pulka.new(4, conventions=NO_OPENING, target=100, first_dealer=0)
     with pytest.raises(InvalidRecordError, match="A-23"):
-        four.record(game(0, 1, "6C", {2: "whist", 3: "whist"}, {1: 6, 2: 2, 3: 2},
-                         penalties=(penalty(0, "off_suit_discard"),)))
+        four.record(
+            game(
+                0,
+                1,
+                "6C",
+                {2: "whist", 3: "whist"},
+                {1: 6, 2: 2, 3: 2},
+                penalties=(penalty(0, "off_suit_discard"),),
+            )
+        )
 
 
 def test_prefclub_score_writes_004s_penalties() -> None:

@@ -156,7 +156,8 @@ def test_a16_failed_nothing_is_written_short_costs_the_convention_amount() -> No
     assert entries == []
     _, entries = pulka.record(_preferans({1: 9, 2: 1, 0: 0}, short=True))  # type: ignore[arg-type]
     assert [(e.seat, e.column, e.amount, e.rule) for e in entries] == [
-        (1, "hill", Fraction(30), "A-16")]
+        (1, "hill", Fraction(30), "A-16")
+    ]
     other = new(NO_OPENING.with_overrides({"preferans_short_hill": 50}))
     _, entries = other.record(_preferans({1: 9, 2: 1, 0: 0}, short=True))  # type: ignore[arg-type]
     assert entries[0].amount == 50
@@ -174,14 +175,29 @@ def test_a16_records_are_refused_where_preferans_is_not_played() -> None:
 def test_a16_prefclub_score_rescores_a_made_preferans() -> None:
     """A-16: a 7♥ made by seat 1 with whists on him, then his "преферанс" made: pool 20, hill 0,
     no whists on him; the record's ``"preferans": true`` is all the scorer needs."""
-    record = arabic_record([
-        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-         "defence": {"2": "whist", "0": "pass"}, "play": "closed",
-         "tricks": {"1": 6, "2": 3, "0": 1}},
-        {"dealer": 1, "type": "game", "declarer": 1, "contract": "10NT",
-         "defence": {"2": "pass", "0": "pass"}, "play": "closed",
-         "tricks": {"1": 10, "2": 0, "0": 0}, "preferans": True},
-    ])
+    record = arabic_record(
+        [
+            {
+                "dealer": 0,
+                "type": "game",
+                "declarer": 1,
+                "contract": "7H",
+                "defence": {"2": "whist", "0": "pass"},
+                "play": "closed",
+                "tricks": {"1": 6, "2": 3, "0": 1},
+            },
+            {
+                "dealer": 1,
+                "type": "game",
+                "declarer": 1,
+                "contract": "10NT",
+                "defence": {"2": "pass", "0": "pass"},
+                "play": "closed",
+                "tricks": {"1": 10, "2": 0, "0": 0},
+                "preferans": True,
+            },
+        ]
+    )
     out = io.StringIO()
     assert run_score("-", out, io.StringIO(json.dumps(record))) == 0
     sheet = json.loads(out.getvalue())["sheet"]

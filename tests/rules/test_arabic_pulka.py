@@ -149,16 +149,15 @@ def test_a6_caught_misere_keeps_the_deal_a_clean_one_passes_it() -> None:
 def test_a20_four_player_talon_bonus_is_flat_whists() -> None:
     """A-20: two aces in the talon: the dealer writes three whists on the declarer."""
     pulka = new(NO_OPENING, players=4, first_dealer=0)
-    pulka, entries = pulka.record(
-        game(0, 1, "6H", {2: "pass", 3: "pass"}, talon=("AS", "AH"))
-    )
+    pulka, entries = pulka.record(game(0, 1, "6H", {2: "pass", 3: "pass"}, talon=("AS", "AH")))
     assert writes(entries) == [(1, "pool", Fraction(2), None), (0, "whists", Fraction(3), 1)]
     assert entries[-1].rule == "A-20"
     assert whists(pulka)[0][1] == 3
 
 
-@pytest.mark.parametrize(("talon", "owed"), [(("AS", "KS"), 2), (("AD", "8C"), 1),
-                                             (("KC", "QC"), 1), (("KC", "QD"), 0)])
+@pytest.mark.parametrize(
+    ("talon", "owed"), [(("AS", "KS"), 2), (("AD", "8C"), 1), (("KC", "QC"), 1), (("KC", "QD"), 0)]
+)
 def test_a20_ace_king_two_an_ace_or_a_marriage_one(talon: tuple[str, str], owed: int) -> None:
     """A-20: ace-king of a suit 2, one ace 1, a marriage 1, anything else nothing."""
     pulka = new(NO_OPENING, players=4, first_dealer=0)
@@ -250,12 +249,24 @@ def test_a15_a_failed_checked_ten_writes_only_his_hill() -> None:
     assert ints(pulka.sheet.hill) == [0, 10, 0] and whists(pulka) == [[0] * 3] * 3
     older = new(NO_OPENING.with_overrides({"ten_consolation": True}))
     _, entries = older.record(failed)
-    assert writes(entries) == [(1, "hill", Fraction(10), None), (2, "whists", Fraction(10), 1),
-                               (0, "whists", Fraction(10), 1)]
-    record = arabic_record([{
-        "dealer": 0, "type": "game", "declarer": 1, "contract": "10NT",
-        "defence": {"2": "pass", "0": "pass"}, "play": "open", "tricks": {"1": 9, "2": 1, "0": 0},
-    }])
+    assert writes(entries) == [
+        (1, "hill", Fraction(10), None),
+        (2, "whists", Fraction(10), 1),
+        (0, "whists", Fraction(10), 1),
+    ]
+    record = arabic_record(
+        [
+            {
+                "dealer": 0,
+                "type": "game",
+                "declarer": 1,
+                "contract": "10NT",
+                "defence": {"2": "pass", "0": "pass"},
+                "play": "open",
+                "tricks": {"1": 9, "2": 1, "0": 0},
+            }
+        ]
+    )
     out = io.StringIO()
     assert run_score("-", out, io.StringIO(json.dumps(record))) == 0
     sheet = json.loads(out.getvalue())["sheet"]

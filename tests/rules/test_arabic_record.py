@@ -17,15 +17,23 @@ from tests.rules.conftest_scoring import arabic_record, game, ints, new
 
 ARABIC = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
 
-RECORD: dict[str, Any] = arabic_record([
-    {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}},
-    {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
-    {"dealer": 2, "type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}},
-    {"dealer": 0, "type": "pass_out", "tricks": {"1": 0, "2": 5, "0": 5}},
-    {"dealer": 0, "type": "game", "declarer": 1, "contract": "7H",
-     "defence": {"2": "pass", "0": "pass"}},
-    {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
-], opening_bombs=1)
+RECORD: dict[str, Any] = arabic_record(
+    [
+        {"dealer": 0, "type": "pass_out", "tricks": {"1": 4, "2": 3, "0": 3}},
+        {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
+        {"dealer": 2, "type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}},
+        {"dealer": 0, "type": "pass_out", "tricks": {"1": 0, "2": 5, "0": 5}},
+        {
+            "dealer": 0,
+            "type": "game",
+            "declarer": 1,
+            "contract": "7H",
+            "defence": {"2": "pass", "0": "pass"},
+        },
+        {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "0": 3, "1": 3}},
+    ],
+    opening_bombs=1,
+)
 
 
 def test_a1_a3_a5_prefclub_score_rescores_an_arabic_record() -> None:
@@ -77,8 +85,10 @@ def test_two_revokes_after_the_declarers_own_are_refused_not_crashing() -> None:
     "без трёх"; a second revoke fine in the same deal is an invalid record, not a crash."""
     pulka = new(first_dealer=1)
     outcome = game(1, 2, "7H", {0: "whist", 1: "pass"}, {2: 6, 0: 3, 1: 1})
-    outcome = dataclasses.replace(outcome, penalties=(
-        Penalty(seat=2, rule="late_revoke"), Penalty(seat=0, rule="late_revoke")))
+    outcome = dataclasses.replace(
+        outcome,
+        penalties=(Penalty(seat=2, rule="late_revoke"), Penalty(seat=0, rule="late_revoke")),
+    )
     with pytest.raises(InvalidRecordError) as err:
         pulka.record(outcome)
     assert err.value.field == "penalties"

@@ -33,12 +33,23 @@ def written(o: DealOutcome, players: int = 3) -> list[tuple[int, str, Fraction, 
     return [(e.seat, e.column, e.amount, e.rule) for e in entries]
 
 
-def game(contract: str, declarer: int, defence: dict[int, str], tricks: dict[int, int] | None,
-         dealer: int = 0) -> DealOutcome:
+def game(
+    contract: str,
+    declarer: int,
+    defence: dict[int, str],
+    tricks: dict[int, int] | None,
+    dealer: int = 0,
+) -> DealOutcome:
     level, strain = int(contract[0]), contract[1:]
-    return DealOutcome(dealer=dealer, kind="game", declarer=declarer,
-                       contract=Contract(level, strain),  # type: ignore[arg-type]
-                       defence=defence, play="closed" if tricks else None, tricks=tricks)
+    return DealOutcome(
+        dealer=dealer,
+        kind="game",
+        declarer=declarer,
+        contract=Contract(level, strain),  # type: ignore[arg-type]
+        defence=defence,
+        play="closed" if tricks else None,
+        tricks=tricks,
+    )
 
 
 def test_k9_an_unwhisted_game_is_written_off_at_its_suit_value() -> None:
@@ -96,14 +107,40 @@ def test_k4_k9_a_live_deal_scores_through_the_same_sheet() -> None:
     ("deal", "field"),
     [
         ({"dealer": 0, "type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}}, "type"),
-        ({"dealer": 0, "type": "misere", "declarer": 1, "tricks": {"1": 0, "2": 5, "0": 5}},
-         "type"),
-        ({"dealer": 0, "type": "game", "declarer": 1, "contract": "7S",
-          "defence": {"2": "pass", "0": "pass"}}, "contract"),
-        ({"dealer": 0, "type": "game", "declarer": 1, "contract": "6NT",
-          "defence": {"2": "pass", "0": "pass"}}, "contract"),
-        ({"dealer": 0, "type": "game", "declarer": 1, "contract": "6S",
-          "defence": {"2": "half", "0": "pass"}}, "defence"),
+        (
+            {"dealer": 0, "type": "misere", "declarer": 1, "tricks": {"1": 0, "2": 5, "0": 5}},
+            "type",
+        ),
+        (
+            {
+                "dealer": 0,
+                "type": "game",
+                "declarer": 1,
+                "contract": "7S",
+                "defence": {"2": "pass", "0": "pass"},
+            },
+            "contract",
+        ),
+        (
+            {
+                "dealer": 0,
+                "type": "game",
+                "declarer": 1,
+                "contract": "6NT",
+                "defence": {"2": "pass", "0": "pass"},
+            },
+            "contract",
+        ),
+        (
+            {
+                "dealer": 0,
+                "type": "game",
+                "declarer": 1,
+                "contract": "6S",
+                "defence": {"2": "half", "0": "pass"},
+            },
+            "defence",
+        ),
         ({"dealer": 0, "type": "redeal", "declarer": 1}, "type"),
     ],
 )
@@ -111,8 +148,14 @@ def test_k3_k6_k7_a_classic_record_refuses_what_the_old_rules_do_not_have(
     deal: dict[str, Any], field: str
 ) -> None:
     """K-3, K-6, K-7: no pass-out, misère, levels above six, no-trumps or half-whist."""
-    doc = {"format": "pulka/1", "conventions": {"preset": "classic"},
-           "players": ["A", "B", "C"], "target": 10, "stake": "1", "deals": [deal]}
+    doc = {
+        "format": "pulka/1",
+        "conventions": {"preset": "classic"},
+        "players": ["A", "B", "C"],
+        "target": 10,
+        "stake": "1",
+        "deals": [deal],
+    }
     with pytest.raises(InvalidRecordError) as err:
         score_document(doc)
     assert err.value.field == field
@@ -120,8 +163,14 @@ def test_k3_k6_k7_a_classic_record_refuses_what_the_old_rules_do_not_have(
 
 def test_k6_a_redeal_is_refused_outside_classic() -> None:
     """K-6: the club's game passes out instead; a redeal in a club record is an error."""
-    doc = {"format": "pulka/1", "conventions": {"preset": "club"}, "players": ["A", "B", "C"],
-           "target": 10, "stake": "1", "deals": [{"dealer": 0, "type": "redeal"}]}
+    doc = {
+        "format": "pulka/1",
+        "conventions": {"preset": "club"},
+        "players": ["A", "B", "C"],
+        "target": 10,
+        "stake": "1",
+        "deals": [{"dealer": 0, "type": "redeal"}],
+    }
     with pytest.raises(InvalidRecordError) as err:
         score_document(doc)
     assert err.value.field == "type"
@@ -134,12 +183,23 @@ CLASSIC_RECORD: dict[str, Any] = {
     "target": 4,
     "stake": "1",
     "deals": [
-        {"dealer": 0, "type": "game", "declarer": 1, "contract": "6H",
-         "defence": {"2": "pass", "0": "pass"}},
+        {
+            "dealer": 0,
+            "type": "game",
+            "declarer": 1,
+            "contract": "6H",
+            "defence": {"2": "pass", "0": "pass"},
+        },
         {"dealer": 1, "type": "redeal"},
-        {"dealer": 2, "type": "game", "declarer": 0, "contract": "6C",
-         "defence": {"1": "whist", "2": "whist"}, "play": "closed",
-         "tricks": {"0": 5, "1": 4, "2": 1}},
+        {
+            "dealer": 2,
+            "type": "game",
+            "declarer": 0,
+            "contract": "6C",
+            "defence": {"1": "whist", "2": "whist"},
+            "play": "closed",
+            "tricks": {"0": 5, "1": 4, "2": 1},
+        },
     ],
 }
 
@@ -166,12 +226,19 @@ def test_k12_the_settlement_is_the_clubs_without_whists() -> None:
 def test_k13_a_classic_record_takes_no_club_penalty_but_an_entry_correction() -> None:
     """K-13: "talon_seen" (R-X4) is the club's catalogue: refused under classic; a scorer's
     entry_error (R-X11) is kept."""
-    deal = {"dealer": 0, "type": "game", "declarer": 1, "contract": "6H",
-            "defence": {"2": "pass", "0": "pass"}}
+    deal = {
+        "dealer": 0,
+        "type": "game",
+        "declarer": 1,
+        "contract": "6H",
+        "defence": {"2": "pass", "0": "pass"},
+    }
     doc = {**CLASSIC_RECORD, "deals": [{**deal, "penalties": [{"seat": 2, "rule": "talon_seen"}]}]}
     with pytest.raises(InvalidRecordError) as err:
         score_document(doc)
     assert err.value.field == "penalties"
-    fixed = {**CLASSIC_RECORD,
-             "deals": [{**deal, "penalties": [{"seat": 1, "rule": "entry_error", "size": 0}]}]}
+    fixed = {
+        **CLASSIC_RECORD,
+        "deals": [{**deal, "penalties": [{"seat": 1, "rule": "entry_error", "size": 0}]}],
+    }
     assert score_document(fixed)["sheet"]["pool"] == [0, 4, 0]

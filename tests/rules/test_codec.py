@@ -65,7 +65,9 @@ def test_actions_round_trip(action: object) -> None:
 def test_documented_shapes() -> None:
     assert action_to_json(Bid(0, Contract(6, "S"))) == {"type": "bid", "seat": 0, "call": "6S"}
     assert action_to_json(PlayCard(1, parse_card("10H"))) == {
-        "type": "play_card", "seat": 1, "card": "10H"
+        "type": "play_card",
+        "seat": 1,
+        "card": "10H",
     }
     assert action_from_json({"type": "play_card", "seat": 1, "card": "10♥", "id": "x1"}) == (
         PlayCard(1, parse_card("10H"))

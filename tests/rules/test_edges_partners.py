@@ -94,8 +94,10 @@ def test_r_b9_accepted_misere_is_written_half_on_each_partner() -> None:
     assert deal_from_json(deal_to_json(result), 0) == result
     taken = result.tricks[1]  # type: ignore[index]
     assert taken > 0
-    entries = [(e.seat, e.column, e.amount) for e in score_deal(result, state.config.conventions,
-                                                                 players=4)]
+    entries = [
+        (e.seat, e.column, e.amount)
+        for e in score_deal(result, state.config.conventions, players=4)
+    ]
     half = Fraction(taken * 10 * 2, 2)  # R-W10: 10 a trick, doubled in the club; half each
     assert (1, "hill", half) in entries and (0, "hill", half) in entries
 
@@ -164,7 +166,9 @@ def test_new_actions_round_trip_as_json() -> None:
     for action in (InviteMisere(1), AnswerInvitation(0, True), LookAtHand(0, 3)):
         assert action_from_json(action_to_json(action)) == action
     assert action_to_json(AnswerInvitation(0, False)) == {
-        "type": "answer_invitation", "seat": 0, "accept": False
+        "type": "answer_invitation",
+        "seat": 0,
+        "accept": False,
     }
 
 
@@ -172,11 +176,20 @@ def test_r_b9_misere_partner_in_a_record_is_the_dealer_on_a_misere() -> None:
     """``pulka/1``: ``misere_partner`` names the dealer of a misère, nothing else (R-B9)."""
     from app.rules import InvalidRecordError
 
-    base = {"dealer": 0, "type": "misere", "declarer": 1, "play": "open",
-            "tricks": {"1": 0, "2": 5, "3": 5}, "misere_partner": 0}
+    base = {
+        "dealer": 0,
+        "type": "misere",
+        "declarer": 1,
+        "play": "open",
+        "tricks": {"1": 0, "2": 5, "3": 5},
+        "misere_partner": 0,
+    }
     assert deal_from_json(base, 0).misere_partner == 0
-    for bad in ({"misere_partner": 2}, {"misere_partner": 1, "dealer": 1, "declarer": 1},
-                {"type": "game", "contract": "6S"}):
+    for bad in (
+        {"misere_partner": 2},
+        {"misere_partner": 1, "dealer": 1, "declarer": 1},
+        {"type": "game", "contract": "6S"},
+    ):
         with pytest.raises(InvalidRecordError) as err:
             deal_from_json({**base, **bad}, 0)
         assert err.value.field in ("misere_partner", "contract", "defence", "tricks", "play")

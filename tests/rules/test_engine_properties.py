@@ -195,14 +195,16 @@ class Policy:
         if state.phase == "play":
             if state.proposal is not None:
                 for other in range(state.players):  # the four-player dealer too (R-W11)
-                    acts = [a for a in legal_actions(state, other)
-                            if isinstance(a, AcceptResult | DeclineResult)]
+                    acts = [
+                        a
+                        for a in legal_actions(state, other)
+                        if isinstance(a, AcceptResult | DeclineResult)
+                    ]
                     if acts:
                         return acts[0] if rng.random() < 0.6 else acts[1]
             if state.declarer is not None and rng.random() < 0.05:
                 remaining = state.hands[state.turn].bit_count()  # type: ignore[index]
-                claims = [a for a in legal_actions(state, state.declarer)
-                          if isinstance(a, Claim)]
+                claims = [a for a in legal_actions(state, state.declarer) if isinstance(a, Claim)]
                 if claims and remaining <= 4:
                     if state.kind == "game" and len(state.whisters) < 2:
                         return Claim(state.declarer, rng.randint(1, remaining))
@@ -255,11 +257,15 @@ class Policy:
 
     def proposal(self, state: DealState) -> Action:
         rng = self.rng
-        seats = tuple(s for s in range(state.players) if s in state.active or s == state.dealer) \
-            if state.kind == "pass_out" and state.players >= 4 else state.active
+        seats = (
+            tuple(s for s in range(state.players) if s in state.active or s == state.dealer)
+            if state.kind == "pass_out" and state.players >= 4
+            else state.active
+        )
         counts = {s: state.tricks[s] for s in seats}
-        takers = [s for s in seats if s != state.dealer or state.kind != "pass_out"
-                  or state.players == 3]
+        takers = [
+            s for s in seats if s != state.dealer or state.kind != "pass_out" or state.players == 3
+        ]
         for _ in range(10 - sum(counts.values())):
             counts[rng.choice(takers)] += 1
         return ProposeResult(state.active[0], tuple(sorted(counts.items())))
@@ -299,9 +305,13 @@ def check_claim(before: DealState, action: Claim, after: DealState) -> None:
     leader = trick[0][0] if trick else pos[before.turn]  # type: ignore[index]
     contract = before.contract
     misere = contract == "misere"
-    trump = None if misere else {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}[
-        contract.strain  # type: ignore[union-attr]
-    ]
+    trump = (
+        None
+        if misere
+        else {"S": 0, "C": 1, "D": 2, "H": 3, "NT": None}[
+            contract.strain  # type: ignore[union-attr]
+        ]
+    )
     declarer = before.declarer
     value = brute_value(hands, leader, trick, trump, pos[declarer], misere)  # type: ignore[arg-type,index]
     if action.seat != declarer:  # a defenders' claim: the declarer gets at most / least the rest
@@ -368,8 +378,7 @@ def test_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
         preset = PRESETS[index % len(PRESETS)]
         conventions = RETURN_ON if index % 37 == 0 else CONVENTIONS[preset]
         sizes = [n for n in conventions.table_sizes() if n < 5]  # five: the test below
-        play_one(rng, sizes[(index // len(PRESETS)) % len(sizes)], conventions,
-                 deep=index % 8 == 0)
+        play_one(rng, sizes[(index // len(PRESETS)) % len(sizes)], conventions, deep=index % 8 == 0)
 
 
 @settings(max_examples=10, deadline=None, derandomize=False)
@@ -384,15 +393,17 @@ def test_arabic_random_deals_are_legal_hidden_and_replayable(seed: int) -> None:
 
 
 @settings(max_examples=8, deadline=None)
-@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS),
-       st.sampled_from((3, 4)))
+@given(
+    st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(PRESETS), st.sampled_from((3, 4))
+)
 def test_outcomes_score_on_the_sheet(seed: int, preset: str, players: int) -> None:
     """Each engine outcome is a valid next deal of a pulka (one contract with the scorer)."""
     rng = random.Random(seed)
     conventions = CONVENTIONS[preset]
     assume(players in conventions.table_sizes())
-    pulka = Pulka.new(players, conventions=conventions, target=10_000,
-                      first_dealer=rng.randrange(players))
+    pulka = Pulka.new(
+        players, conventions=conventions, target=10_000, first_dealer=rng.randrange(players)
+    )
     policy = Policy(rng)
     for _ in range(60):
         config = DealConfig(players, pulka.next_dealer, conventions, pulka.next_min_level())
@@ -430,6 +441,10 @@ def test_suit_masks_sanity() -> None:
 
 
 def test_the_leak_checker_sees_cards_but_not_contracts() -> None:
-    data = {"hand": ["AS", "10H"], "contract": "10S", "auction": [{"call": "10D"}],
-            "trick": [{"seat": 0, "card": "7C"}]}
+    data = {
+        "hand": ["AS", "10H"],
+        "contract": "10S",
+        "auction": [{"call": "10D"}],
+        "trick": [{"seat": 0, "card": "7C"}],
+    }
     assert view_cards(data) == {"AS", "10H", "7C"}

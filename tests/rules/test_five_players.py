@@ -205,9 +205,16 @@ FIVE_PULKA = {
     "target": 10,
     "deals": [
         # dealer 0: 1, 2, 4 play; 7♠ made with one closed whister (24 whists on B, R-P1)
-        {"dealer": 0, "type": "game", "declarer": 1, "contract": "7S",
-         "defence": {"2": "whist", "4": "pass"}, "play": "closed",
-         "tricks": {"1": 7, "2": 2, "4": 1}, "talon": ["7C", "8C"]},
+        {
+            "dealer": 0,
+            "type": "game",
+            "declarer": 1,
+            "contract": "7S",
+            "defence": {"2": "whist", "4": "pass"},
+            "play": "closed",
+            "tricks": {"1": 7, "2": 2, "4": 1},
+            "talon": ["7C", "8C"],
+        },
         # dealer 1: 2, 3, 0 play, the dealer takes one talon trick; amnesty by one (R-R4)
         {"dealer": 1, "type": "pass_out", "tricks": {"2": 4, "3": 3, "0": 2, "1": 1}},
         # dealer 2: 3, 4, 1 play; a clean misère by E

@@ -8,7 +8,8 @@ from tests.js.fixtures import FIXTURE, render, reveals
 
 def test_the_js_fixture_is_what_the_engine_deals_now() -> None:
     assert FIXTURE.read_text(encoding="utf-8") == render(), (
-        "tests/js/fixtures/reveals.json is stale: python -m tests.js.fixtures")
+        "tests/js/fixtures/reveals.json is stale: python -m tests.js.fixtures"
+    )
 
 
 def test_every_fixture_deal_passes_the_engines_own_check() -> None:

@@ -41,8 +41,9 @@ def _seven(*penalties: Penalty, tricks: dict[int, int] | None = None) -> DealOut
     return game(0, 1, "7H", SEVEN_HEARTS, tricks or {1: 7, 2: 2, 0: 1}, penalties=penalties)
 
 
-def _refused(deals: list[DealOutcome], players: int = 3,
-             conventions: Conventions = CLUB) -> InvalidRecordError:
+def _refused(
+    deals: list[DealOutcome], players: int = 3, conventions: Conventions = CLUB
+) -> InvalidRecordError:
     with pytest.raises(InvalidRecordError) as info:
         play(deals, conventions, players=players)
     return info.value

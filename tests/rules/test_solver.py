@@ -84,8 +84,13 @@ def boundary_endings(draw: st.DrawFn) -> tuple[Hands, int, int | None, int, bool
 
 
 @seed(14)
-@settings(max_examples=500, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=500,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(boundary_endings())
 def test_exact_values_equal_reference_on_boundary_endings(
     position: tuple[Hands, int, int | None, int, bool],
@@ -99,8 +104,13 @@ def test_exact_values_equal_reference_on_boundary_endings(
 
 
 @seed(15)
-@settings(max_examples=200, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=200,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(boundary_endings())
 def test_interrupted_misere_searches_keep_the_value(
     position: tuple[Hands, int, int | None, int, bool],

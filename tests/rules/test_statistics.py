@@ -8,8 +8,13 @@ from app.rules.scoring.statistics import LogFact, made, tally
 
 
 def _game(dealer: int, declarer: int, contract: str, tricks: dict[str, int]) -> dict[str, object]:
-    return {"type": "game", "dealer": dealer, "declarer": declarer, "contract": contract,
-            "tricks": tricks}
+    return {
+        "type": "game",
+        "dealer": dealer,
+        "declarer": declarer,
+        "contract": contract,
+        "tricks": tricks,
+    }
 
 
 def test_made_reads_the_contract_level_and_misere_tricks_r_b2() -> None:
@@ -34,8 +39,12 @@ def test_a_replaced_player_keeps_his_deals_but_not_the_pulka_r_t5() -> None:
         LogFact(9, "deal_ended", outcome=_game(0, 1, "6S", {"1": 6}), deal_no=1),
         LogFact(10, "player_replaced", [11, 14, 13], ["A", "D", "C"]),
         LogFact(11, "deal_started", [11, 14, 13], ["A", "D", "C"], deal_no=2),
-        LogFact(20, "deal_ended", outcome={"type": "misere", "dealer": 1, "declarer": 1,
-                                            "tricks": {"1": 0}}, deal_no=2),
+        LogFact(
+            20,
+            "deal_ended",
+            outcome={"type": "misere", "dealer": 1, "declarer": 1, "tricks": {"1": 0}},
+            deal_no=2,
+        ),
         LogFact(21, "deal_started", [11, 14, 13], ["A", "D", "C"], deal_no=3),
     ]
     out = tally(facts, {"whists": [10, -2.5, -7.5], "money": ["5.00", "-1.25", "-3.75"]})
@@ -43,8 +52,18 @@ def test_a_replaced_player_keeps_his_deals_but_not_the_pulka_r_t5() -> None:
     assert out.deal_seqs == {"1": [2, 9], "2": [11, 20]}
     left, newcomer = out.members[12], out.members[14]
     assert (left.seat, left.deals, left.declared, left.made, left.whists) == (
-        None, 1, 1, 1, Decimal(0))
-    assert (newcomer.seat, newcomer.name, newcomer.deals, newcomer.miseres,
-            newcomer.miseres_made) == (1, "D", 1, 1, 1)
+        None,
+        1,
+        1,
+        1,
+        Decimal(0),
+    )
+    assert (
+        newcomer.seat,
+        newcomer.name,
+        newcomer.deals,
+        newcomer.miseres,
+        newcomer.miseres_made,
+    ) == (1, "D", 1, 1, 1)
     assert newcomer.whists == Decimal("-2.5") and newcomer.money == Decimal("-1.25")
     assert out.members[11].deals == 2 and out.members[11].whists == 10

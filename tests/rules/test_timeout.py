@@ -38,8 +38,16 @@ from app.rules import (
 )
 from app.rules.deal.timeout import NEVER_BY_DEFAULT, default_choice, default_move
 
-OWN_DECISIONS = (Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon,
-                 InviteMisere, LookAtHand)
+OWN_DECISIONS = (
+    Claim,
+    Concede,
+    ProposeResult,
+    AcceptResult,
+    DeclineResult,
+    ReturnTalon,
+    InviteMisere,
+    LookAtHand,
+)
 
 
 def _deal(seed: int, players: int = 3, preset: str = "club") -> DealState:

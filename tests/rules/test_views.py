@@ -92,8 +92,21 @@ def test_view_is_complete_after_the_deal_with_reveal() -> None:
 def test_view_fields_for_the_client() -> None:
     state = bids(start(LAYOUT, LAYOUT_TALON), "6S")
     v = view(state, 2)
-    for key in ("phase", "to_move", "turn", "auction", "contract", "defence", "trick",
-                "last_trick", "tricks", "commitment", "dealer", "forehand", "min_level"):
+    for key in (
+        "phase",
+        "to_move",
+        "turn",
+        "auction",
+        "contract",
+        "defence",
+        "trick",
+        "last_trick",
+        "tricks",
+        "commitment",
+        "dealer",
+        "forehand",
+        "min_level",
+    ):
         assert key in v
     assert v["phase"] == "auction" and v["to_move"] == 2 and v["seat"] == 2
 

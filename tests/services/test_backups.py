@@ -29,11 +29,12 @@ def _file(folder: Path, at: datetime, reason: backups.Reason) -> str:
     return name
 
 
-def test_rotation_keeps_the_newest_automatic_backups_and_every_manual_one(
-        tmp_path: Path) -> None:
+def test_rotation_keeps_the_newest_automatic_backups_and_every_manual_one(tmp_path: Path) -> None:
     start = datetime(2026, 11, 1, tzinfo=UTC)
-    autos = [_file(tmp_path, start + timedelta(days=i), "daily" if i % 2 else "session")
-             for i in range(6)]
+    autos = [
+        _file(tmp_path, start + timedelta(days=i), "daily" if i % 2 else "session")
+        for i in range(6)
+    ]
     manual = _file(tmp_path, start - timedelta(days=30), "manual")
     removed = backups.rotate(tmp_path, 3)
     assert sorted(removed) == sorted(autos[:3])
@@ -57,8 +58,9 @@ def test_names_and_the_newest_age(tmp_path: Path) -> None:
 def test_next_daily_is_in_club_time() -> None:
     zone = Settings().zone
     assert next_daily(BEFORE_FOUR, time(4, 0), zone) == datetime(2026, 11, 30, 1, tzinfo=UTC)
-    assert next_daily(datetime(2026, 11, 30, 1, tzinfo=UTC), time(4, 0), zone) == \
-        datetime(2026, 12, 1, 1, tzinfo=UTC)
+    assert next_daily(datetime(2026, 11, 30, 1, tzinfo=UTC), time(4, 0), zone) == datetime(
+        2026, 12, 1, 1, tzinfo=UTC
+    )
 
 
 @pytest.fixture
@@ -74,7 +76,8 @@ async def club_db(database_url: str) -> AsyncIterator[tuple[str, async_sessionma
 
 
 async def test_daily_and_session_backups(
-        club_db: tuple[str, async_sessionmaker[AsyncSession]], tmp_path: Path) -> None:
+    club_db: tuple[str, async_sessionmaker[AsyncSession]], tmp_path: Path
+) -> None:
     url, factory = club_db
     settings = Settings(PREFCLUB_DATA_DIR=tmp_path, PREFCLUB_BACKUP_KEEP=2)
     clock = FrozenClock(BEFORE_FOUR)
@@ -89,8 +92,13 @@ async def test_daily_and_session_backups(
     assert await scheduler.tick() is None
     clock.set(BEFORE_FOUR + timedelta(hours=18))
     async with session_scope(factory) as db:
-        db.add(ClubSession(starts_at=BEFORE_FOUR + timedelta(hours=15),
-                           ends_at=BEFORE_FOUR + timedelta(hours=18), ended_at=clock.now()))
+        db.add(
+            ClubSession(
+                starts_at=BEFORE_FOUR + timedelta(hours=15),
+                ends_at=BEFORE_FOUR + timedelta(hours=18),
+                ended_at=clock.now(),
+            )
+        )
     clock.set(clock.now() + timedelta(seconds=5))
     session = await scheduler.tick()
     assert session is not None and session.reason == "session"

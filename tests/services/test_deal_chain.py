@@ -42,21 +42,32 @@ async def sessions(chain_db: str) -> AsyncIterator[Sessions]:
 
 
 async def _chain(db: AsyncSession) -> list[tuple[int, int, int, str, str, str]]:
-    rows = await db.execute(text("SELECT position, table_id, seq, commitment, prev_hash, hash "
-                                 "FROM deal_chain ORDER BY position"))
+    rows = await db.execute(
+        text(
+            "SELECT position, table_id, seq, commitment, prev_hash, hash "
+            "FROM deal_chain ORDER BY position"
+        )
+    )
     return [tuple(r) for r in rows.all()]  # type: ignore[misc]
 
 
 async def test_played_deals_are_chained_in_order_with_their_commitments(
-        sessions: Sessions, chain_db: str) -> None:
+    sessions: Sessions, chain_db: str
+) -> None:
     ids = await new_members(sessions, "order")
     table_id = await new_table(sessions, ids)
     await play_deals(sessions, table_id, ids, 3)
     async with sessions() as db:
         chain = await _chain(db)
-        events = (await db.execute(text(
-            "SELECT seq, payload -> 'deck', payload ->> 'salt' FROM table_events "
-            "WHERE table_id = :t AND kind = 'deal_started' ORDER BY seq"), {"t": table_id})).all()
+        events = (
+            await db.execute(
+                text(
+                    "SELECT seq, payload -> 'deck', payload ->> 'salt' FROM table_events "
+                    "WHERE table_id = :t AND kind = 'deal_started' ORDER BY seq"
+                ),
+                {"t": table_id},
+            )
+        ).all()
         assert await check_deal_chain(db) == []
     mine = [c for c in chain if c[1] == table_id]
     assert len(events) == 4  # the first deal and one after each of the three played
@@ -73,7 +84,8 @@ async def test_played_deals_are_chained_in_order_with_their_commitments(
 
 
 async def test_concurrent_deal_starts_at_different_tables_make_one_unbroken_chain(
-        sessions: Sessions) -> None:
+    sessions: Sessions,
+) -> None:
     players = [await new_members(sessions, f"race{n}-") for n in range(CONCURRENT)]
     async with sessions() as db:
         before = len(await _chain(db))
@@ -87,15 +99,17 @@ async def test_concurrent_deal_starts_at_different_tables_make_one_unbroken_chai
     assert len({c[4] for c in chain}) == len(chain)  # no two entries share a predecessor
 
 
-@pytest.mark.parametrize("statement", [
-    "UPDATE deal_chain SET commitment = repeat('1', 64) WHERE position = 1",
-    "DELETE FROM deal_chain WHERE position = (SELECT max(position) FROM deal_chain)",
-    "TRUNCATE deal_chain",
-    "INSERT INTO deal_chain VALUES (999999, 1, 1, repeat('a', 64), repeat('b', 64), "
-    "repeat('c', 64), now())",
-])
-async def test_the_chain_cannot_be_changed_or_dropped(sessions: Sessions,
-                                                      statement: str) -> None:
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE deal_chain SET commitment = repeat('1', 64) WHERE position = 1",
+        "DELETE FROM deal_chain WHERE position = (SELECT max(position) FROM deal_chain)",
+        "TRUNCATE deal_chain",
+        "INSERT INTO deal_chain VALUES (999999, 1, 1, repeat('a', 64), repeat('b', 64), "
+        "repeat('c', 64), now())",
+    ],
+)
+async def test_the_chain_cannot_be_changed_or_dropped(sessions: Sessions, statement: str) -> None:
     ids = await new_members(sessions, f"lock{uuid.uuid4().hex[:8]}-")
     await new_table(sessions, ids)
     async with sessions() as db:

@@ -25,8 +25,17 @@ def club(h: int, m: int) -> datetime:
 
 async def _members(db: AsyncSession, n: int) -> list[Member]:
     start = await db.scalar(select(func.count()).select_from(Member)) or 0
-    ms = [Member(login=f"sched{start}_{i}", display_name=f"P{i}", password_hash=None,
-                 must_change_password=False, active=True, is_bot=False) for i in range(n)]
+    ms = [
+        Member(
+            login=f"sched{start}_{i}",
+            display_name=f"P{i}",
+            password_hash=None,
+            must_change_password=False,
+            active=True,
+            is_bot=False,
+        )
+        for i in range(n)
+    ]
     db.add_all(ms)
     await db.flush()
     return ms
@@ -36,11 +45,22 @@ async def _session(db: AsyncSession) -> ClubSession:
     return (await schedule.generate_sessions(db, NOON, ZONE, 1))[0]
 
 
-async def _table(db: AsyncSession, session: ClubSession | None, players: int, at: datetime,
-                 *, practice: bool = False) -> tuple[int, list[Member]]:
+async def _table(
+    db: AsyncSession,
+    session: ClubSession | None,
+    players: int,
+    at: datetime,
+    *,
+    practice: bool = False,
+) -> tuple[int, list[Member]]:
     ms = await _members(db, players)
-    table = await create_table(db, seat_member_ids=[m.id for m in ms], practice=practice,
-                               club_session_id=session.id if session else None, now=at)
+    table = await create_table(
+        db,
+        seat_member_ids=[m.id for m in ms],
+        practice=practice,
+        club_session_id=session.id if session else None,
+        now=at,
+    )
     return table.id, ms
 
 
@@ -56,8 +76,9 @@ async def test_deals_until_2215(db_session: AsyncSession) -> None:
     # R-S1, R-S2: a club table deals at 21:50 and 22:14, not at 22:15 without an extension.
     session = await _session(db_session)
     table_id, _ = await _table(db_session, session, 3, club(21, 50))
-    started = await db_session.scalar(select(func.count()).select_from(DealStart).where(
-        DealStart.table_id == table_id))
+    started = await db_session.scalar(
+        select(func.count()).select_from(DealStart).where(DealStart.table_id == table_id)
+    )
     assert started == 1  # the first deal started at 21:50
     assert await _deal(db_session, table_id, club(22, 14)) is None
     refused = await _deal(db_session, table_id, club(22, 15))
@@ -181,8 +202,14 @@ async def test_due_sessions_end_when_their_tables_are_idle(db_session: AsyncSess
     # The deal ends after 22:15 and the next one is refused: the table is idle.
     table = await db_session.get(Table, table_id)
     table.version += 1
-    db_session.add(TableEvent(table_id=table_id, seq=table.version, kind="deal_refused",
-                              payload={"reason": "past 22:15"}))
+    db_session.add(
+        TableEvent(
+            table_id=table_id,
+            seq=table.version,
+            kind="deal_refused",
+            payload={"reason": "past 22:15"},
+        )
+    )
     await db_session.flush()
     assert await schedule.end_due_sessions(db_session, club(22, 40)) == [session.id]
     pulka = await db_session.scalar(select(Pulka).where(Pulka.table_id == table_id))

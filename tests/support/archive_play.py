@@ -37,14 +37,18 @@ class SameSession:
 def choose(options: list[dict[str, Any]], contract: str = "6S") -> dict[str, Any]:
     """Forehand opens ``contract``, the others pass; the first defender whists, so the deal is
     played out trick by trick."""
-    plain = [o for o in options if o["type"] not in (
-        "concede", "return_talon", "claim", "propose_result")]
+    plain = [
+        o
+        for o in options
+        if o["type"] not in ("concede", "return_talon", "claim", "propose_result")
+    ]
     options = plain or options
     kinds = {o["type"] for o in options}
     if "bid" in kinds:
         calls = [o for o in options if o["type"] == "bid"]
         return next((o for o in calls if o["call"] == contract), None) or next(
-            o for o in calls if o["call"] == "pass")
+            o for o in calls if o["call"] == "pass"
+        )
     if "name_contract" in kinds:
         named = [o for o in options if o["type"] == "name_contract"]
         return next((o for o in named if o.get("contract") == contract), named[0])
@@ -54,10 +58,15 @@ def choose(options: list[dict[str, Any]], contract: str = "6S") -> dict[str, Any
     return options[0]
 
 
-async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now: datetime,
-                    chooser: Callable[[list[dict[str, Any]]], dict[str, Any]] = choose,
-                    stop: Callable[[Any], Awaitable[bool]] | None = None,
-                    prefix: str = "a") -> int:
+async def play_deal(
+    db: AsyncSession,
+    table_id: int,
+    member_ids: list[int],
+    now: datetime,
+    chooser: Callable[[list[dict[str, Any]]], dict[str, Any]] = choose,
+    stop: Callable[[Any], Awaitable[bool]] | None = None,
+    prefix: str = "a",
+) -> int:
     """Play the table's current deal to its end (or until ``stop`` says so); returns the deal's
     number. Command ids start with ``prefix``: a second call for the same deal needs another."""
     factory: Any = SameSession(db)
@@ -73,19 +82,43 @@ async def play_deal(db: AsyncSession, table_id: int, member_ids: list[int], now:
             return deal_no
         seat = state.deal.to_move
         command = {"id": f"{prefix}{deal_no}-{step}", **chooser(legal_json(state.deal, seat))}
-        await execute(factory, None, table_id=table_id, member_id=member_ids[seat], seat=seat,
-                      name=f"seat {seat}", command=command, now=now)
+        await execute(
+            factory,
+            None,
+            table_id=table_id,
+            member_id=member_ids[seat],
+            seat=seat,
+            name=f"seat {seat}",
+            command=command,
+            now=now,
+        )
     raise AssertionError("the deal did not end")
 
 
-async def finished_pulka(db: AsyncSession, seated: list[Member], clock: FrozenClock,
-                         contracts: list[str], practice: bool = False) -> int:
+async def finished_pulka(
+    db: AsyncSession,
+    seated: list[Member],
+    clock: FrozenClock,
+    contracts: list[str],
+    practice: bool = False,
+) -> int:
     """A finished pulka (its table's id): one deal per contract (forehand bids it,
     ``misere``, or nobody bids anything, a pass-out), then closed by agreement."""
-    table = await create_table(db, seat_member_ids=[m.id for m in seated], practice=practice,
-                               target=20, first_dealer=0, now=clock.now())
+    table = await create_table(
+        db,
+        seat_member_ids=[m.id for m in seated],
+        practice=practice,
+        target=20,
+        first_dealer=0,
+        now=clock.now(),
+    )
     for contract in contracts:
-        await play_deal(db, table.id, [m.id for m in seated], clock.now(),
-                        chooser=partial(choose, contract=contract))
+        await play_deal(
+            db,
+            table.id,
+            [m.id for m in seated],
+            clock.now(),
+            chooser=partial(choose, contract=contract),
+        )
     await close_pulka(db, table.id, "agreement", clock.now())
     return table.id

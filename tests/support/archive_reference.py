@@ -26,21 +26,38 @@ async def club_stats_from_logs(db: AsyncSession, member_id: int | None = None) -
     """Per member over finished club pulkas, oldest pulka first in each series: every
     request re-reads every club pulka's seating changes and deal outcomes."""
     club = (PulkaRow.status == "finished", Table.practice.is_(False))
-    pulkas = (await db.execute(
-        select(PulkaRow.id, PulkaRow.table_id, PulkaRow.finished_at, PulkaRow.settlement,
-               Table.created_at)
-        .join(Table, Table.id == PulkaRow.table_id).where(*club)
-        .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id))).all()
+    pulkas = (
+        await db.execute(
+            select(
+                PulkaRow.id,
+                PulkaRow.table_id,
+                PulkaRow.finished_at,
+                PulkaRow.settlement,
+                Table.created_at,
+            )
+            .join(Table, Table.id == PulkaRow.table_id)
+            .where(*club)
+            .order_by(PulkaRow.finished_at.asc().nulls_first(), PulkaRow.id)
+        )
+    ).all()
     # One query for the facts of every pulka (not one per pulka), and only the fields needed:
     # each deal_ended's outcome, the seating of each seat change.
     facts: dict[int, list[tuple[Any, ...]]] = {}
-    for table_id, *fact in (await db.execute(
-            select(TableEvent.table_id, TableEvent.kind, TableEvent.payload["member_ids"],
-                   TableEvent.payload["names"], TableEvent.payload["outcome"])
+    for table_id, *fact in (
+        await db.execute(
+            select(
+                TableEvent.table_id,
+                TableEvent.kind,
+                TableEvent.payload["member_ids"],
+                TableEvent.payload["names"],
+                TableEvent.payload["outcome"],
+            )
             .join(PulkaRow, PulkaRow.table_id == TableEvent.table_id)
             .join(Table, Table.id == TableEvent.table_id)
             .where(*club, TableEvent.kind.in_((*SEAT_CHANGE_KINDS, "deal_ended")))
-            .order_by(TableEvent.table_id, TableEvent.seq))).all():
+            .order_by(TableEvent.table_id, TableEvent.seq)
+        )
+    ).all():
         facts.setdefault(table_id, []).append(tuple(fact))
     stats: dict[int, MemberStats] = {}
 
@@ -83,10 +100,15 @@ async def club_stats_from_logs(db: AsyncSession, member_id: int | None = None) -
             m = Decimal(str(money[seat])) if seat < len(money) else Decimal(0)
             one.whists += w
             one.money += m
-            one.series.append({
-                "pulka_id": row.id, "date": _when(row.finished_at or row.created_at),
-                "whists": _num(w), "money": f"{m:.2f}", "total_whists": _num(one.whists),
-            })
+            one.series.append(
+                {
+                    "pulka_id": row.id,
+                    "date": _when(row.finished_at or row.created_at),
+                    "whists": _num(w),
+                    "money": f"{m:.2f}",
+                    "total_whists": _num(one.whists),
+                }
+            )
             if not one.name and seat < len(names):
                 one.name = names[seat]
     if member_id is not None:

@@ -10,12 +10,19 @@ from pathlib import Path
 from tests.support.server import PROJECT_ROOT
 
 
-def prefclub(env: dict[str, str], *args: str,
-             timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def prefclub(
+    env: dict[str, str], *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """``python -m app.cli ARGS`` with ``env`` over the test's environment."""
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=PROJECT_ROOT,
-                          env={**os.environ, "LOG_LEVEL": "WARNING", **env},
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "LOG_LEVEL": "WARNING", **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def digest(env: dict[str, str]) -> str:

@@ -14,9 +14,19 @@ async def add_members(url: str, members: Sequence[tuple[str, str, Role]], passwo
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
-            db.add_all([Member(login=login, display_name=name, role=role,
-                               password_hash=hash_password(password),
-                               must_change_password=False, active=True, is_bot=False)
-                        for login, name, role in members])
+            db.add_all(
+                [
+                    Member(
+                        login=login,
+                        display_name=name,
+                        role=role,
+                        password_hash=hash_password(password),
+                        must_change_password=False,
+                        active=True,
+                        is_bot=False,
+                    )
+                    for login, name, role in members
+                ]
+            )
     finally:
         await engine.dispose()

@@ -23,8 +23,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = PROJECT_ROOT / "docker-compose.yml"
 ENV_EXAMPLE = PROJECT_ROOT / "deploy" / "env.example"
 VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:-|:\?)(?P<arg>[^}]*))?\}")
-TEST_SECRETS = {"SECRET_KEY": "a-test-secret-that-is-long-enough-for-the-app-to-accept",
-                "POSTGRES_PASSWORD": "a-test-database-password"}
+TEST_SECRETS = {
+    "SECRET_KEY": "a-test-secret-that-is-long-enough-for-the-app-to-accept",
+    "POSTGRES_PASSWORD": "a-test-database-password",
+}
 
 
 class ComposeError(RuntimeError):
@@ -34,8 +36,7 @@ class ComposeError(RuntimeError):
 def compose_command() -> list[str] | None:
     """``docker compose`` when the plugin answers, else ``docker-compose``, else ``None``."""
     if shutil.which("docker"):
-        probe = subprocess.run(["docker", "compose", "version"], capture_output=True,
-                               check=False)
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True, check=False)
         if probe.returncode == 0:
             return ["docker", "compose"]
     if shutil.which("docker-compose"):
@@ -60,8 +61,11 @@ def filled_env_file(folder: Path, **overrides: str) -> Path:
 
 def read_env_file(path: Path) -> dict[str, str]:
     """The ``KEY=value`` lines of an env file."""
-    pairs = (line.split("=", 1) for line in path.read_text().splitlines()
-             if line.strip() and not line.startswith("#") and "=" in line)
+    pairs = (
+        line.split("=", 1)
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.startswith("#") and "=" in line
+    )
     return {key.strip(): value.strip() for key, value in pairs}
 
 
@@ -73,6 +77,7 @@ def _interpolate(text: str, env: dict[str, str]) -> str:
         if match["op"] == ":-" and not value:
             return match["arg"]
         return value
+
     return VARIABLE.sub(replace, text)
 
 
@@ -114,8 +119,9 @@ class Resolved:
                 host, container = spec.rsplit(":", 2)[-2:]
                 ports.add((int(host), int(container), protocol or "tcp"))
             else:
-                ports.add((int(port["published"]), int(port["target"]),
-                           str(port.get("protocol", "tcp"))))
+                ports.add(
+                    (int(port["published"]), int(port["target"]), str(port.get("protocol", "tcp")))
+                )
         return ports
 
 
@@ -127,10 +133,21 @@ def resolve(env_file: Path, project_dir: Path = PROJECT_ROOT) -> Resolved:
         text = _interpolate((project_dir / "docker-compose.yml").read_text(), env)
         return Resolved(yaml.safe_load(text), "fallback")
     result = subprocess.run(
-        [*command, "--project-directory", str(project_dir), "--env-file", str(env_file),
-         "-f", str(project_dir / "docker-compose.yml"), "config"],
-        capture_output=True, text=True, check=False,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(env_file.parent)})
+        [
+            *command,
+            "--project-directory",
+            str(project_dir),
+            "--env-file",
+            str(env_file),
+            "-f",
+            str(project_dir / "docker-compose.yml"),
+            "config",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(env_file.parent)},
+    )
     if result.returncode != 0:
         raise ComposeError(result.stderr.strip() or result.stdout.strip())
     return Resolved(yaml.safe_load(result.stdout), " ".join(command))

@@ -26,8 +26,13 @@ def free_port() -> int:
 class ServerProcess:
     """``prefclub serve`` in a child process, with its output captured to a file."""
 
-    def __init__(self, env: Mapping[str, str], port: int | None = None,
-                 log_path: Path | None = None, module: str = "app.cli") -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        port: int | None = None,
+        log_path: Path | None = None,
+        module: str = "app.cli",
+    ) -> None:
         self.port = port or free_port()
         self.env = {**os.environ, **env, "HOST": "127.0.0.1", "PORT": str(self.port)}
         data_dir = Path(env.get("PREFCLUB_DATA_DIR", "/tmp"))
@@ -46,7 +51,10 @@ class ServerProcess:
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module, "serve"],
-            cwd=PROJECT_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            cwd=PROJECT_ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         deadline = time.monotonic() + timeout

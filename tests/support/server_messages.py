@@ -27,8 +27,11 @@ MIN_PART = 12
 
 def _docstrings(tree: ast.AST) -> set[int]:
     """The ids of the constant nodes that are docstrings (or bare string statements)."""
-    return {id(node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
 
 
 def _phrase(text: str) -> str | None:
@@ -43,16 +46,20 @@ def _messages_of(tree: ast.AST) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            parts = [v.value for v in node.values
-                     if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+            parts = [
+                v.value
+                for v in node.values
+                if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            ]
             for v in node.values:
                 skip.add(id(v))
             longest = max(parts, key=len, default="")
             phrase = _phrase(longest)
             if phrase and len(phrase) >= MIN_PART:
                 found.add(phrase)
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
-              and id(node) not in skip):
+        elif (
+            isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+        ):
             phrase = _phrase(node.value)
             if phrase:
                 found.add(phrase)

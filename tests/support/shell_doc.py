@@ -28,8 +28,9 @@ class DocCommand:
             if token == "|":
                 stages.append([])
             elif set(token) <= set("|&;<>"):
-                raise ValueError(f"line {self.line}: only plain pipelines are supported: "
-                                 f"{self.text!r}")
+                raise ValueError(
+                    f"line {self.line}: only plain pipelines are supported: {self.text!r}"
+                )
             else:
                 stages[-1].append(token)
         return stages

@@ -33,9 +33,11 @@ class Wire:
         with self.path.open(errors="replace") as handle:
             handle.seek(self.mark)
             lines = handle.read().splitlines()
-        return [line for line in lines
-                if line.startswith("F") and ("\tQuery\t" in line or line.endswith("\tSync"))]
+        return [
+            line
+            for line in lines
+            if line.startswith("F") and ("\tQuery\t" in line or line.endswith("\tSync"))
+        ]
 
     def close(self) -> None:
         os.close(self.fd)
-

@@ -53,11 +53,21 @@ def toy() -> Iterator[Conventions]:
         withdraw_toy()
 
 
-def play_pulka(conventions: Conventions, players: int, deals: int, rng: random.Random,
-               join_at: int | None = None) -> tuple[Pulka, int]:
+def play_pulka(
+    conventions: Conventions,
+    players: int,
+    deals: int,
+    rng: random.Random,
+    join_at: int | None = None,
+) -> tuple[Pulka, int]:
     """A random pulka of ``deals`` deals; returns it and how many deals opened above six."""
-    pulka = Pulka.new(players, names=[f"P{i}" for i in range(players)], conventions=conventions,
-                      target=100_000, first_dealer=rng.randrange(players))
+    pulka = Pulka.new(
+        players,
+        names=[f"P{i}" for i in range(players)],
+        conventions=conventions,
+        target=100_000,
+        first_dealer=rng.randrange(players),
+    )
     raised = 0
     for index in range(deals):
         if index == join_at:
@@ -108,8 +118,9 @@ def test_1000_toy_deals_through_engine_sheet_export_and_rescore(toy: Conventions
     while played < DEALS:
         players, deals, join_at = plan[(played // 60) % len(plan)]
         deals = min(deals, DEALS - played)
-        pulka, up = play_pulka(toy, players, deals, rng,
-                               join_at if join_at is not None and join_at < deals else None)
+        pulka, up = play_pulka(
+            toy, players, deals, rng, join_at if join_at is not None and join_at < deals else None
+        )
         played += deals
         raised += up
         assert Pulka.from_json(json.loads(json.dumps(pulka.to_json()))) == pulka

@@ -16,8 +16,17 @@ from app.db.models.member import Member, Role
 
 __all__ = ["Member", "Role"]
 __all__ += ["AuthSession", "LoginAttempt", "PasswordResetToken"]
-__all__ += ["Attendance", "ClubSession", "ClubSettings", "DealStart", "DrawRecord", "DrawnTable",
-            "ExtensionConsent", "LateNotice", "SeatChange"]
+__all__ += [
+    "Attendance",
+    "ClubSession",
+    "ClubSettings",
+    "DealStart",
+    "DrawRecord",
+    "DrawnTable",
+    "ExtensionConsent",
+    "LateNotice",
+    "SeatChange",
+]
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent, TableSeat  # noqa: E402
 
 __all__ += ["Pulka", "Table", "TableCommand", "TableEvent", "TableSeat"]

@@ -99,19 +99,23 @@ class AuditEntry(Base):
     __table_args__ = (
         CheckConstraint("format = 1", name="format"),
         CheckConstraint(r"action ~ '^[a-z_]+(\.[a-z_]+)+$'", name="action"),
-        CheckConstraint("strpos(target, E'\\n') = 0 AND strpos(coalesce(address, ''), E'\\n') = 0",
-                        name="one_line"),
+        CheckConstraint(
+            "strpos(target, E'\\n') = 0 AND strpos(coalesce(address, ''), E'\\n') = 0",
+            name="one_line",
+        ),
         Index("ix_audit_log_action", "action", "id"),
         Index("ix_audit_log_actor", "actor_id", "id"),
         Index("ix_audit_log_target", "target", "id"),
         Index("ix_audit_log_at", "at"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False,
-                                    server_default=FetchedValue())
+    id: Mapped[int] = mapped_column(
+        BigInteger, primary_key=True, autoincrement=False, server_default=FetchedValue()
+    )
     """Given by the chain trigger from ``audit_log_id_seq`` under the chain lock: chain order."""
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now(),
-                                         nullable=False)
+    at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), nullable=False
+    )
     actor_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The member who acted. No foreign key: the log outlives any row it names."""
     address: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -46,4 +46,3 @@ class DealChainEntry(Base):
     hash: Mapped[str] = mapped_column(String(64), nullable=False)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     """The event's ``created_at`` (not hashed)."""
-

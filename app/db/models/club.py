@@ -35,8 +35,9 @@ class ClubSession(TimestampMixin, Base):
     __tablename__ = "club_sessions"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), unique=True,
-                                                nullable=False)
+    starts_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), unique=True, nullable=False
+    )
     ends_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     extra: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_by_id: Mapped[int | None] = mapped_column(
@@ -85,8 +86,12 @@ class DrawRecord(TimestampMixin, Base):
 
     __tablename__ = "draws"
     __table_args__ = (
-        Index("uq_draws_session_tables", "club_session_id", unique=True,
-              postgresql_where=text("kind = 'tables'")),
+        Index(
+            "uq_draws_session_tables",
+            "club_session_id",
+            unique=True,
+            postgresql_where=text("kind = 'tables'"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -111,8 +116,7 @@ class DrawnTable(TimestampMixin, Base):
     club_session_id: Mapped[int] = mapped_column(
         ForeignKey("club_sessions.id", ondelete="CASCADE"), nullable=False, index=True
     )
-    draw_id: Mapped[int] = mapped_column(ForeignKey("draws.id", ondelete="CASCADE"),
-                                         nullable=False)
+    draw_id: Mapped[int] = mapped_column(ForeignKey("draws.id", ondelete="CASCADE"), nullable=False)
     suit: Mapped[int] = mapped_column(Integer, nullable=False)
     member_ids: Mapped[list[int]] = mapped_column(JSONB, nullable=False)
     table_id: Mapped[int | None] = mapped_column(Integer, nullable=True, unique=True)
@@ -171,8 +175,9 @@ class ClubSettings(Base):
     __tablename__ = "club_settings"
     __table_args__ = (
         CheckConstraint("id = 1", name="one_row"),
-        CheckConstraint("move_timer_seconds IS NULL OR move_timer_seconds BETWEEN 1 AND 3600",
-                        name="move_timer"),
+        CheckConstraint(
+            "move_timer_seconds IS NULL OR move_timer_seconds BETWEEN 1 AND 3600", name="move_timer"
+        ),
         CheckConstraint("min_pulkas BETWEEN 0 AND 1000", name="min_pulkas"),
     )
 
@@ -183,4 +188,5 @@ class ClubSettings(Base):
     """Finished club pulkas a member needs in a season (or all-time) to be ranked in the
     standings (issue 27); below it he is listed, unranked."""
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), nullable=False)
+        DateTime(timezone=True), server_default=func.now(), nullable=False
+    )

@@ -66,8 +66,13 @@ class FundEntry(Base):
     __tablename__ = "fund_entries"
     __table_args__ = (
         # R-F1 is recorded once per pulka and member, however often settling is retried.
-        Index("uq_fund_entries_due_pulka_member", "pulka_id", "member_id", unique=True,
-              postgresql_where=text("kind = 'payment_due'")),
+        Index(
+            "uq_fund_entries_due_pulka_member",
+            "pulka_id",
+            "member_id",
+            unique=True,
+            postgresql_where=text("kind = 'payment_due'"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -78,9 +83,7 @@ class FundEntry(Base):
         ForeignKey("members.id"), nullable=True, index=True
     )
     """Whose debt or payment it is (none for spending and club-wide adjustments)."""
-    pulka_id: Mapped[int | None] = mapped_column(
-        ForeignKey("pulkas.id"), nullable=True, index=True
-    )
+    pulka_id: Mapped[int | None] = mapped_column(ForeignKey("pulkas.id"), nullable=True, index=True)
     proposal_id: Mapped[int | None] = mapped_column(
         ForeignKey("fund_proposals.id"), nullable=True, index=True
     )
@@ -98,15 +101,15 @@ class FundProposal(TimestampMixin, Base):
     __table_args__ = (UniqueConstraint("proposer_id", "year"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    proposer_id: Mapped[int] = mapped_column(ForeignKey("members.id"), nullable=False,
-                                             index=True)
+    proposer_id: Mapped[int] = mapped_column(ForeignKey("members.id"), nullable=False, index=True)
     year: Mapped[int] = mapped_column(Integer, nullable=False)
     """The calendar year in club time when it was made (R-F3)."""
     title: Mapped[str] = mapped_column(String(200), nullable=False)
     amount: Mapped[Decimal] = mapped_column(Numeric(12, 2), nullable=False)
     status: Mapped[ProposalStatus] = mapped_column(
         Enum(ProposalStatus, name="fund_proposal_status", values_callable=_values),
-        nullable=False, default=ProposalStatus.open,
+        nullable=False,
+        default=ProposalStatus.open,
     )
     decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("members.id"), nullable=True)
     """The admin who approved or rejected it (none when the votes decided)."""

@@ -42,8 +42,11 @@ class Season(TimestampMixin, Base):
     __tablename__ = "seasons"
     __table_args__ = (
         CheckConstraint("last_day >= first_day", name="days_in_order"),
-        ExcludeConstraint((text("daterange(first_day, last_day, '[]')"), "&&"),
-                          name="seasons_no_overlap", using="gist"),
+        ExcludeConstraint(
+            (text("daterange(first_day, last_day, '[]')"), "&&"),
+            name="seasons_no_overlap",
+            using="gist",
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -90,10 +93,12 @@ class RatedPulka(Base):
     __tablename__ = "rated_pulkas"
 
     pulka_id: Mapped[int] = mapped_column(
-        ForeignKey("pulkas.id", ondelete="CASCADE"), primary_key=True)
+        ForeignKey("pulkas.id", ondelete="CASCADE"), primary_key=True
+    )
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     result: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), nullable=False)
+        DateTime(timezone=True), server_default=func.now(), nullable=False
+    )
 
     __table_args__ = (Index("ix_rated_pulkas_order", "finished_at", "pulka_id"),)

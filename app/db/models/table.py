@@ -57,19 +57,22 @@ class Table(TimestampMixin, Base):
     deadline_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The ``version`` the deadline was set at; a deadline fires only if nothing happened since."""
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    extension_refused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
-                                                                  nullable=True)
+    extension_refused_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
     """When an admin refused this club table's extension past 22:15 (R-S2): from then on it
     ends as a table without extension, whatever its players agree."""
-    mode: Mapped[str] = mapped_column(String(16), nullable=False, default="live",
-                                      server_default="live")
+    mode: Mapped[str] = mapped_column(
+        String(16), nullable=False, default="live", server_default="live"
+    )
     """``live`` (the server deals) or ``recorded`` (real cards; a scorer enters each deal, §10)."""
     scorer_member_id: Mapped[int | None] = mapped_column(
         ForeignKey("members.id", ondelete="SET NULL"), nullable=True
     )
     """At a recorded table: a member the table chose to score besides the seated players."""
-    bot_level: Mapped[str] = mapped_column(String(16), nullable=False, default="beginner",
-                                           server_default="beginner")
+    bot_level: Mapped[str] = mapped_column(
+        String(16), nullable=False, default="beginner", server_default="beginner"
+    )
     """The house bots' strength at a practice table: ``beginner``, ``club`` or ``strong``."""
 
     __table_args__ = (
@@ -89,8 +92,13 @@ class TableSeat(Base):
 
     __tablename__ = "table_seats"
     __table_args__ = (
-        Index("uq_table_seats_session_member", "club_session_id", "member_id", unique=True,
-              postgresql_where=text("club_session_id IS NOT NULL AND member_id IS NOT NULL")),
+        Index(
+            "uq_table_seats_session_member",
+            "club_session_id",
+            "member_id",
+            unique=True,
+            postgresql_where=text("club_session_id IS NOT NULL AND member_id IS NOT NULL"),
+        ),
     )
 
     table_id: Mapped[int] = mapped_column(
@@ -117,9 +125,15 @@ class TableEvent(Base):
     __table_args__ = (
         # The archive's summaries (pulka list, sheet, statistics, finding a deal to replay)
         # read only these kinds: ~50 of a pulka's ~900 events (docs/performance.md).
-        Index("ix_table_events_archive", "table_id", "seq",
-              postgresql_where=text("kind IN ('pulka_started', 'deal_started', "
-                                    "'player_joined', 'player_replaced', 'deal_ended')")),
+        Index(
+            "ix_table_events_archive",
+            "table_id",
+            "seq",
+            postgresql_where=text(
+                "kind IN ('pulka_started', 'deal_started', "
+                "'player_joined', 'player_replaced', 'deal_ended')"
+            ),
+        ),
     )
 
     table_id: Mapped[int] = mapped_column(
@@ -176,5 +190,9 @@ class Pulka(TimestampMixin, Base):
 
 
 # The archive's pulka list, newest first, and statistics, oldest first (a backward scan).
-Index("ix_pulkas_finished", Pulka.finished_at.desc().nulls_last(), Pulka.id.desc(),
-      postgresql_where=Pulka.status == "finished")
+Index(
+    "ix_pulkas_finished",
+    Pulka.finished_at.desc().nulls_last(),
+    Pulka.id.desc(),
+    postgresql_where=Pulka.status == "finished",
+)

@@ -66,12 +66,29 @@ def make_card(suit: int, rank: int) -> Card:
 
 
 _SUIT_BY_TEXT: Final = {
-    "S": 0, "C": 1, "D": 2, "H": 3,
-    "♠": 0, "♣": 1, "♦": 2, "♥": 3,
-    "♤": 0, "♧": 1, "♢": 2, "♡": 3,
+    "S": 0,
+    "C": 1,
+    "D": 2,
+    "H": 3,
+    "♠": 0,
+    "♣": 1,
+    "♦": 2,
+    "♥": 3,
+    "♤": 0,
+    "♧": 1,
+    "♢": 2,
+    "♡": 3,
 }
 _RANK_BY_TEXT: Final = {
-    "7": 0, "8": 1, "9": 2, "10": 3, "T": 3, "J": 4, "Q": 5, "K": 6, "A": 7,
+    "7": 0,
+    "8": 1,
+    "9": 2,
+    "10": 3,
+    "T": 3,
+    "J": 4,
+    "Q": 5,
+    "K": 6,
+    "A": 7,
 }
 _PARSED: dict[str, Card] = {}
 
@@ -127,9 +144,7 @@ def cards_mask(cards: Iterable[Card]) -> CardMask:
 
 
 _BYTE_CARDS: Final = tuple(
-    tuple(
-        tuple(base + bit for bit in range(8) if byte >> bit & 1) for byte in range(256)
-    )
+    tuple(tuple(base + bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
     for base in (0, 8, 16, 24)
 )
 

@@ -32,7 +32,6 @@ Closing: TypeAlias = Literal["double", "help"]
 RaspasyRates: TypeAlias = tuple[int, ...] | Literal["rostov"]
 
 
-
 class _PresetNames(Sequence[str]):
     """The names of every declared preset, in declaration order, read live (so a rule set
     registered later, a test's toy one included, is listed without editing a list)."""

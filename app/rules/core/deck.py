@@ -42,11 +42,7 @@ def shuffled_deck(rng: random.Random) -> tuple[Card, ...]:
 def check_deck(deck: Sequence[int]) -> tuple[Card, ...]:
     """Return ``deck`` as a tuple after checking it holds each of the 32 cards once."""
     order = tuple(deck)
-    if (
-        len(order) != DECK_SIZE
-        or frozenset(order) != _FULL_DECK
-        or set(map(type, order)) != {int}
-    ):
+    if len(order) != DECK_SIZE or frozenset(order) != _FULL_DECK or set(map(type, order)) != {int}:
         raise InvalidDeckError("a deck must hold each of the 32 cards exactly once")
     return order
 

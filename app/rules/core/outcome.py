@@ -120,7 +120,7 @@ class Mark:
 def mark_seats(marks: frozenset[str], key: str) -> tuple[int, ...]:
     """The seats a seats mark ``key`` names in ``marks``, in increasing order."""
     prefix = key + ":"
-    return tuple(sorted(int(m[len(prefix):]) for m in marks if m.startswith(prefix)))
+    return tuple(sorted(int(m[len(prefix) :]) for m in marks if m.startswith(prefix)))
 
 
 def seat_marks(key: str, seats: tuple[int, ...] | list[int]) -> frozenset[str]:

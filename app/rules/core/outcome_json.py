@@ -264,9 +264,7 @@ def _penalty(raw: object, fail: Any) -> Penalty:
         amount = _int(raw.get("amount"), fail, "penalties")
     elif "amount" in raw:
         raise fail("penalties", "a whists penalty needs whists_on")
-    return Penalty(
-        seat=seat, rule=rule, hill=hill, whists_on=whists_on, amount=amount, size=size
-    )
+    return Penalty(seat=seat, rule=rule, hill=hill, whists_on=whists_on, amount=amount, size=size)
 
 
 def is_card_text(card: object) -> bool:

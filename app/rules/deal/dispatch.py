@@ -235,12 +235,7 @@ def visible_cards(state: DealState, seat: int | None) -> CardMask:
             mask |= state.hands[s]
     if state.kind != "pass_out" and state.talon_shown == 2:
         mask |= (1 << state.talon[0]) | (1 << state.talon[1])
-    if (
-        seat is not None
-        and seat == state.declarer
-        and not state.history
-        and not state.trick
-    ):
+    if seat is not None and seat == state.declarer and not state.history and not state.trick:
         mask |= state.discard  # R-C3: the declarer sees his discard until the first lead
     if seat is not None and seat == state.config.dealer and state.players >= 4:
         mask |= _dealer_sight(state)

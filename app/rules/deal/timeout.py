@@ -37,7 +37,13 @@ from app.rules.deal.dispatch import legal_actions
 from app.rules.deal.state import DealState
 
 NEVER_BY_DEFAULT: tuple[type, ...] = (
-    Claim, Concede, ProposeResult, AcceptResult, DeclineResult, ReturnTalon, InviteMisere,
+    Claim,
+    Concede,
+    ProposeResult,
+    AcceptResult,
+    DeclineResult,
+    ReturnTalon,
+    InviteMisere,
     LookAtHand,
 )
 """Actions that are a player's own decision: the timer never makes them for him."""

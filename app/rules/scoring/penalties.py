@@ -303,8 +303,7 @@ def _entry(p: Penalty, fail: Fail, catalogue: Mapping[str, CatalogueEntry]) -> C
     if entry is None:
         raise fail(
             "penalties",
-            f"unknown penalty {p.rule!r}; a penalty names a catalogue id: "
-            + ", ".join(catalogue),
+            f"unknown penalty {p.rule!r}; a penalty names a catalogue id: " + ", ".join(catalogue),
         )
     return entry
 
@@ -340,8 +339,8 @@ def _check_no_bidding(
     playing = p.seat in playing_seats(players, o.dealer)
     if entry.id == "talon_seen" and playing and taken.get(p.seat, 2) < TALON_SEEN_TRICKS:
         raise fail(
-                "penalties",
-                f"seat {p.seat} saw the talon and takes the first two tricks of the pass-out "
+            "penalties",
+            f"seat {p.seat} saw the talon and takes the first two tricks of the pass-out "
             "(R-X4): at least 2",
         )
 

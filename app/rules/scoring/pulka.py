@@ -377,7 +377,8 @@ class Pulka:
         found = data.get("format", STATE_FORMAT) if isinstance(data, Mapping) else None
         if found != STATE_FORMAT:
             raise InvalidRecordError(
-                f"stored pulka format {found!r} is not {STATE_FORMAT!r}", field="format")
+                f"stored pulka format {found!r} is not {STATE_FORMAT!r}", field="format"
+            )
         try:
             return cls._replay(data)
         except (KeyError, TypeError, AttributeError) as exc:

@@ -57,7 +57,6 @@ _JOIN_KEYS = frozenset({"before_deal", "kind", "name", "pool", "hill"})
 _REPLACE_KEYS = frozenset({"before_deal", "kind", "seat", "name"})
 
 
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class RecordMeta:
     """Everything of a ``pulka/1`` document except its deals."""
@@ -139,9 +138,7 @@ def parse_document(doc: object) -> tuple[RecordMeta, list[DealOutcome]]:
     ):
         raise InvalidRecordError("first_dealer must be a seat", field="first_dealer")
     changes = _parse_seat_changes(doc.get("seat_changes", []), len(deals))
-    meta = RecordMeta(
-        conventions, tuple(players), target, str(stake), ended, first_dealer, changes
-    )
+    meta = RecordMeta(conventions, tuple(players), target, str(stake), ended, first_dealer, changes)
     return meta, [deal_from_json(d, i) for i, d in enumerate(deals)]
 
 
@@ -312,9 +309,7 @@ def export_document(pulka: Pulka) -> dict[str, Any]:
 
 def _join_amounts(pulka: Pulka, deal: int, seat: int) -> tuple[int, int]:
     """The pool and hill the newcomer wrote when he joined before ``deal`` (R-T4 entries)."""
-    amounts = {
-        e.column: e.amount for e in pulka.entries if e.rule == JOIN_RULE and e.deal == deal
-    }
+    amounts = {e.column: e.amount for e in pulka.entries if e.rule == JOIN_RULE and e.deal == deal}
     return int(amounts["pool"]), int(amounts["hill"])
 
 
@@ -322,5 +317,3 @@ def _names(pulka: Pulka) -> tuple[str, ...]:
     if pulka.names is not None:
         return pulka.names
     return tuple(f"Seat {i}" for i in range(pulka.players))
-
-

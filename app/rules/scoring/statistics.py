@@ -145,6 +145,13 @@ def tally(facts: Iterable[LogFact], settlement: Mapping[str, Any] | None) -> Pul
 
 def sheet_lines(entries: Iterable[Entry]) -> list[dict[str, Any]]:
     """The paper sheet's running totals as the archive shows them (JSON), from the entries."""
-    return [{"deal": line.deal, "seat": line.seat, "column": line.column,
-             "total": json_number(line.total), "on": line.on}
-            for line in running_totals(entries)]
+    return [
+        {
+            "deal": line.deal,
+            "seat": line.seat,
+            "column": line.column,
+            "total": json_number(line.total),
+            "on": line.on,
+        }
+        for line in running_totals(entries)
+    ]

@@ -99,8 +99,9 @@ def misere_table(hands: tuple[int, int, int], leader: int = 0) -> dict[int, int]
     return {pos: best_tricks(hands, leader, (), None, pos, misere=True) for pos in range(3)}
 
 
-def best_discard(hands: tuple[int, int, int], declarer: int, twelve: CardMask,
-                 trump: int | None, leader: int = 0) -> tuple[CardMask, int, int]:
+def best_discard(
+    hands: tuple[int, int, int], declarer: int, twelve: CardMask, trump: int | None, leader: int = 0
+) -> tuple[CardMask, int, int]:
     """Over all discards of two of ``twelve`` (the declarer's cards with the talon): the first
     discard (lowest cards first) that maximises his tricks, that number, and how many discards
     reach it."""
@@ -131,8 +132,14 @@ class _Walk:
 def _value(walk: _Walk, trump: int | None, subject: int, misere: bool) -> int:
     """``subject``'s total tricks (taken so far plus double-dummy from here) when he maximises
     them (game) or minimises them (misère, pass-out) against the other two."""
-    rest = best_tricks((walk.hands[0], walk.hands[1], walk.hands[2]), walk.leader, walk.trick,
-                       trump, subject, misere)
+    rest = best_tricks(
+        (walk.hands[0], walk.hands[1], walk.hands[2]),
+        walk.leader,
+        walk.trick,
+        trump,
+        subject,
+        misere,
+    )
     return walk.taken[subject] + rest
 
 
@@ -149,14 +156,24 @@ def _after(walk: _Walk, position: int, card: int, trump: int | None) -> _Walk:
     return _Walk(hands, winner, (), taken)
 
 
-def _mark_plays(facts: DealFacts, start: tuple[int, int, int], tricks: Sequence[Trick],
-                first_trick: int, trump: int | None, deadline: float,
-                taken: list[int], misere: bool) -> tuple[list[dict[str, Any]], bool]:
+def _mark_plays(
+    facts: DealFacts,
+    start: tuple[int, int, int],
+    tricks: Sequence[Trick],
+    first_trick: int,
+    trump: int | None,
+    deadline: float,
+    taken: list[int],
+    misere: bool,
+) -> tuple[list[dict[str, Any]], bool]:
     """The per-card marks over ``tricks`` (positions, not seats), from hands ``start``;
     ``misere``: the subject avoids tricks (misère, pass-out)."""
     passed_out = facts.kind == "pass_out"
-    declarer = (facts.active.index(facts.declarer)
-                if facts.declarer is not None and not passed_out else None)
+    declarer = (
+        facts.active.index(facts.declarer)
+        if facts.declarer is not None and not passed_out
+        else None
+    )
     walk = _Walk(list(start), tricks[0][0][0] if tricks and tricks[0] else 0, (), list(taken))
     marks: list[dict[str, Any]] = []
     known: tuple[int, int] | None = None  # (subject, value) of the current position
@@ -176,9 +193,13 @@ def _mark_plays(facts: DealFacts, start: tuple[int, int, int], tricks: Sequence[
             after = _value(nxt, trump, subject, misere)
             known = (subject, after)
             loss = (before - after) if wants_more else (after - before)
-            mark: dict[str, Any] = {"trick": number, "seat": facts.active[position],
-                                    "card": CARD_TEXTS[card], "loss": max(loss, 0),
-                                    "better": []}
+            mark: dict[str, Any] = {
+                "trick": number,
+                "seat": facts.active[position],
+                "card": CARD_TEXTS[card],
+                "loss": max(loss, 0),
+                "better": [],
+            }
             if loss > 0:
                 led = walk.trick[0][1] >> 3 if walk.trick else None
                 legal = legal_cards(walk.hands[position], led, trump)
@@ -208,8 +229,11 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
         "seats": list(seats),
         "makeable": {str(seats[p]): row for p, row in makeable.items()},
         "misere": {str(seats[p]): {"tricks": n, "caught": n >= 1} for p, n in misere.items()},
-        "contract": None, "best_discard": None, "pass_out": None,
-        "plays": [], "plays_complete": True,
+        "contract": None,
+        "best_discard": None,
+        "pass_out": None,
+        "plays": [],
+        "plays_complete": True,
     }
     tricks = [_positions(facts, t) for t in facts.tricks]
     deadline = time.monotonic() + play_budget
@@ -225,19 +249,28 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
             return out
         result = best_tricks(start, leader, (), trump, pos, misere=is_misere)
         won = sum(1 for w in facts.winners if w == facts.declarer) if tricks else None
-        out["contract"] = {"declarer": facts.declarer, "contract": facts.contract,
-                           "misere": is_misere, "tricks": result, "taken": won,
-                           "played_tricks": len(tricks)}
+        out["contract"] = {
+            "declarer": facts.declarer,
+            "contract": facts.contract,
+            "misere": is_misere,
+            "tricks": result,
+            "taken": won,
+            "played_tricks": len(tricks),
+        }
         if not is_misere and facts.discard:
             twelve = facts.dealt[facts.declarer] | sum(1 << c for c in facts.talon)
             mask, best, ties = best_discard(start, pos, twelve, trump, leader)
             out["best_discard"] = {
-                "cards": [CARD_TEXTS[c] for c in range(32) if mask >> c & 1], "tricks": best,
-                "ties": ties, "actual": [CARD_TEXTS[c] for c in range(32)
-                                         if facts.discard >> c & 1], "actual_tricks": result}
+                "cards": [CARD_TEXTS[c] for c in range(32) if mask >> c & 1],
+                "tricks": best,
+                "ties": ties,
+                "actual": [CARD_TEXTS[c] for c in range(32) if facts.discard >> c & 1],
+                "actual_tricks": result,
+            }
         if tricks:
             out["plays"], out["plays_complete"] = _mark_plays(
-                facts, start, tricks, 1, trump, deadline, [0, 0, 0], is_misere)
+                facts, start, tricks, 1, trump, deadline, [0, 0, 0], is_misere
+            )
     elif facts.kind == "pass_out":
         talon_tricks = min(2, len(facts.tricks))
         hands = list(dealt)
@@ -251,14 +284,18 @@ def analyse_deal(facts: DealFacts, play_budget: float = PLAY_BUDGET_SECONDS) -> 
         rest = tricks[talon_tricks:]
         leader3 = rest[0][0][0] if rest and rest[0] else 0
         if len(facts.tricks) >= 2 and hands[0]:
-            held = [taken[p] + best_tricks(start3, leader3, (), None, p, misere=True)
-                    for p in range(3)]
+            held = [
+                taken[p] + best_tricks(start3, leader3, (), None, p, misere=True) for p in range(3)
+            ]
             actual = [sum(1 for w in facts.winners if w == s) for s in seats]
-            out["pass_out"] = {str(seats[p]): {"held_to": held[p], "taken": actual[p],
-                                               "talon_tricks": taken[p]} for p in range(3)}
+            out["pass_out"] = {
+                str(seats[p]): {"held_to": held[p], "taken": actual[p], "talon_tricks": taken[p]}
+                for p in range(3)
+            }
             if rest:
                 out["plays"], out["plays_complete"] = _mark_plays(
-                    facts, start3, rest, talon_tricks + 1, None, deadline, taken, True)
+                    facts, start3, rest, talon_tricks + 1, None, deadline, taken, True
+                )
     return out
 
 

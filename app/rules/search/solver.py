@@ -709,9 +709,7 @@ def solve_counted(
             return _probe(
                 control,
                 misere,
-                lambda: _complete_trick(
-                    reach, hands, leader, trick, trump, declarer, misere, need
-                ),
+                lambda: _complete_trick(reach, hands, leader, trick, trump, declarer, misere, need),
             )
         return _probe(control, misere, lambda: reach(hands[0], hands[1], hands[2], leader, need))
 

@@ -49,15 +49,31 @@ class OldCommit:
 
 
 COMMITS = (
-    OldCommit("0009", "331120c", "before recorded tables: fund (0004), seats and seat changes "
-                                 "(0005), fund keys (0006), ws revocation (0008); four presets"),
-    OldCommit("0013", "96a1648", "recorded tables (0010), analysis (0011), bot levels (0012), "
-                                 "extension refusal (0013); four presets"),
-    OldCommit("0014", "d64e7ec", "club settings (0014), the classic preset, before the archive "
-                                 "rows of 0015 and before arabic"),
-    OldCommit("0018", "787c2eb", "the deal chain (0016), the audit log (0017), seasons (0018); "
-                                 "every preset with arabic, whose recorded pulka opens with a "
-                                 "failed checked ten scored before issue 26's reading (0019)"),
+    OldCommit(
+        "0009",
+        "331120c",
+        "before recorded tables: fund (0004), seats and seat changes "
+        "(0005), fund keys (0006), ws revocation (0008); four presets",
+    ),
+    OldCommit(
+        "0013",
+        "96a1648",
+        "recorded tables (0010), analysis (0011), bot levels (0012), "
+        "extension refusal (0013); four presets",
+    ),
+    OldCommit(
+        "0014",
+        "d64e7ec",
+        "club settings (0014), the classic preset, before the archive "
+        "rows of 0015 and before arabic",
+    ),
+    OldCommit(
+        "0018",
+        "787c2eb",
+        "the deal chain (0016), the audit log (0017), seasons (0018); "
+        "every preset with arabic, whose recorded pulka opens with a "
+        "failed checked ten scored before issue 26's reading (0019)",
+    ),
 )
 
 
@@ -66,17 +82,35 @@ def build(old: OldCommit, base_url: str) -> None:
     url, name = scratch_database(base_url)
     try:
         with tempfile.TemporaryDirectory(prefix=f"prefclub-{old.stem}-") as tmp:
-            archive = subprocess.run(["git", "archive", old.commit], cwd=PROJECT_ROOT,
-                                     check=True, capture_output=True).stdout
+            archive = subprocess.run(
+                ["git", "archive", old.commit], cwd=PROJECT_ROOT, check=True, capture_output=True
+            ).stdout
             subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-            env = {**os.environ, "PYTHONPATH": tmp, "PREFCLUB_ENV": "test",
-                   "PREFCLUB_DATA_DIR": str(Path(tmp) / "var")}
+            env = {
+                **os.environ,
+                "PYTHONPATH": tmp,
+                "PREFCLUB_ENV": "test",
+                "PREFCLUB_DATA_DIR": str(Path(tmp) / "var"),
+            }
             manifest = HERE / f"{old.stem}.json"
-            subprocess.run([sys.executable, str(HERE / "old_club.py"), url, str(manifest)],
-                           cwd=tmp, env=env, check=True)
-        dump = subprocess.run([pg_program(url, "pg_dump"), "--format=plain", "--no-owner",
-                               "--no-privileges", "--dbname", libpq_url(url)],
-                              check=True, stdout=subprocess.PIPE).stdout
+            subprocess.run(
+                [sys.executable, str(HERE / "old_club.py"), url, str(manifest)],
+                cwd=tmp,
+                env=env,
+                check=True,
+            )
+        dump = subprocess.run(
+            [
+                pg_program(url, "pg_dump"),
+                "--format=plain",
+                "--no-owner",
+                "--no-privileges",
+                "--dbname",
+                libpq_url(url),
+            ],
+            check=True,
+            stdout=subprocess.PIPE,
+        ).stdout
         (HERE / f"{old.stem}.sql.gz").write_bytes(gzip.compress(dump, mtime=0))
         print(f"{old.stem}: {len(dump) // 1024} KiB of SQL", flush=True)
     finally:
@@ -86,8 +120,10 @@ def build(old: OldCommit, base_url: str) -> None:
 def main(argv: list[str]) -> int:
     chosen = [c for c in COMMITS if not argv or c.revision in argv]
     if not chosen:
-        print(f"unknown revision; choose from {', '.join(c.revision for c in COMMITS)}",
-              file=sys.stderr)
+        print(
+            f"unknown revision; choose from {', '.join(c.revision for c in COMMITS)}",
+            file=sys.stderr,
+        )
         return 2
     base_url = start_embedded(BUILD_DIR, "postgres")
     for old in chosen:

@@ -60,8 +60,11 @@ LIVE_MOVES = 7
 """Moves of the live table's third deal played before the dump: a deal in the middle of play."""
 MAX_COMMANDS = 4000
 
-MEMBERS = [("admin", "Админ", Role.admin), ("treasurer", "Казначей", Role.treasurer),
-           *((f"m{i}", f"Игрок {i}", Role.member) for i in range(1, 9))]
+MEMBERS = [
+    ("admin", "Админ", Role.admin),
+    ("treasurer", "Казначей", Role.treasurer),
+    *((f"m{i}", f"Игрок {i}", Role.member) for i in range(1, 9)),
+]
 
 
 def password(login: str) -> str:
@@ -92,18 +95,33 @@ class Club:
     async def members(self) -> None:
         async with session_scope(self.sessions) as db:
             for login, name, role in MEMBERS:
-                m = Member(login=login, display_name=name, role=role, is_bot=False, active=True,
-                           must_change_password=False, password_hash=hash_password(password(login)))
+                m = Member(
+                    login=login,
+                    display_name=name,
+                    role=role,
+                    is_bot=False,
+                    active=True,
+                    must_change_password=False,
+                    password_hash=hash_password(password(login)),
+                )
                 db.add(m)
                 await db.flush()
                 self.ids[login] = m.id
 
-    async def table(self, logins: list[str], preset: str, target: int = TARGET,
-                    **extra: Any) -> int:
+    async def table(
+        self, logins: list[str], preset: str, target: int = TARGET, **extra: Any
+    ) -> int:
         async with session_scope(self.sessions) as db:
-            t = await create_table(db, seat_member_ids=[self.ids[x] for x in logins],
-                                   preset=preset, practice=False, club_session_id=None,
-                                   target=target, now=self.now(), **extra)
+            t = await create_table(
+                db,
+                seat_member_ids=[self.ids[x] for x in logins],
+                preset=preset,
+                practice=False,
+                club_session_id=None,
+                target=target,
+                now=self.now(),
+                **extra,
+            )
             return int(t.id)
 
     async def state(self, table_id: int) -> Any:
@@ -130,20 +148,35 @@ class Club:
                 kwargs["after_deal"] = seat_changes.apply_waiting
             try:
                 await table_commands.execute(
-                    self.sessions, None, table_id=table_id, member_id=state.member_ids[seat],
-                    seat=seat, name=state.names[seat],
-                    command={"id": uuid.uuid4().hex, **choice}, now=self.now(), **kwargs)
+                    self.sessions,
+                    None,
+                    table_id=table_id,
+                    member_id=state.member_ids[seat],
+                    seat=seat,
+                    name=state.names[seat],
+                    command={"id": uuid.uuid4().hex, **choice},
+                    now=self.now(),
+                    **kwargs,
+                )
             except game.CommandRejected:
                 choice = dict(self.rng.choice(shown["legal"]))
                 await table_commands.execute(
-                    self.sessions, None, table_id=table_id, member_id=state.member_ids[seat],
-                    seat=seat, name=state.names[seat],
-                    command={"id": uuid.uuid4().hex, **choice}, now=self.now(), **kwargs)
+                    self.sessions,
+                    None,
+                    table_id=table_id,
+                    member_id=state.member_ids[seat],
+                    seat=seat,
+                    name=state.names[seat],
+                    command={"id": uuid.uuid4().hex, **choice},
+                    now=self.now(),
+                    **kwargs,
+                )
             return True
         return False
 
-    async def play(self, table_id: int, *, until_deal: int | None = None,
-                   moves: int | None = None) -> None:
+    async def play(
+        self, table_id: int, *, until_deal: int | None = None, moves: int | None = None
+    ) -> None:
         """Play until the pulka ends (or deal ``until_deal`` starts, then ``moves`` more);
         when deal ``MAX_DEALS + 1`` starts, the players agree to end (it is abandoned)."""
         for _ in range(MAX_COMMANDS):
@@ -173,8 +206,7 @@ class Club:
         """R-T5: ``newcomer`` takes over ``seat``; everyone concerned agrees."""
         async with session_scope(self.sessions) as db:
             who = await self.member(db, newcomer)
-            change = await seat_changes.request_replace(db, table_id, seat, who, who,
-                                                        self.now())
+            change = await seat_changes.request_replace(db, table_id, seat, who, who, self.now())
             for mid in list(change.required):
                 voter = await db.get(Member, mid)
                 change = await seat_changes.answer(db, change, voter, True, self.now())
@@ -194,18 +226,21 @@ class Club:
             declarer = (dealer + 1 + deal_no % 2) % 3
             whister, passer = [s for s in range(3) if s != declarer][:2]
             if deal_no % 5 == 3:
-                deal: dict[str, Any] = {"type": "pass_out",
-                                        "tricks": {"0": 4, "1": 3, "2": 3}}
+                deal: dict[str, Any] = {"type": "pass_out", "tricks": {"0": 4, "1": 3, "2": 3}}
             else:
                 level = state.pulka.next_min_level()
                 taken = level - 1 if deal_no % 5 == 4 else level
-                deal = {"type": "game", "declarer": declarer, "contract": f"{level}C",
-                        "defence": {str(whister): "whist", str(passer): "pass"},
-                        "tricks": {str(declarer): taken, str(whister): 10 - taken,
-                                   str(passer): 0}}
+                deal = {
+                    "type": "game",
+                    "declarer": declarer,
+                    "contract": f"{level}C",
+                    "defence": {str(whister): "whist", str(passer): "pass"},
+                    "tricks": {str(declarer): taken, str(whister): 10 - taken, str(passer): 0},
+                }
             async with session_scope(self.sessions) as db:
-                await recording.enter_deal(db, table_id, state.member_ids[0], deal_no, deal,
-                                           self.now())
+                await recording.enter_deal(
+                    db, table_id, state.member_ids[0], deal_no, deal, self.now()
+                )
             dealer = (dealer + 1) % 3
         return table_id
 
@@ -220,8 +255,9 @@ class Club:
             from app.services import recording
         except ImportError:
             return None
-        table_id = await self.table(["m4", "m5", "m6"], "arabic", target=6, mode="recorded",
-                                    overrides={"opening_bombs": 0})
+        table_id = await self.table(
+            ["m4", "m5", "m6"], "arabic", target=6, mode="recorded", overrides={"opening_bombs": 0}
+        )
         warned: int | None = None
         fined = False
         for deal_no in range(60):
@@ -236,24 +272,35 @@ class Club:
             elif dealer == warned and not fined:
                 fined = True
                 dealer = (dealer + 1) % 3
-                extra = {"dealer": dealer,
-                         "penalties": [{"seat": warned, "rule": "dealing_procedure"}]}
+                extra = {
+                    "dealer": dealer,
+                    "penalties": [{"seat": warned, "rule": "dealing_procedure"}],
+                }
             declarer = (dealer + 1 + deal_no) % 3
             first, second = [(declarer + k) % 3 for k in (1, 2)]
             if deal_no == 0:
                 deal: dict[str, Any] = {
-                    "type": "game", "declarer": declarer, "contract": "10NT",
-                    "defence": {str(first): "pass", str(second): "pass"}, "play": "open",
-                    "tricks": {str(declarer): 9, str(first): 1, str(second): 0}}
+                    "type": "game",
+                    "declarer": declarer,
+                    "contract": "10NT",
+                    "defence": {str(first): "pass", str(second): "pass"},
+                    "play": "open",
+                    "tricks": {str(declarer): 9, str(first): 1, str(second): 0},
+                }
             else:
                 level = state.pulka.next_min_level()
-                deal = {"type": "game", "declarer": declarer, "contract": f"{level}C",
-                        "defence": {str(first): "whist", str(second): "pass"},
-                        "tricks": {str(declarer): level, str(first): 10 - level,
-                                   str(second): 0}, **extra}
+                deal = {
+                    "type": "game",
+                    "declarer": declarer,
+                    "contract": f"{level}C",
+                    "defence": {str(first): "whist", str(second): "pass"},
+                    "tricks": {str(declarer): level, str(first): 10 - level, str(second): 0},
+                    **extra,
+                }
             async with session_scope(self.sessions) as db:
-                await recording.enter_deal(db, table_id, state.member_ids[0], deal_no, deal,
-                                           self.now())
+                await recording.enter_deal(
+                    db, table_id, state.member_ids[0], deal_no, deal, self.now()
+                )
         assert fined, "the second dealing fault was entered"
         return table_id
 
@@ -262,62 +309,117 @@ class Club:
         async with session_scope(self.sessions) as db:
             treasurer = await self.member(db, "treasurer")
             for login in ("m1", "m2", "m3", "m4"):
-                await fund.record_payment(db, member_id=self.ids[login], amount=Decimal("3.50"),
-                                          by=treasurer, now=self.now())
-            await fund.record_payment(db, member_id=None, amount=Decimal("1.25"), by=treasurer,
-                                      now=self.now(), reason="sponsor",
-                                      kind=fund.EntryKind.adjustment)
+                await fund.record_payment(
+                    db,
+                    member_id=self.ids[login],
+                    amount=Decimal("3.50"),
+                    by=treasurer,
+                    now=self.now(),
+                )
+            await fund.record_payment(
+                db,
+                member_id=None,
+                amount=Decimal("1.25"),
+                by=treasurer,
+                now=self.now(),
+                reason="sponsor",
+                kind=fund.EntryKind.adjustment,
+            )
         async with session_scope(self.sessions) as db:
             proposer = await self.member(db, "m1")
-            proposal = await fund.create_proposal(db, proposer=proposer, title="Новые карты",
-                                                  amount=Decimal("4.00"), now=self.now(),
-                                                  zone=ZONE)
+            proposal = await fund.create_proposal(
+                db,
+                proposer=proposer,
+                title="Новые карты",
+                amount=Decimal("4.00"),
+                now=self.now(),
+                zone=ZONE,
+            )
             proposal_id = proposal.id
         for login in ("m7", "admin", "treasurer", "m2", "m3", "m4", "m5", "m6", "m8"):
             try:
                 async with session_scope(self.sessions) as db:
-                    await fund.vote(db, proposal_id=proposal_id,
-                                    member=await self.member(db, login), yes=login != "m7",
-                                    now=self.now())
+                    await fund.vote(
+                        db,
+                        proposal_id=proposal_id,
+                        member=await self.member(db, login),
+                        yes=login != "m7",
+                        now=self.now(),
+                    )
             except fund.FundError:  # R-F2 decided it already: later votes are refused
                 break
         async with session_scope(self.sessions) as db:
-            await fund.pay(db, proposal_id=proposal_id, by=await self.member(db, "treasurer"),
-                           now=self.now())
+            await fund.pay(
+                db, proposal_id=proposal_id, by=await self.member(db, "treasurer"), now=self.now()
+            )
         async with session_scope(self.sessions) as db:
             proposer = await self.member(db, "m2")
-            await fund.create_proposal(db, proposer=proposer, title="Лампа", amount=Decimal("2.00"),
-                                       now=self.now(), zone=ZONE)
+            await fund.create_proposal(
+                db,
+                proposer=proposer,
+                title="Лампа",
+                amount=Decimal("2.00"),
+                now=self.now(),
+                zone=ZONE,
+            )
 
     async def manifest(self, live_table: int, recorded: int | None) -> dict[str, Any]:
         """What this (old) code says about everything it wrote."""
         finished = []
         async with self.sessions() as db:
-            rows = (await db.execute(
-                select(PulkaRow, Table).join(Table, Table.id == PulkaRow.table_id)
-                .order_by(PulkaRow.id))).all()
+            rows = (
+                await db.execute(
+                    select(PulkaRow, Table)
+                    .join(Table, Table.id == PulkaRow.table_id)
+                    .order_by(PulkaRow.id)
+                )
+            ).all()
             for row, table in rows:
                 if row.status != "finished":
                     continue
                 rescored = score_document(row.record)
                 assert rescored["sheet"] == row.sheet and rescored["settlement"] == row.settlement
-                finished.append({"id": row.id, "table_id": table.id, "preset": table.preset,
-                               "mode": getattr(table, "mode", "live"), "players": table.players,
-                               "deals": row.deals, "ended": row.ended, "sheet": row.sheet,
-                               "settlement": row.settlement})
-            accounts = {d.member_id: {"owed": str(d.owed), "paid": str(d.paid)}
-                        for d in await fund.debts(db)}
+                finished.append(
+                    {
+                        "id": row.id,
+                        "table_id": table.id,
+                        "preset": table.preset,
+                        "mode": getattr(table, "mode", "live"),
+                        "players": table.players,
+                        "deals": row.deals,
+                        "ended": row.ended,
+                        "sheet": row.sheet,
+                        "settlement": row.settlement,
+                    }
+                )
+            accounts = {
+                d.member_id: {"owed": str(d.owed), "paid": str(d.paid)}
+                for d in await fund.debts(db)
+            }
             balance = str(await fund.balance(db))
         state = await self.state(live_table)
-        live = {"table_id": live_table, "seq": state.seq, "deal_no": state.deal_no,
-                "status": state.status, "names": list(state.names),
-                "sheet": state.pulka.sheet.to_json(),
-                "to_move": next((s for s in range(state.players)
-                                 if game.seat_view(state, s)["legal"]), None)}
+        live = {
+            "table_id": live_table,
+            "seq": state.seq,
+            "deal_no": state.deal_no,
+            "status": state.status,
+            "names": list(state.names),
+            "sheet": state.pulka.sheet.to_json(),
+            "to_move": next(
+                (s for s in range(state.players) if game.seat_view(state, s)["legal"]), None
+            ),
+        }
         return {
             "format": "upgrade-manifest/1",
-            "members": [{"id": self.ids[login], "login": login, "password": password(login),
-                         "role": str(role)} for login, _, role in MEMBERS],
+            "members": [
+                {
+                    "id": self.ids[login],
+                    "login": login,
+                    "password": password(login),
+                    "role": str(role),
+                }
+                for login, _, role in MEMBERS
+            ],
             "presets": list(PRESET_NAMES),
             "pulkas": finished,
             "fund": {"balance": balance, "accounts": {str(k): v for k, v in accounts.items()}},
@@ -355,8 +457,7 @@ async def main(url: str, manifest: Path) -> None:
     await club.play(live, until_deal=3, moves=LIVE_MOVES)
     await club.fund_story()
     document = await club.manifest(live, recorded)
-    manifest.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n",
-                        encoding="utf-8")
+    manifest.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     await club.engine.dispose()
 
 

@@ -87,9 +87,7 @@ def discard_options(state: DealState, seat: int) -> list[Action]:
     """Every pair of cards ``seat`` may discard (R-C3), and the return of the talon (R-C6),
     from the hand the rule set says (A-16: a defender's discard for the declarer)."""
     cards = mask_cards(state.hands[_discarding_hand(state, seat)])
-    out: list[Action] = [
-        Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]
-    ]
+    out: list[Action] = [Discard(seat, (a, b)) for i, a in enumerate(cards) for b in cards[i + 1 :]]
     if return_allowed(state):
         out.append(ReturnTalon(seat))
     return out
@@ -148,9 +146,7 @@ def apply_return_talon(state: DealState, action: ReturnTalon) -> Transition:
     """
     require_turn(state, action.seat, "talon", "discard")
     if not return_allowed(state):
-        raise IllegalContractError(
-            "returning the talon is not a convention of this table (R-C6)"
-        )
+        raise IllegalContractError("returning the talon is not a convention of this table (R-C6)")
     events = [Event("talon_returned", {"seat": action.seat})]
     talon = (1 << state.talon[0]) | (1 << state.talon[1])
     hands = set_at(state.hands, action.seat, state.hands[action.seat] & ~talon)

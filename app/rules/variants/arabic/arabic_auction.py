@@ -151,9 +151,7 @@ def arabic_call(auction: Auction, call: Call) -> Auction:
     if call == "dark_pass":
         if not may_dark(auction, position):
             raise IllegalBidError("a dark pass is declared before looking at the cards (A-10)")
-        extra = dataclasses.replace(
-            extra, dark_passed=True, open_floor=max(extra.open_floor, 7)
-        )
+        extra = dataclasses.replace(extra, dark_passed=True, open_floor=max(extra.open_floor, 7))
         return auction.advanced(
             call, passed=auction.passed | 1 << position, extra=_spoken(extra, position)
         )

@@ -112,6 +112,4 @@ def multiplied(entries: Iterable[Entry], factor: Fraction) -> list[Entry]:
     """Every entry of the deal multiplied by ``factor``, the fixed ones (R-A4) as they are."""
     if factor == 1:
         return list(entries)
-    return [
-        e if is_fixed(e) else dataclasses.replace(e, amount=e.amount * factor) for e in entries
-    ]
+    return [e if is_fixed(e) else dataclasses.replace(e, amount=e.amount * factor) for e in entries]

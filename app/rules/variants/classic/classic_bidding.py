@@ -61,9 +61,7 @@ def classic_call(auction: Auction, call: Call) -> Auction:
             raise IllegalBidError("name a suit above the one already named (K-3)")
         high, holder = rank, position
     else:
-        raise IllegalBidError(
-            "classic preferans is bid by suit only: 6♠, 6♣, 6♦ or 6♥ (K-3)"
-        )
+        raise IllegalBidError("classic preferans is bid by suit only: 6♠, 6♣, 6♦ or 6♥ (K-3)")
     if position == 2 or high == _PREFERANS_RANK:
         turn = 0 if passed == _ALL_PASSED else -1  # K-5 the talon is offered; K-4 a game
     else:
