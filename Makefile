@@ -53,9 +53,10 @@ run: $(RUN_STAMP) pdf-font
 test: $(TEST_STAMP) chromium compose-cli pdf-font lint typecheck js-lint js-test
 	$(BIN)/pytest
 
-## ruff, then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
+## ruff (lint and format), then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/lint-imports
 
 typecheck: $(TEST_STAMP)
