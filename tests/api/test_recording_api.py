@@ -107,3 +107,44 @@ async def test_an_arabic_recorded_table_offers_and_scores_004s_penalties(
     assert [(e["seat"], e["column"], e["amount"]) for e in entries if e["rule"] == "A-23"] == [
         (2, "hill", 4)
     ]
+
+
+async def test_a_classic_recorded_table_offers_and_scores_003s_remizes(
+    logged_in: LoggedIn,  # noqa: F811
+) -> None:
+    """K-13..K-16 at a real-cards classic table: the catalogue is the scorer's correction and
+    003's three remizes, no entry of the club's; Vera looked at the talon on Boris's 6♦ (not
+    whisted): one ♦ remiz, 3, into her hill under K-14, Boris 3 into his pool (K-9)."""
+    scorer_client, anna = await logged_in()
+    _, boris = await logged_in()
+    _, vera = await logged_in()
+    admin, _ = await logged_in(Role.admin)
+    made = await admin.post(
+        "/api/tables",
+        json={"seats": [anna.id, boris.id, vera.id], "mode": "recorded", "preset": "classic"},
+    )
+    assert made.status_code == 201, made.text
+    base = f"/api/tables/{made.json()['id']}/recording"
+    view = (await scorer_client.get(base)).json()
+    assert [c["id"] for c in view["catalogue"]] == [
+        "entry_error",
+        "talon_looked",
+        "declared_out_of_turn",
+        "passed_out_of_turn",
+    ]
+    assert view["catalogue"][1]["words"]["ru"] == "Посмотрел талон"
+    deal = {
+        "type": "game",
+        "declarer": 1,
+        "contract": "6D",
+        "defence": {"2": "pass", "0": "pass"},
+        "penalties": [{"seat": 2, "rule": "talon_looked"}],
+    }
+    whisting = {**deal, "defence": {"2": "whist", "0": "pass"}, "play": "closed",
+                "tricks": {"1": 6, "2": 2, "0": 2}}  # fmt: skip
+    refused = await scorer_client.post(f"{base}/deals", json={"deal_no": 0, "deal": whisting})
+    assert refused.status_code == 422 and refused.json()["code"] == "invalid_entry"
+    entered = await scorer_client.post(f"{base}/deals", json={"deal_no": 0, "deal": deal})
+    assert entered.status_code == 201, entered.text
+    assert entered.json()["data"]["sheet"]["hill"] == [0, 0, 3]
+    assert entered.json()["data"]["sheet"]["pool"] == [0, 3, 0]

@@ -61,6 +61,9 @@ class CatalogueEntry:
     price: Callable[[DealOutcome, Conventions, int], int] | None = None
     """A rule set's entry: the hill points it charges on a deal (the deal, its conventions, its
     lowest game); ``None`` for the shared entries, whose amounts :func:`amount_of` knows."""
+    refusal: Callable[[DealOutcome, int], str | None] | None = None
+    """A rule set's entry: why the recorded deal contradicts charging this seat (e.g. he was
+    out of the deal but is recorded playing it), or ``None``."""
 
 
 CATALOGUE: Mapping[str, CatalogueEntry] = {
@@ -143,16 +146,21 @@ class PenaltyRules:
 
     penalty_entries: ClassVar[tuple[CatalogueEntry, ...]] = ()
     """Entries this rule set adds to the club's catalogue, ids distinct from it."""
+    club_entries: ClassVar[frozenset[str] | None] = None
+    """The ids of the club's catalogue this rule set keeps (``None``: all of them)."""
 
 
 def catalogue_for(conventions: Conventions) -> Mapping[str, CatalogueEntry]:
     """The entries a record of ``conventions``' preset may name: the club's catalogue and its
     rule set's own."""
     rule_set = rule_set_of(conventions.preset)
-    own = rule_set.penalty_entries if isinstance(rule_set, PenaltyRules) else ()
-    if not own:
+    if not isinstance(rule_set, PenaltyRules):
         return CATALOGUE
-    return {**CATALOGUE, **{e.id: e for e in own}}
+    kept = rule_set.club_entries
+    club = CATALOGUE if kept is None else {i: e for i, e in CATALOGUE.items() if i in kept}
+    if not rule_set.penalty_entries and kept is None:
+        return CATALOGUE
+    return {**club, **{e.id: e for e in rule_set.penalty_entries}}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -263,6 +271,9 @@ def resolve(
         entry = _entry(p, fail, catalogue)
         earlier = (*prior, *outcome.penalties[:index])
         _check_seat(entry, p, outcome, players, fail)
+        why = entry.refusal(outcome, p.seat) if entry.refusal is not None else None
+        if why is not None:
+            raise fail("penalties", f"{entry.id} ({entry.rule}): {why}")
         if p.whists_on is not None or p.amount:
             raise fail("penalties", f"{entry.id} ({entry.rule}) is written in the hill only")
         if entry.id == "entry_error":

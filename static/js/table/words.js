@@ -30,8 +30,9 @@ export function entryWords(entry, entries = []) {
     "K-9": "game", "K-10": "remiz", "K-11": "whisterRemiz",
   };
   // A penalty of the catalogue (RULES.md §10, app/rules/scoring/penalties.py) cites its rule
-  // R-X1 … R-X11; seed 004's own (app/rules/variants/arabic/arabic_penalties.py) A-23, A-24.
-  if (/^(R-X\d+|A-2[34])$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
+  // R-X1 … R-X11; seed 004's own (app/rules/variants/arabic/arabic_penalties.py) A-23, A-24;
+  // seed 003's remizes (app/rules/variants/classic/classic_penalties.py) K-14 … K-16.
+  if (/^(R-X\d+|A-2[34]|K-1[4-6])$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
   return t(`tp.rule.${byRule[rule] || "other"}`);
 }
 

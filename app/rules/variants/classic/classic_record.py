@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from app.rules.core.outcome import DealOutcome
+from app.rules.variants.classic.classic_penalties import IDS as CLASSIC_PENALTIES
 from app.rules.variants.classic.classic_values import CLASSIC_CONTRACTS
 
 
@@ -15,10 +16,11 @@ def classic_refusal(o: DealOutcome) -> tuple[str, str] | None:
     """Why ``o`` cannot be a deal of a classic pulka."""
     if o.kind == "pass_out":
         return "type", "classic preferans has no pass-outs: the cards are dealt again (K-6)"
-    if any(p.rule != "entry_error" for p in o.penalties):
+    if any(p.rule != "entry_error" and p.rule not in CLASSIC_PENALTIES for p in o.penalties):
         return "penalties", (
-            "the penalty catalogue (RULES.md §10) is the club's; a classic record carries only a "
-            "scorer's entry_error correction (K-13)"
+            "the penalty catalogue (RULES.md §10) is the club's; a classic record carries 003's "
+            "own remizes (talon_looked, declared_out_of_turn, passed_out_of_turn: K-14..K-16) "
+            "and a scorer's entry_error correction (K-13)"
         )
     if o.kind in ("misere", "conceded"):
         return "type", f"classic preferans has no {o.kind.replace('misere', 'misère')} (K-3, K-8)"

@@ -20,8 +20,10 @@ from app.rules.core.ruleset import RuleSet
 from app.rules.deal.deal_rules import DealRules
 from app.rules.deal.phases.contract import name_contract
 from app.rules.deal.state import DealState, IllegalContractError, Transition
+from app.rules.scoring.penalties import CatalogueEntry, PenaltyRules
 from app.rules.scoring.pulka_rules import PulkaRules, VariantState
 from app.rules.scoring.sheet_rules import SheetRules, Write
+from app.rules.variants.classic import classic_penalties
 from app.rules.variants.classic.classic_phases import (
     apply_buy,
     apply_classic_bid,
@@ -54,7 +56,7 @@ CLASSIC = Conventions(
 purchase, the redeal and the remiz sheet are the hooks below."""
 
 
-class ClassicRules(RuleSet, DealRules, SheetRules, PulkaRules):
+class ClassicRules(RuleSet, DealRules, SheetRules, PulkaRules, PenaltyRules):
     """Seed 003: six tricks in a suit, the talon bought, remizes instead of whists."""
 
     name: ClassVar[str] = "classic"
@@ -71,6 +73,8 @@ class ClassicRules(RuleSet, DealRules, SheetRules, PulkaRules):
     talon: ClassVar[str] = "buy"
     record_kinds: ClassVar[tuple[str, ...]] = ("game", "redeal")
     misere_invitation: ClassVar[bool] = False
+    penalty_entries: ClassVar[tuple[CatalogueEntry, ...]] = classic_penalties.ENTRIES  # K-14..16
+    club_entries: ClassVar[frozenset[str] | None] = frozenset({"entry_error"})  # K-13
 
     def bid_options(self, state: DealState, seat: int) -> list[Action] | None:
         return classic_bid_options(state, seat)  # K-3, K-5
