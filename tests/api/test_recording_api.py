@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.db.models import Role
 from tests.api.conftest import LoggedIn, clock, logged_in, make_member  # noqa: F401
 
@@ -62,27 +64,28 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
     assert (await outsider.get("/api/tables/999999/recording")).status_code == 404
 
 
+async def _recorded_table(logged_in: LoggedIn, fields: dict[str, Any]) -> tuple[Any, str]:  # noqa: F811
+    """A real-cards table of three new members made by an admin with ``fields``: the first
+    member's client (the scorer) and the table's recording address."""
+    scorer_client, anna = await logged_in()
+    _, boris = await logged_in()
+    _, vera = await logged_in()
+    admin, _ = await logged_in(Role.admin)
+    seats = [anna.id, boris.id, vera.id]
+    made = await admin.post("/api/tables", json={"seats": seats, "mode": "recorded", **fields})
+    assert made.status_code == 201, made.text
+    return scorer_client, f"/api/tables/{made.json()['id']}/recording"
+
+
 async def test_an_arabic_recorded_table_offers_and_scores_004s_penalties(
     logged_in: LoggedIn,  # noqa: F811
 ) -> None:
     """A-23..A-25 at a real-cards arabic table: the view's catalogue adds 004's four entries
     to the club's eleven, and an off-suit discard on 7♥ (no bombs: opening_bombs 0) writes
     the game, 4, into the offender's hill under A-23."""
-    scorer_client, anna = await logged_in()
-    _, boris = await logged_in()
-    _, vera = await logged_in()
-    admin, _ = await logged_in(Role.admin)
-    made = await admin.post(
-        "/api/tables",
-        json={
-            "seats": [anna.id, boris.id, vera.id],
-            "mode": "recorded",
-            "preset": "arabic",
-            "conventions": {"opening_bombs": 0},
-        },
+    scorer_client, base = await _recorded_table(
+        logged_in, {"preset": "arabic", "conventions": {"opening_bombs": 0}}
     )
-    assert made.status_code == 201, made.text
-    base = f"/api/tables/{made.json()['id']}/recording"
     view = (await scorer_client.get(base)).json()
     ids = [c["id"] for c in view["catalogue"]]
     assert len(ids) == 15 and ids[-4:] == [
@@ -115,16 +118,7 @@ async def test_a_classic_recorded_table_offers_and_scores_003s_remizes(
     """K-13..K-16 at a real-cards classic table: the catalogue is the scorer's correction and
     003's three remizes, no entry of the club's; Vera looked at the talon on Boris's 6♦ (not
     whisted): one ♦ remiz, 3, into her hill under K-14, Boris 3 into his pool (K-9)."""
-    scorer_client, anna = await logged_in()
-    _, boris = await logged_in()
-    _, vera = await logged_in()
-    admin, _ = await logged_in(Role.admin)
-    made = await admin.post(
-        "/api/tables",
-        json={"seats": [anna.id, boris.id, vera.id], "mode": "recorded", "preset": "classic"},
-    )
-    assert made.status_code == 201, made.text
-    base = f"/api/tables/{made.json()['id']}/recording"
+    scorer_client, base = await _recorded_table(logged_in, {"preset": "classic"})
     view = (await scorer_client.get(base)).json()
     assert [c["id"] for c in view["catalogue"]] == [
         "entry_error",
