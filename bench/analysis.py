@@ -23,8 +23,7 @@ import sys
 import time
 from typing import Any
 
-from app.rules.core.play import legal_cards, trick_winner
-from app.rules.search.analysis import DealFacts, analyse_deal
+from app.rules import DealFacts, analyse_deal, legal_cards, trick_winner
 from bench.engine import _points
 
 

@@ -27,9 +27,7 @@ import psycopg
 
 from app.bots.strategy import Strategy
 from app.realtime import engine, game
-from app.rules import Conventions
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.rules import TALLY_KINDS, Conventions, LogFact, Pulka, PulkaTally, sheet_lines, tally
 from app.services.pulka_stats import FACT_FIELDS, TOTALS_FROM_ROWS, rows_of
 
 NAMES_MARK = '"@@NAMES@@"'

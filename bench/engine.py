@@ -164,7 +164,7 @@ def run(seconds: float, seed: int = 1, presets_named: list[str] | None = None) -
 
 def run_solver(deals: list[SolverDeal] | None = None) -> dict[str, object]:
     """Time the exact solver on every bench deal (CPU time: a busy machine does not count)."""
-    from app.rules.search.solver import solve_counted
+    from app.rules import solve_counted
 
     deals = solver_deals() if deals is None else deals
     times: list[float] = []

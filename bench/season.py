@@ -52,8 +52,7 @@ from app.db.migrate import upgrade
 from app.db.models import Member, Role, Table, TableEvent, TableSeat
 from app.db.models import Pulka as PulkaRow
 from app.db.session import make_engine, make_sessionmaker, session_scope
-from app.rules import Conventions
-from app.rules.scoring.pulka import Pulka
+from app.rules import Conventions, Pulka
 from app.services import pulka_stats, rating, standings
 from bench import archive_data
 from bench.archive_data import play_events

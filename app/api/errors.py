@@ -39,7 +39,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.field_errors import field_params
-from app.rules.core.errors import RulesError
+from app.rules import RulesError
 from app.services.errors import ServiceError
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,7 @@ from app.db.models.member import Member, Role
 from app.db.models.table import Table
 from app.realtime import game
 from app.realtime.store import lock_table, notify, rebuild
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.record import export_document
+from app.rules import Pulka, export_document
 from app.services import audit
 from app.services.forming import open_practice_table
 from app.services.live_table import sync_rows

@@ -17,9 +17,7 @@ from fastapi import APIRouter, HTTPException, status
 
 from app.api.deps import CurrentMember, SessionDep, SettingsDep
 from app.api.schemas import ERRORS, IdPath
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.record import deal_to_json
-from app.rules.scoring.sheet import json_number, running_totals
+from app.rules import Pulka, deal_to_json, json_number, running_totals
 from app.services.pulkas import pulka_of_table
 
 router = APIRouter(prefix="/api/ui", tags=["ui"], responses=ERRORS)

@@ -22,8 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules import best_tricks, parse_card
-from app.rules.core.seats import playing_seats
+from app.rules import best_tricks, parse_card, playing_seats
 
 SUIT_LETTERS = ("S", "C", "D", "H")
 FULL_DECK = (1 << 32) - 1

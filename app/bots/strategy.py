@@ -11,8 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.rules import action_from_json
-from app.rules.deal.timeout import default_choice
+from app.rules import action_from_json, default_choice
 
 RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "C", "D", "H")

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from app.rules.core.errors import RulesError
-from app.rules.scoring.record import score_document
+from app.rules import RulesError, score_document
 
 EXIT_OK = 0
 EXIT_INVALID = 2

@@ -38,8 +38,7 @@ from app.db.embedded import database_url
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
-from app.rules import PRESET_NAMES, Conventions
-from app.rules.core.seats import TABLE_SIZES
+from app.rules import PRESET_NAMES, TABLE_SIZES, Conventions
 from app.services.pulkas import close_pulka
 
 

@@ -13,23 +13,31 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-import app.rules.deal.phases.claiming as _claims_phase
-from app.rules.core.actions import Claim
-from app.rules.core.codec import MalformedActionError
-from app.rules.core.codec import action_from_json as _action_from_json
-from app.rules.core.codec import action_to_json as _action_to_json
-from app.rules.core.codec import event_to_json as _event_to_json
-from app.rules.core.deck import shuffled_deck
-from app.rules.core.errors import IllegalActionError, RulesError
-from app.rules.core.outcome import DealOutcome
-from app.rules.deal.dispatch import DealConfig, DealState, OutOfTurnError, new_deal, start_events
-from app.rules.deal.dispatch import apply as _apply
-from app.rules.deal.dispatch import legal_actions as _legal_actions
-from app.rules.deal.dispatch import outcome as _outcome
-from app.rules.deal.dispatch import view as _view
-from app.rules.deal.dispatch import views as _views
-from app.rules.deal.dispatch import visible_cards as _visible_cards
-from app.rules.scoring.pulka import Pulka
+from app.rules import (
+    Claim,
+    DealConfig,
+    DealOutcome,
+    DealState,
+    IllegalActionError,
+    MalformedActionError,
+    OutOfTurnError,
+    Pulka,
+    RulesError,
+    claim_verdict,
+    new_deal,
+    shuffled_deck,
+    start_events,
+    use_claim_verdict,
+)
+from app.rules import action_from_json as _action_from_json
+from app.rules import action_to_json as _action_to_json
+from app.rules import apply as _apply
+from app.rules import event_to_json as _event_to_json
+from app.rules import legal_actions as _legal_actions
+from app.rules import outcome as _outcome
+from app.rules import view as _view
+from app.rules import views as _views
+from app.rules import visible_cards as _visible_cards
 
 __all__ = [
     "IllegalActionError",
@@ -120,7 +128,7 @@ class ClaimNotSolved(Exception):
     worker solved it): the command is refused instead."""
 
 
-_claim_verdict = _claims_phase.claim_verdict
+_claim_verdict = claim_verdict
 
 
 def _claim_holds_hook(*args: Any, **kwargs: Any) -> bool:
@@ -132,9 +140,9 @@ def _claim_holds_hook(*args: Any, **kwargs: Any) -> bool:
     return _claim_verdict(*args, **kwargs)
 
 
-# The claims phase calls ``claim_verdict`` once per claim and takes its result as the verdict
-# (a declarer's or a defender's claim alike, issue 12); the hook stands in for it there.
-_claims_phase.claim_verdict = _claim_holds_hook
+# The claims phase asks its verdict once per claim and takes the answer (a declarer's or a
+# defender's claim alike, issue 12); the hook stands in for the solver there.
+use_claim_verdict(_claim_holds_hook)
 
 
 def claim_action(data: Mapping[str, Any], seat: int) -> Claim | None:

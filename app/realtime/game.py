@@ -32,10 +32,7 @@ from typing import Any
 from app.realtime import engine
 from app.realtime.formats import DEAL_FORMAT, check_deal
 from app.realtime.recorded import RECORDED_KINDS, public_recorded
-from app.rules.core.conventions import conventions_to_json
-from app.rules.core.outcome_json import deal_from_json
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.record import deal_to_json, export_document
+from app.rules import Pulka, conventions_to_json, deal_from_json, deal_to_json, export_document
 
 CHECKPOINT_KINDS = ("pulka_started", "deal_started")
 SEATING_KINDS = frozenset({"player_joined", "player_replaced"})

@@ -76,7 +76,12 @@ from app.rules.core.auction import (
     parse_call,
     parse_contract,
 )
+
+# The rest of the app reaches the engine through this module only (an import-linter contract,
+# docs/architecture.md "One door"): what it needs beyond the game API above.
 from app.rules.core.cards import (
+    CARD_TEXTS,
+    SUIT_LETTERS,
     Card,
     CardMask,
     InvalidCardError,
@@ -95,10 +100,11 @@ from app.rules.core.codec import (
     event_from_json,
     event_to_json,
 )
-from app.rules.core.conventions import PRESET_NAMES, Conventions, PresetName
+from app.rules.core.conventions import PRESET_NAMES, Conventions, PresetName, conventions_to_json
 from app.rules.core.deck import (
     DealReveal,
     InvalidDeckError,
+    check_deck,
     commitment,
     cut_deck,
     deal_cards,
@@ -131,8 +137,9 @@ from app.rules.core.outcome import (
     PlayMode,
     Strain,
 )
+from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.core.outcome_json import deal_to_json as outcome_to_json
-from app.rules.core.play import IllegalCardError, legal_cards
+from app.rules.core.play import IllegalCardError, legal_cards, trick_winner
 from app.rules.core.ruleset import (
     RuleSet,
     describe_presets,
@@ -142,6 +149,7 @@ from app.rules.core.ruleset import (
     rule_sets,
     unregister,
 )
+from app.rules.core.seats import TABLE_SIZES, playing_seats
 from app.rules.deal.dispatch import (
     DealConfig,
     DealState,
@@ -161,18 +169,37 @@ from app.rules.deal.dispatch import (
     views,
     visible_cards,
 )
+from app.rules.deal.phases.claiming import ClaimVerdict, claim_verdict, use_claim_verdict
+from app.rules.deal.timeout import DEFAULT_CUT, default_choice, default_move
+from app.rules.scoring.penalties import catalogue_for
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, parse_document, score_document
 from app.rules.scoring.settlement import Settlement, settle
-from app.rules.scoring.sheet import Entry, Sheet, running_totals, score_deal
+from app.rules.scoring.sheet import Entry, Sheet, json_number, running_totals, score_deal
+from app.rules.scoring.statistics import (
+    SEATING_KINDS,
+    TALLY_KINDS,
+    LogFact,
+    PulkaTally,
+    sheet_lines,
+    tally,
+)
+from app.rules.search.analysis import DealFacts, analyse_deal
 from app.rules.search.claims import best_tricks, claim_holds
+from app.rules.search.solver import solve_counted
 from app.rules.variants import BUILT_IN as BUILT_IN_RULE_SETS  # importing it registers them
 
 __all__ = [
     "ACTION_TYPES",
     "BUILT_IN_RULE_SETS",
+    "CARD_TEXTS",
+    "DEFAULT_CUT",
     "PRESET_NAMES",
+    "SEATING_KINDS",
     "STRAINS",
+    "SUIT_LETTERS",
+    "TABLE_SIZES",
+    "TALLY_KINDS",
     "AcceptResult",
     "Action",
     "AnswerInvitation",
@@ -183,6 +210,7 @@ __all__ = [
     "CardMask",
     "ChoosePlay",
     "Claim",
+    "ClaimVerdict",
     "Concede",
     "Contract",
     "ContractCall",
@@ -190,6 +218,7 @@ __all__ = [
     "Cut",
     "DarkBid",
     "DealConfig",
+    "DealFacts",
     "DealKind",
     "DealOutcome",
     "DealReveal",
@@ -212,6 +241,7 @@ __all__ = [
     "InvalidDrawError",
     "InvalidRecordError",
     "InviteMisere",
+    "LogFact",
     "LookAtHand",
     "MalformedActionError",
     "NameContract",
@@ -224,6 +254,7 @@ __all__ = [
     "PresetName",
     "ProposeResult",
     "Pulka",
+    "PulkaTally",
     "ReturnTalon",
     "ReturnWhist",
     "RuleSet",
@@ -236,18 +267,27 @@ __all__ = [
     "TakeTalon",
     "action_from_json",
     "action_to_json",
+    "analyse_deal",
     "apply",
     "best_tricks",
     "call_text",
     "card_pretty",
     "card_text",
     "cards_mask",
+    "catalogue_for",
+    "check_deck",
     "claim_holds",
+    "claim_verdict",
     "commitment",
     "contract_pretty",
+    "conventions_to_json",
     "cut_deck",
     "deal_cards",
+    "deal_from_json",
     "deal_reveal",
+    "deal_to_json",
+    "default_choice",
+    "default_move",
     "describe_presets",
     "draw_first_dealer",
     "draw_seats",
@@ -256,6 +296,7 @@ __all__ = [
     "event_to_json",
     "export_document",
     "find_rule_set",
+    "json_number",
     "legal_actions",
     "legal_cards",
     "legal_cards_now",
@@ -269,6 +310,7 @@ __all__ = [
     "parse_cards",
     "parse_contract",
     "parse_document",
+    "playing_seats",
     "register",
     "replay",
     "reveal",
@@ -278,9 +320,14 @@ __all__ = [
     "score_deal",
     "score_document",
     "settle",
+    "sheet_lines",
     "shuffled_deck",
+    "solve_counted",
     "start_events",
+    "tally",
+    "trick_winner",
     "unregister",
+    "use_claim_verdict",
     "verify_deal",
     "view",
     "views",

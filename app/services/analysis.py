@@ -27,8 +27,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.analysis import DealAnalysis
-from app.rules.core.cards import cards_mask, parse_card
-from app.rules.search.analysis import DealFacts, analyse_deal
+from app.rules import DealFacts, analyse_deal, cards_mask, parse_card
 from app.workers import PoolBusy, WorkerPool
 
 ANALYSIS_WORKERS = 1

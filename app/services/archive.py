@@ -30,6 +30,7 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
 from app.realtime.formats import StoredFormatError, check_deal
 from app.rules import (
+    SEATING_KINDS,
     Conventions,
     DealConfig,
     DealReveal,
@@ -39,12 +40,12 @@ from app.rules import (
     event_to_json,
     outcome,
     outcome_to_json,
+    playing_seats,
     replay,
+    sheet_lines,
     verify_deal,
     view,
 )
-from app.rules.core.deck import playing_seats
-from app.rules.scoring.statistics import SEATING_KINDS, sheet_lines
 from app.services.pulka_stats import COUNTS, TOTALS
 
 SUMMARY_KINDS = (*SEATING_KINDS, "deal_ended")

@@ -28,8 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.chain import GENESIS
 from app.db.session import make_engine, make_sessionmaker
-from app.rules.core.deck import check_deck, commitment
-from app.rules.core.errors import RulesError
+from app.rules import RulesError, check_deck, commitment
 
 FORMAT = "deal-chain/1"
 """The version tag hashed into every link (and the chain file's ``format``)."""

@@ -31,7 +31,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models.chain import GENESIS
-from app.rules.core.cards import CARD_TEXTS
+from app.rules import CARD_TEXTS
 from app.services.deal_chain import FORMAT
 
 PAGE = 2000

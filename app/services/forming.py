@@ -19,10 +19,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
-from app.rules.core.cards import SUIT_LETTERS
-from app.rules.core.conventions import PRESET_NAMES
-from app.rules.core.draw import InvalidDrawError, draw_first_dealer, draw_seats, draw_tables
-from app.rules.core.ruleset import rule_set_of
+from app.rules import (
+    PRESET_NAMES,
+    SUIT_LETTERS,
+    InvalidDrawError,
+    draw_first_dealer,
+    draw_seats,
+    draw_tables,
+    rule_set_of,
+)
 from app.services.club_settings import club_settings
 from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members

@@ -19,8 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.archive import MemberStats as MemberTotals
 from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.table import TableEvent
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.statistics import TALLY_KINDS, LogFact, PulkaTally, sheet_lines, tally
+from app.rules import TALLY_KINDS, LogFact, Pulka, PulkaTally, sheet_lines, tally
 from app.services import standings
 
 FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no")

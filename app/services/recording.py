@@ -36,12 +36,16 @@ from app.realtime import game
 from app.realtime.formats import DEAL_FORMAT
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, lock_table, notify, rebuild
-from app.rules.core.errors import InvalidRecordError
-from app.rules.core.outcome import DealOutcome, Penalty
-from app.rules.core.outcome_json import deal_from_json, deal_to_json
-from app.rules.scoring.penalties import catalogue_for
-from app.rules.scoring.pulka import Pulka
-from app.rules.scoring.sheet import Sheet
+from app.rules import (
+    DealOutcome,
+    InvalidRecordError,
+    Penalty,
+    Pulka,
+    Sheet,
+    catalogue_for,
+    deal_from_json,
+    deal_to_json,
+)
 from app.services import audit
 from app.services.audit import Actor
 from app.services.errors import ForbiddenError, NotFoundError, ServiceError

@@ -27,7 +27,7 @@ from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
 from app.realtime.game import TableState
 from app.realtime.store import append, load_state, lock_table, notify
-from app.rules.core.errors import InvalidRecordError
+from app.rules import InvalidRecordError
 from app.services.live_table import advance, sync_rows
 from app.services.table_seats import TableSetupError, check_free_in_session, write_seats
 

@@ -18,9 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.table import Pulka as PulkaRow
-from app.rules import Pulka
-from app.rules.core.errors import RulesError
-from app.rules.scoring.record import score_document
+from app.rules import Pulka, RulesError, score_document
 
 
 def pulka_problem(

@@ -41,8 +41,7 @@ from app.realtime.store import (
     write_command,
     write_if_current,
 )
-from app.rules import ACTION_TYPES, action_to_json
-from app.rules.deal.timeout import DEFAULT_CUT, default_move
+from app.rules import ACTION_TYPES, DEFAULT_CUT, action_to_json, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
 from app.workers import PoolBusy, WorkerPool
 

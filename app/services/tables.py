@@ -22,9 +22,7 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableSeat
 from app.realtime import game
 from app.realtime.store import append, notify
-from app.rules.core.conventions import Conventions
-from app.rules.core.seats import TABLE_SIZES
-from app.rules.scoring.pulka import Pulka
+from app.rules import TABLE_SIZES, Conventions, Pulka
 from app.services.live_table import advance, sync_rows
 from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
 from app.services.table_seats import (

@@ -10,6 +10,9 @@ is withdrawn by the next card played.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeAlias
+
 from app.rules.core.actions import AcceptResult, Action, Claim, DeclineResult, Event, ProposeResult
 from app.rules.core.seats import dealer_on_talon
 from app.rules.deal.phases.ending import finish, result_seats
@@ -91,9 +94,9 @@ def claim_verdict(state: DealState, seat: int, tricks: int, remaining: int) -> b
     at most ``remaining - tricks`` (he cannot force one more), on misère at least that many
     (he cannot keep to one fewer).
 
-    The one seam of the solver in a claim: :func:`apply_claim` calls it once and its result is
-    the verdict, so a caller that solved the claim elsewhere (a worker process) may stand in for
-    it here.
+    The one seam of the solver in a claim: :func:`apply_claim` calls the verdict in use once
+    and its result is the verdict, so a caller that solved the claim elsewhere (a worker
+    process) may stand in for this function through :func:`use_claim_verdict`.
     """
     turn = state.turn
     assert turn is not None and state.declarer is not None
@@ -114,6 +117,22 @@ def claim_verdict(state: DealState, seat: int, tricks: int, remaining: int) -> b
     return tricks == 0 or not claim_holds(
         hands3, leader, trick, state.trump, declarer, False, rest + 1
     )
+
+
+ClaimVerdict: TypeAlias = Callable[[DealState, int, int, int], bool]
+"""A claim's verdict: (state, claiming seat, tricks claimed, tricks remaining) -> it holds."""
+
+_verdict_in_use: ClaimVerdict = claim_verdict
+
+
+def use_claim_verdict(verdict: ClaimVerdict | None) -> ClaimVerdict:
+    """Have the claims phase take its verdicts from ``verdict`` (``None``: the solver's own,
+    :func:`claim_verdict`); returns the one used until now. The server's one seam: its claims
+    are solved in a worker pool and the verdict handed in (app/realtime/engine.py)."""
+    global _verdict_in_use
+    previous = _verdict_in_use
+    _verdict_in_use = verdict if verdict is not None else claim_verdict
+    return previous
 
 
 def _defence_share(state: DealState, counts: list[int], tricks: int, claimer: int) -> None:
@@ -156,7 +175,7 @@ def apply_claim(state: DealState, action: Claim) -> Transition:
         if not misere and tricks == 0:
             raise IllegalClaimError("claim at least one trick")
     everyone = (1 << state.active[0]) | (1 << state.active[1]) | (1 << state.active[2])
-    if not claim_verdict(state, seat, tricks, remaining):
+    if not _verdict_in_use(state, seat, tricks, remaining):
         # R-W11 / 000: the claimer's cards are open and the opponents dictate his play.
         dictator = _claim_dictator(state) if seat == declarer else declarer
         controllers = set_at(state.controllers, seat, dictator)
