@@ -25,8 +25,8 @@ from app.commands.selfplay import run_selfplay
 from app.commands.ws_protocol import ClubWebSocketProtocol
 from app.config import get_settings
 from app.db.embedded import database_url, stop_embedded
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.logging_setup import configure_logging
 from app.main import create_app, server_clock
 from app.rules import PRESET_NAMES

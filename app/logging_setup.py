@@ -3,7 +3,7 @@
 Logs must not leak secrets: query strings are cut from every logged URL (a password-reset link
 carries its token as ``?token=``), and exception texts lose SQL parameters and the key values
 PostgreSQL quotes in constraint errors (``Key (token_hash)=(...)``). The engine itself is created
-with ``hide_parameters=True`` (:func:`app.db.session.make_engine`).
+with ``hide_parameters=True`` (:func:`app.db.engine.make_engine`).
 """
 
 from __future__ import annotations

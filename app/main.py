@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from app import __version__
 from app.api import archive as archive_api
 from app.api import audit as audit_api
-from app.api import auth, club_settings, club_tables, health, members, sessions, ui_support
+from app.api import auth, club_sessions, club_settings, club_tables, health, members, ui_support
 from app.api import backups as backups_api
 from app.api import fund as fund_api
 from app.api import hints as hints_api
@@ -35,11 +35,11 @@ from app.api import tables as tables_api
 from app.api import ws as ws_api
 from app.api.body_limit import BodyLimit
 from app.api.docs import install_offline_docs
-from app.api.errors import install_error_handlers
+from app.api.error_answers import install_error_handlers
 from app.clock import Clock, FileOffsetClock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
-from app.db.session import make_engine, make_sessionmaker
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.supervisor import supervise_embedded
 from app.realtime.hub import TableTimers
 from app.security.addresses import TrustedProxies
@@ -109,7 +109,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(metrics_api.router)
     app.include_router(auth.router)
     app.include_router(members.router)
-    app.include_router(sessions.router)
+    app.include_router(club_sessions.router)
     app.include_router(club_tables.router)
     app.include_router(club_settings.router)
     app.include_router(tables_api.router)

@@ -5,7 +5,7 @@
 Each deal is dealt from a seeded shuffle: three hands of ten, the talon's two cards; the hand
 with the most high-card points declares a six in its longest suit, takes the talon and discards
 its two lowest cards; the ten tricks are played with random legal cards (forehand, position 0,
-leads, R-W7). :func:`app.rules.search.analysis.analyse_deal` runs on it in this process, as the
+leads, R-W7). :func:`app.rules.search.deal_analysis.analyse_deal` runs on it in this process, as the
 analysis
 pool's one worker would (docs/analysis.md): wall-clock and CPU seconds per deal (median and
 worst) and whether the per-card marks finished within their budget. With ``--json`` the last

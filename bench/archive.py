@@ -51,7 +51,7 @@ async def _login(url: str) -> str:
     from sqlalchemy import func, select
 
     from app.bots.harness import make_member
-    from app.db.session import make_engine, make_sessionmaker, session_scope
+    from app.db.engine import make_engine, make_sessionmaker, session_scope
 
     engine = make_engine(url)
     try:

@@ -48,10 +48,10 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.bots.strategy import Strategy
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models import Member, Role, Table, TableEvent, TableSeat
 from app.db.models import Pulka as PulkaRow
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.rules import Conventions, Pulka
 from app.services import pulka_stats, rating, standings
 from bench import archive_data

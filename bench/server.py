@@ -57,7 +57,7 @@ async def create_tables(url: str, tables: int, run: str) -> list[tuple[int, list
     """T practice tables of three fresh bot members with open sessions: (id, cookies)."""
     from sqlalchemy import func, select
 
-    from app.db.session import make_engine, make_sessionmaker, session_scope
+    from app.db.engine import make_engine, make_sessionmaker, session_scope
 
     engine = make_engine(url)
     out: list[tuple[int, list[str]]] = []

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.api.deps import get_session
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
-from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from tests.db_support import TEST_DATA_DIR, server_url
 

@@ -24,9 +24,9 @@ from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 
 from app.api.deps import CurrentMember, SessionDep
-from app.api.errors import CodedHTTPException, service_errors
+from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, ErrorOut, IdPath
-from app.services import analysis, archive, member_profile
+from app.services import analysis_cache, archive, member_profile
 from app.services.deal_chain_file import chain_document, gzipped
 from app.workers import WorkerPool, app_pool, closing_pool
 
@@ -48,7 +48,7 @@ router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS, lifespan=l
 
 def _analysis_pool(request: Request) -> WorkerPool:
     """The app's analysis pool, made on first use (its workers start with the first job)."""
-    return app_pool(request.app.state, "analysis_pool", analysis.make_pool)
+    return app_pool(request.app.state, "analysis_pool", analysis_cache.make_pool)
 
 
 def _fail(exc: archive.ArchiveError) -> HTTPException:
@@ -117,10 +117,10 @@ async def deal_analysis(
         raise _fail(exc) from None
     await db.rollback()  # end the read transaction before the long computation
     try:
-        result = await analysis.deal_analysis(
+        result = await analysis_cache.deal_analysis(
             db, _analysis_pool(request), replay["table_id"], deal_no, replay
         )
-    except analysis.AnalysisBusy:
+    except analysis_cache.AnalysisBusy:
         raise CodedHTTPException(
             503,
             "the server is busy analysing other deals; nothing was started — try again in a moment",

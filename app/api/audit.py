@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.config import JsonDict
 
 from app.api.deps import AdminMember, SessionDep, SettingsDep, TreasurerMember
-from app.api.errors import CodedHTTPException
+from app.api.error_answers import CodedHTTPException
 from app.api.schemas import ERRORS, INT4_MAX
 from app.services import audit
 

@@ -1,7 +1,8 @@
 """Login, logout, the current member, own profile and password, one-time reset links.
 
-Sessions live in two cookies (see :mod:`app.security.sessions`); every state-changing request of a
-logged-in member must carry the ``X-CSRF-Token`` header equal to the ``prefclub_csrf`` cookie.
+Sessions live in two cookies (see :mod:`app.security.login_sessions`); every state-changing
+request of a logged-in member must carry the ``X-CSRF-Token`` header equal to the
+``prefclub_csrf`` cookie.
 """
 
 from __future__ import annotations
@@ -26,22 +27,22 @@ from app.api.deps import (
     SettingsDep,
     request_address,
 )
-from app.api.errors import service_errors
+from app.api.error_answers import service_errors
 from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message
 from app.config import Settings
 from app.db.models import Member
 from app.security import ratelimit
-from app.security.passwords import POOL, PasswordHasherBusy, verify_and_update_async
-from app.security.sessions import (
+from app.security.login_sessions import (
     CSRF_COOKIE,
     SESSION_COOKIE,
     open_session,
     revoke_session,
     session_for_token,
 )
+from app.security.passwords import POOL, PasswordHasherBusy, verify_and_update_async
 from app.services import accounts
-from app.services.errors import ForbiddenError
 from app.services.logins import normalise_login
+from app.services.service_errors import ForbiddenError
 
 BUSY_RETRY_AFTER = 1
 BUSY_MAX_WAIT = 5.0

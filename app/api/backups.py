@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import AddressDep, AdminMember, ClockDep, SessionDep, SettingsDep
-from app.api.errors import service_errors
+from app.api.error_answers import service_errors
 from app.api.schemas import ERRORS
 from app.services import audit, backups
 

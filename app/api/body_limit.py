@@ -22,7 +22,7 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.errors import ApiError, error_response
+from app.api.error_answers import ApiError, error_response
 
 MAX_BODY_BYTES = 64 * 1024
 """The default cap on a request body, in bytes."""

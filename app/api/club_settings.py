@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import AddressDep, AdminMember, ClockDep, CurrentMember, SessionDep
-from app.api.errors import service_errors
+from app.api.error_answers import service_errors
 from app.api.schemas import ERRORS
 from app.db.models.club import ClubSettings
 from app.services import club_settings as settings_service

@@ -10,10 +10,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.api.club_sessions import DrawOut
 from app.api.deps import AddressDep, AdminMember, ClockDep, CurrentMember, RngDep, SessionDep
-from app.api.errors import service_errors
+from app.api.error_answers import service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
-from app.api.sessions import DrawOut
 from app.api.tables import checked_bot_level
 from app.bots.runner import start_house_bots
 from app.db.models import SeatChange

@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import Clock
 from app.config import Settings
+from app.db.engine import session_scope
 from app.db.models import AuthSession, Member, Role
-from app.db.session import session_scope
 from app.security.addresses import client_address
-from app.security.sessions import (
+from app.security.login_sessions import (
     CSRF_COOKIE,
     CSRF_HEADER,
     SESSION_COOKIE,

@@ -33,7 +33,7 @@ from app.db.models import Member
 from app.db.models.fund import EntryKind, FundProposal
 from app.services import fund, fund_keys
 from app.services.audit import Actor
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 GENERIC_CODES = {
     403: "fund_forbidden",

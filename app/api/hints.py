@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request, status
 
 from app.api.deps import CurrentMember, SessionDep
-from app.api.errors import CodedHTTPException
+from app.api.error_answers import CodedHTTPException
 from app.api.schemas import ERRORS, ErrorOut, IdPath
 from app.bots.levels import hint
 from app.db.models.table import Table

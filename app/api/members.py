@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from app.api.deps import AddressDep, AdminMember, ClockDep, CurrentMember, SessionDep
-from app.api.errors import service_errors
+from app.api.error_answers import service_errors
 from app.api.schemas import ERRORS, IdPath, Line, MemberOut
 from app.db.models import Member, Role
 from app.services import accounts

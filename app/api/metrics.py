@@ -29,7 +29,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import CollectorRegistry
 
-from app.api.errors import CodedHTTPException
+from app.api.error_answers import CodedHTTPException
 from app.api.metrics_collector import AppCollector
 from app.config import Settings
 from app.realtime.loop_lag import LoopLagProbe

@@ -27,7 +27,7 @@ from app.realtime.hub import SOLVER_PENDING, Hub
 from app.realtime.loop_lag import LoopLagProbe
 from app.realtime.metrics import CommandStats
 from app.security import passwords
-from app.services.analysis import ANALYSIS_PENDING
+from app.services.analysis_cache import ANALYSIS_PENDING
 from app.workers import WorkerPool
 
 

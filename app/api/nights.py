@@ -29,7 +29,7 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.errors import CodedHTTPException, service_errors
+from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, ErrorOut, Id, IdPath, Text
 from app.config import Settings
 from app.services import archive, nights, print_pdf, room

@@ -16,9 +16,9 @@ from fastapi import APIRouter, status
 from pydantic import BaseModel, Field
 
 from app.api.deps import AddressDep, ClockDep, CurrentMember, SessionDep
-from app.api.errors import ApiError
+from app.api.error_answers import ApiError
 from app.services import recording
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 router = APIRouter(prefix="/api/tables", tags=["recording"])
 

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import AddressDep, AdminMember, CurrentMember, SessionDep
-from app.api.errors import CodedHTTPException, service_errors
+from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, INT4_MAX, IdPath
 from app.db.models.season import Season
 from app.services import seasons as season_service

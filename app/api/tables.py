@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from app.api.deps import AddressDep, ClockDep, CurrentMember, RngDep, SessionDep
-from app.api.errors import CodedHTTPException, service_errors
+from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
 from app.bots.levels import LEVELS
 from app.bots.runner import start_house_bots

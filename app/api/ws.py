@@ -33,7 +33,7 @@ from app.realtime.game import CommandRejected
 from app.realtime.hub import Hub, TableTimers
 from app.realtime.socket_caps import CLOSE_REPLACED, SocketCaps
 from app.security.addresses import client_address
-from app.security.sessions import SESSION_COOKIE, session_for_token
+from app.security.login_sessions import SESSION_COOKIE, session_for_token
 from app.services.table_commands import (
     MAX_COMMAND_ID,
     SESSION_ENDED,

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.bots.client import BotClient
 from app.db.models.member import Member, Role
-from app.security.sessions import SESSION_COOKIE, open_session
+from app.security.login_sessions import SESSION_COOKIE, open_session
 from app.services.tables import create_table
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -33,9 +33,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.client import BotClient
 from app.bots.levels import bot_level_of, make_strategy
+from app.db.engine import session_scope
 from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
-from app.db.session import session_scope
 from app.realtime.hub import libpq_url
 from app.services.house_bots import bot_cookie, bot_members
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TextIO
 
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
-from app.db.session import make_engine, make_sessionmaker
 from app.services import backups, restore
 from app.services.digest import club_digest
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 from app.services.verify import run_checks
 
 EXIT_OK = 0

@@ -35,8 +35,8 @@ from app.bots.strategy import Strategy
 from app.commands.score import run_score
 from app.config import get_settings
 from app.db.embedded import database_url
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
 from app.rules import PRESET_NAMES, TABLE_SIZES, Conventions
 from app.services.pulkas import close_pulka

@@ -35,9 +35,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
+from app.db.engine import session_scope
 from app.db.group_commit import GroupCommit
 from app.db.models.table import Table
-from app.db.session import session_scope
 from app.realtime import game
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
 from app.realtime.game import TableState

@@ -121,12 +121,6 @@ from app.rules.core.draw import (
     draw_seats,
     draw_tables,
 )
-from app.rules.core.errors import (
-    IllegalActionError,
-    InvalidConventionError,
-    InvalidRecordError,
-    RulesError,
-)
 from app.rules.core.outcome import (
     STRAINS,
     Contract,
@@ -140,6 +134,12 @@ from app.rules.core.outcome import (
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.core.outcome_json import deal_to_json as outcome_to_json
 from app.rules.core.play import IllegalCardError, legal_cards, trick_winner
+from app.rules.core.rule_errors import (
+    IllegalActionError,
+    InvalidConventionError,
+    InvalidRecordError,
+    RulesError,
+)
 from app.rules.core.ruleset import (
     RuleSet,
     describe_presets,
@@ -184,8 +184,8 @@ from app.rules.scoring.statistics import (
     sheet_lines,
     tally,
 )
-from app.rules.search.analysis import DealFacts, analyse_deal
 from app.rules.search.claims import best_tricks, claim_holds
+from app.rules.search.deal_analysis import DealFacts, analyse_deal
 from app.rules.search.solver import solve_counted
 from app.rules.variants import BUILT_IN as BUILT_IN_RULE_SETS  # importing it registers them
 

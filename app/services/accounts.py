@@ -16,16 +16,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Member, PasswordResetToken, Role
+from app.security.login_sessions import revoke_member_sessions, token_hash
 from app.security.passwords import (
     hash_password_async,
     one_time_password,
     verify_password_async,
 )
-from app.security.sessions import revoke_member_sessions, token_hash
 from app.services import audit
 from app.services.audit import SYSTEM, Actor
-from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.logins import check_login
+from app.services.service_errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 
 RESET_TTL = timedelta(hours=48)
 MIN_PASSWORD = 8

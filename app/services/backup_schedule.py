@@ -24,11 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
 from app.config import Settings
+from app.db.engine import session_scope
 from app.db.models import ClubSession
-from app.db.session import session_scope
 from app.services import backups
 from app.services.backups import Reason
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 log = logging.getLogger(__name__)
 

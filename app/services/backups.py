@@ -25,7 +25,7 @@ from typing import Literal, cast
 
 from app.config import Settings
 from app.db.pgtools import libpq_url, run_tool
-from app.services.errors import ConflictError, NotFoundError, ServiceError
+from app.services.service_errors import ConflictError, NotFoundError, ServiceError
 
 Reason = Literal["daily", "session", "manual"]
 AUTOMATIC: frozenset[str] = frozenset({"daily", "session"})

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.club import ClubSettings
 from app.services import audit
 from app.services.audit import SYSTEM, Actor
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 MAX_MOVE_TIMER = 3600
 MAX_MIN_PULKAS = 1000

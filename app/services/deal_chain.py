@@ -26,8 +26,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.chain import GENESIS
-from app.db.session import make_engine, make_sessionmaker
 from app.rules import RulesError, check_deck, commitment
 
 FORMAT = "deal-chain/1"

@@ -20,9 +20,9 @@ from datetime import datetime
 from sqlalchemy import exists, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.engine import session_scope
 from app.db.models.club import ClubSession
 from app.db.models.table import Table, TableEvent
-from app.db.session import session_scope
 from app.realtime import game
 from app.realtime.game import waits_for_first_deal
 from app.realtime.store import StateCache, append, load_state, lock_table, notify

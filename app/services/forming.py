@@ -29,9 +29,9 @@ from app.rules import (
     rule_set_of,
 )
 from app.services.club_settings import club_settings
-from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.house_bots import bot_cookie, bot_members
 from app.services.schedule import CHECK_IN_OPENS
+from app.services.service_errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.tables import TableSetupError, create_table
 
 MAX_TABLES = 4

@@ -50,7 +50,7 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableSeat
 from app.services import audit
 from app.services.audit import Actor
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 ZERO = Decimal("0.00")
 KOPECK = Decimal("0.01")

@@ -16,8 +16,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models.member import Member, Role
-from app.security.sessions import SESSION_COOKIE, open_session
-from app.services.errors import ConflictError
+from app.security.login_sessions import SESSION_COOKIE, open_session
+from app.services.service_errors import ConflictError
 
 BOT_SESSION_HOURS = 24
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Literal
 
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 MAX_LOGIN = 64
 """The ``members.login`` column's length."""

@@ -33,15 +33,15 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ClubSession, Member
-from app.db.models.analysis import DealAnalysis
 from app.db.models.archive import PulkaStats
 from app.db.models.audit import AuditEntry
+from app.db.models.deal_analyses import DealAnalysis
 from app.db.models.fund import EntryKind, FundEntry
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent, TableSeat
 from app.services import audit
 from app.services.audit import Actor
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 ZERO = Decimal("0.00")
 POINT_IN_WHISTS = 10

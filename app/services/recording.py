@@ -48,8 +48,8 @@ from app.rules import (
 )
 from app.services import audit
 from app.services.audit import Actor
-from app.services.errors import ForbiddenError, NotFoundError, ServiceError
 from app.services.live_table import deal_refusal, sync_rows
+from app.services.service_errors import ForbiddenError, NotFoundError, ServiceError
 
 MAX_DISPUTE_CHARS = 500
 

@@ -22,7 +22,7 @@ import psycopg
 
 from app.db.migrate import head_revision, known_revisions
 from app.db.pgtools import libpq_url, run_tool
-from app.services.errors import ConflictError, ServiceError
+from app.services.service_errors import ConflictError, ServiceError
 
 RESET_SCHEMA = b"DROP SCHEMA IF EXISTS public CASCADE;\nCREATE SCHEMA public;\n"
 _ALEMBIC_TOC = re.compile(rb"^\d+; \d+ \d+ TABLE DATA public alembic_version ", re.MULTILINE)

@@ -33,8 +33,8 @@ from app.db.models import (
 from app.db.models.table import Table, TableEvent
 from app.services import audit
 from app.services.audit import SYSTEM, Actor
-from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.pulkas import close_pulka
+from app.services.service_errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.session_clock import (
     ExtensionState,
     TableClock,

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.season import Season
 from app.services import audit
 from app.services.audit import SYSTEM, Actor
-from app.services.errors import ConflictError, NotFoundError, ServiceError
+from app.services.service_errors import ConflictError, NotFoundError, ServiceError
 
 LOCK = text("LOCK TABLE seasons IN SHARE ROW EXCLUSIVE MODE")
 """Two admins saving overlapping seasons at once: the second waits and then sees the first

@@ -21,8 +21,8 @@ from app.db.models import Attendance, Member, Role, SeatChange
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableSeat
 from app.rules import Pulka
-from app.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.seat_moves import SeatMoveError, join_fourth, replace_player
+from app.services.service_errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from app.services.table_seats import TableSetupError, check_free_in_session
 
 

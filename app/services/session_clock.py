@@ -24,7 +24,7 @@ from app.db.models import ClubSession, DealStart, ExtensionConsent, Member
 from app.db.models.table import Table, TableSeat
 from app.services import audit
 from app.services.audit import SYSTEM, Actor
-from app.services.errors import ConflictError, ForbiddenError, NotFoundError
+from app.services.service_errors import ConflictError, ForbiddenError, NotFoundError
 
 
 @dataclass(frozen=True)

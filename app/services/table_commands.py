@@ -20,9 +20,9 @@ from sqlalchemy import and_, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.engine import session_scope
 from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import session_scope
 from app.realtime import engine, game
 from app.realtime.chat_rate import RecentChats
 from app.realtime.connection import dumps

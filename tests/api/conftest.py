@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import Member, Role
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from app.security.passwords import hash_password
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 
 PASSWORD = "correct horse battery"
 _hash_cache: dict[str, str] = {}

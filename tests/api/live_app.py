@@ -13,8 +13,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
+from app.db.engine import make_sessionmaker, session_scope
 from app.db.models import AuthSession, LoginAttempt, Member, Role
-from app.db.session import make_sessionmaker, session_scope
 from app.main import create_app
 from tests.api.conftest import password_hash
 

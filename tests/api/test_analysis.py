@@ -14,13 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.clock import FrozenClock
 from app.config import Settings
+from app.db.engine import make_sessionmaker, session_scope
 from app.db.models import DealAnalysis, Table
-from app.db.session import make_sessionmaker, session_scope
 from app.main import create_app
 from app.rules.core.cards import parse_card
-from app.rules.search.analysis import analyse_deal
 from app.rules.search.claims import best_tricks
-from app.services import analysis, archive
+from app.rules.search.deal_analysis import analyse_deal
+from app.services import analysis_cache, archive
 from app.services.tables import create_table
 from app.workers import WorkerPool
 from tests.api.conftest import LoggedIn
@@ -70,7 +70,7 @@ async def test_a_finished_deal_is_analysed_once_and_cached(
         await _close_pool(app)
     replay = await archive.deal_replay(db_session, pulka_id, 1)
     # the worker's answer is the pure analysis of the replayed deal
-    expected = analyse_deal(analysis.facts_from_replay(replay))
+    expected = analyse_deal(analysis_cache.facts_from_replay(replay))
     for key, value in expected.items():
         if key not in ("plays", "plays_complete"):  # the marks stop at a time budget
             assert result[key] == value, key
@@ -156,11 +156,11 @@ async def test_twenty_concurrent_requests_store_one_analysis(
         db.add(table)
         await db.flush()
         table_id = table.id
-    pool = analysis.make_pool()
+    pool = analysis_cache.make_pool()
 
     async def ask() -> dict[str, object]:
         async with sessionmaker() as db:
-            return await analysis.deal_analysis(db, pool, table_id, 1, replay)
+            return await analysis_cache.deal_analysis(db, pool, table_id, 1, replay)
 
     try:
         results = await asyncio.gather(*(ask() for _ in range(20)))
@@ -188,7 +188,7 @@ async def test_the_analysis_workers_stop_with_the_app(test_settings: Settings) -
     """The archive router's lifespan closes the analysis pool: no worker outlives the app."""
     app = create_app(test_settings)
     async with app.router.lifespan_context(app):
-        pool = analysis.make_pool()
+        pool = analysis_cache.make_pool()
         app.state.analysis_pool = pool
         assert await pool.run(abs, -3) == 3  # a real worker process answered
         assert pool.started

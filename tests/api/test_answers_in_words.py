@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.clock import FrozenClock
 from app.db.models import Member, Role
 from app.services import accounts
-from app.services.errors import ConflictError
 from app.services.logins import normalise_login
+from app.services.service_errors import ConflictError
 from tests.api.conftest import AT_1900, AT_2215, PASSWORD, LoggedIn, log_in
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import Role
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, member_for_token
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, member_for_token
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
 
 

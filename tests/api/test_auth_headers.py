@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.api.deps import get_session
 from app.config import Settings
-from app.db.session import make_sessionmaker
+from app.db.engine import make_sessionmaker
 from app.main import create_app
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE
 from tests.api.conftest import log_in
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import AuthSession, Role
-from app.security.sessions import SESSION_COOKIE, is_session_live, open_session
+from app.security.login_sessions import SESSION_COOKIE, is_session_live, open_session
 from tests.api.conftest import PASSWORD, LoggedIn
 
 

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_member
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.chain import GENESIS
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.main import create_app
 from app.services import deal_chain_file
 from app.services.deal_chain import link_hash

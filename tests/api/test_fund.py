@@ -18,7 +18,7 @@ from app.db.models import Attendance, ClubSession, Member, Role
 from app.db.models.fund import FundEntry
 from app.db.models.table import Pulka
 from app.rules.scoring.settlement import Settlement
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from app.services import fund
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.clock import FrozenClock
 from app.config import Settings
+from app.db.engine import make_sessionmaker
 from app.db.models import Member, Role
 from app.db.models.fund import (
     FundEntry,
@@ -33,9 +34,8 @@ from app.db.models.fund import (
     FundVote,
     ProposalStatus,
 )
-from app.db.session import make_sessionmaker
 from app.main import create_app
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from tests.api.conftest import LoggedIn
 
 N = 24

@@ -16,7 +16,7 @@ from app.clock import FrozenClock
 from app.db.models import DealAnalysis
 from app.realtime.store import rebuild
 from app.rules.core.cards import parse_card
-from app.rules.search.analysis import makeable_table
+from app.rules.search.deal_analysis import makeable_table
 from app.services.tables import create_table
 from tests.api.conftest import LoggedIn
 from tests.support.archive_play import play_deal

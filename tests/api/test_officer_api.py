@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
+from app.db.engine import session_scope
 from app.db.models import Attendance, ClubSession, DrawRecord, Member, Role
-from app.db.session import session_scope
 from app.services import schedule
 from tests.api.conftest import AT_1900, AT_2215, LoggedIn
 from tests.api.test_races import CONCURRENT, Club, _evening, club, race_db  # noqa: F401 (fixtures)

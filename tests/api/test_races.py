@@ -25,12 +25,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from app.clock import FrozenClock
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.main import create_app
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from tests.db_support import drop_database, migrated_database, scratch_database
 
 CONCURRENT = 24

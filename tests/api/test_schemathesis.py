@@ -28,12 +28,18 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.main import create_app
+from app.security.login_sessions import (
+    CSRF_COOKIE,
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    open_session,
+    token_hash,
+)
 from app.security.passwords import hash_password
-from app.security.sessions import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, open_session, token_hash
 from tests.db_support import drop_database, scratch_database
 
 SEED = 20261201

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.db.engine import make_engine
 from app.db.migrate import upgrade
-from app.db.session import make_engine
 from tests.db_support import drop_database, scratch_database
 
 

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from app.db.session import make_engine, make_sessionmaker
+from app.db.engine import make_engine, make_sessionmaker
 from app.security.passwords import hash_password
 from tests.browser.conftest import screenshot
 from tests.browser.test_ui import login, new_page

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Attendance, ClubSession, Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.rules.core.seats import idle_seats, playing_seats
 from app.security.passwords import hash_password
 from app.services.forming import draw_session_tables, seat_drawn_table

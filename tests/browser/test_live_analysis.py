@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.rules.core.cards import parse_card
-from app.rules.search.analysis import makeable_table, misere_table
+from app.rules.search.deal_analysis import makeable_table, misere_table
 from app.security.passwords import hash_password
 from app.services import archive
 from app.services.pulkas import pulka_of_table

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from app.services.tables import create_table
 from tests.browser.conftest import screenshot

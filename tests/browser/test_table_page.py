@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import ClubSession, Member, Role
 from app.db.models.table import Table
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 
 from app.bots.strategy import Strategy
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from tests.e2e.support import Client
 from tests.support.server import ServerProcess

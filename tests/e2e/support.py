@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from app.bots.harness import Seat, make_bot_table, make_member
 from app.bots.strategy import Strategy
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from tests.support.server import ServerProcess
 
 SECRET = "e2e-secret-key-that-is-long-enough-for-signing"

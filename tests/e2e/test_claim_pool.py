@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from tests.e2e.support import Client, clients, setup_table
 from tests.support.server import ServerProcess
 

@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from app.bots.client import BotClient
 from app.bots.strategy import Strategy
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import TableCommand, TableEvent
-from app.db.session import make_engine, make_sessionmaker
 from tests.e2e.support import server, setup_table
 
 pytestmark = pytest.mark.e2e

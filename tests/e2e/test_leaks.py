@@ -23,8 +23,8 @@ from sqlalchemy import select
 
 from app.bots.client import BotClient
 from app.bots.strategy import Strategy
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import TableEvent
-from app.db.session import make_engine, make_sessionmaker
 from app.realtime.game import TableState, fold
 from app.rules.core.cards import ALL_CARDS, card_text, mask_cards, parse_card
 from tests.e2e.support import card_tokens, server, setup_table

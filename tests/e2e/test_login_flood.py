@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from tests.e2e.latency import p99, play_and_ping
 from tests.e2e.support import clients, server, setup_table

@@ -14,8 +14,8 @@ from sqlalchemy import select
 from app.bots.client import BotClient
 from app.bots.strategy import Strategy
 from app.commands.score import run_score
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.table import TableEvent
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime.store import rebuild
 from app.services.pulkas import close_pulka
 from tests.e2e.support import Client, Driver, server, setup_table

@@ -15,10 +15,10 @@ import websockets
 from sqlalchemy import func, select, text
 from websockets.exceptions import InvalidStatus
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
 from app.db.models.table import Table
-from app.db.session import make_engine, make_sessionmaker, session_scope
-from app.security.sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
+from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
 from tests.e2e.support import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.bots.harness import make_member
-from app.db.session import make_engine, make_sessionmaker, session_scope
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.services import recording
 from app.services.tables import create_table
 from tests.e2e.support import Client

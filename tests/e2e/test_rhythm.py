@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import func, select
 
 from app.bots.harness import Seat, make_member
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.club import ClubSession
 from app.db.models.table import Table, TableEvent
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.services.first_deal import deal_first
 from app.services.tables import create_table
 from tests.e2e.support import Client, clients, server, setup_table

@@ -17,12 +17,12 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, SeatChange
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent, TableSeat
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.services import seat_changes
-from app.services.errors import ConflictError
+from app.services.service_errors import ConflictError
 from app.services.tables import SeatMoveError, join_fourth
 from tests.e2e.support import Client, Driver, setup_table
 from tests.support.server import ServerProcess

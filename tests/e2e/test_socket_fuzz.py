@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import Pulka, Table, TableEvent
-from app.db.session import make_engine, make_sessionmaker
 from tests.e2e.support import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 

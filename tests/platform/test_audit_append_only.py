@@ -18,9 +18,9 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models.audit import CHAIN_FUNCTION, REFUSE_FUNCTION, AuditEntry
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.services import audit
 from tests.db_support import drop_database, scratch_database
 

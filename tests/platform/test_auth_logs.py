@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
+from app.db.engine import make_engine
 from app.db.models import Member, Role
-from app.db.session import make_engine
 from app.logging_setup import JsonFormatter, RedactFilter
 from tests.db_support import drop_database, scratch_database
 from tests.support.server import ServerProcess

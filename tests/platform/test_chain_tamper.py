@@ -14,8 +14,8 @@ import pytest
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
-from app.db.session import make_engine, make_sessionmaker
 from app.services.deal_chain import check_database
 from tests.db_support import drop_database, scratch_database
 from tests.support.backup_cli import prefclub, url_env

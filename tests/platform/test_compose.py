@@ -22,8 +22,8 @@ import httpx
 import pytest
 import websockets
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 from tests.support.compose import (
     ComposeError,

@@ -14,8 +14,8 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from app.db.engine import make_engine
 from app.db.models import TableEvent
-from app.db.session import make_engine
 from tests.e2e.support import SECRET, Driver, clients, setup_table
 from tests.support.server import ServerProcess
 

@@ -87,7 +87,7 @@ async def test_database_and_unexpected_errors_answer_json_and_log_no_parameters(
     assert CANARY not in response.text
     logged = _all_logged(caplog)
     assert CANARY not in logged
-    ours = [r for r in caplog.records if r.name == "app.api.errors"]
+    ours = [r for r in caplog.records if r.name == "app.api.error_answers"]
     assert ours, "the error is logged"
     assert ours[-1].request_id == "req-abc.123"  # type: ignore[attr-defined]
     assert ours[-1].error_type  # type: ignore[attr-defined]

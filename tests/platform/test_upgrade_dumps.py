@@ -27,9 +27,9 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table
-from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.realtime import engine
 from app.realtime.formats import STORED_FORMAT_UNKNOWN, StoredFormatError

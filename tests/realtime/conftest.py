@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.session import make_engine, make_sessionmaker
+from app.db.engine import make_engine, make_sessionmaker
 from tests.db_support import migrated_database
 from tests.support.wire import Wire
 

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
+from app.db.engine import session_scope
 from app.db.models.table import Table
-from app.db.session import session_scope
 from app.realtime.engine import claim_action, claim_needs_search, legal_json
 from app.realtime.game import CommandRejected, TableState
 from app.services.table_commands import execute

@@ -20,11 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table, make_member
 from app.bots.strategy import Strategy
+from app.db.engine import session_scope
 from app.db.group_commit import GroupCommit
 from app.db.models.club import ClubSession, DealStart, SeatChange
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime import game
 from app.realtime.game import CommandRejected, TableState

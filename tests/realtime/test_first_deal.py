@@ -13,9 +13,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_member
+from app.db.engine import session_scope
 from app.db.models.club import ClubSession
 from app.db.models.table import Table, TableEvent
-from app.db.session import session_scope
 from app.realtime.store import StateCache, rebuild
 from app.services.first_deal import deal_first, due_first_deals
 from app.services.tables import create_table

@@ -17,9 +17,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
+from app.db.engine import session_scope
 from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime.game import CommandRejected
 from app.realtime.store import StateCache, rebuild

@@ -21,8 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
 from app.clock import FrozenClock
+from app.db.engine import session_scope
 from app.db.models.table import Table, TableCommand, TableEvent
-from app.db.session import session_scope
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
 from app.realtime.game import CommandRejected

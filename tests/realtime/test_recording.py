@@ -16,10 +16,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.engine import session_scope
 from app.db.models import Member, Role
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableEvent
-from app.db.session import session_scope
 from app.rules.core.outcome_json import deal_from_json
 from app.rules.scoring.pulka import Pulka
 from app.services import recording

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import Seat, make_bot_table
+from app.db.engine import session_scope
 from app.db.models.table import Pulka, Table, TableCommand, TableEvent
-from app.db.session import session_scope
 from app.realtime.engine import legal_json
 from app.realtime.game import CommandRejected
 from app.realtime.store import StateCache, rebuild

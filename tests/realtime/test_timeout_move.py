@@ -12,8 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
+from app.db.engine import session_scope
 from app.db.models.table import TableEvent
-from app.db.session import session_scope
 from app.realtime.store import rebuild
 from app.rules import action_to_json
 from app.rules.deal.timeout import default_move

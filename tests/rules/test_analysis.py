@@ -1,4 +1,4 @@
-"""Deal analysis (issue 15, app.rules.search.analysis) against the simple exhaustive solver.
+"""Deal analysis (issue 15, app.rules.search.deal_analysis) against the simple exhaustive solver.
 
 Every number the analysis gives is a double-dummy value; the reference is the former claim
 solver kept as ``tests.rules.reference_solver._reference_best_tricks`` (an independent search). The
@@ -15,7 +15,7 @@ import pytest
 
 from app.rules.core.cards import CARD_TEXTS, parse_card, strain_suit
 from app.rules.core.play import legal_cards, trick_winner
-from app.rules.search.analysis import DealFacts, analyse_deal, best_discard, makeable_table
+from app.rules.search.deal_analysis import DealFacts, analyse_deal, best_discard, makeable_table
 from bench.engine import solver_deals
 from tests.rules.reference_solver import _reference_best_tricks
 

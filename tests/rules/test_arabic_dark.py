@@ -33,8 +33,8 @@ from app.rules import (
 )
 from app.rules.core.auction import IllegalBidError, parse_call, parse_contract
 from app.rules.core.cards import mask_cards
-from app.rules.core.errors import IllegalActionError, InvalidRecordError
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.core.rule_errors import IllegalActionError, InvalidRecordError
 from app.rules.deal.dispatch import apply
 from app.rules.deal.state import OutOfTurnError
 from tests.rules.conftest_scoring import arabic_record, game, new, pass_out, writes

@@ -20,8 +20,8 @@ import pytest
 
 from app.commands.score import run_score
 from app.rules import Conventions
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import Penalty, seat_marks
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.pulka import Pulka
 from tests.rules.conftest_scoring import arabic_record, game, new, pass_out, penalty
 

@@ -17,9 +17,9 @@ from app.commands.score import run_score
 from app.rules import Bid, Conventions, DealState, Discard, PickUp, legal_actions, outcome, view
 from app.rules.core.auction import IllegalBidError, parse_call
 from app.rules.core.cards import cards_mask, parse_cards
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import Contract
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.deal.dispatch import apply
 from app.rules.variants.arabic.arabic_preferans import sure_tricks
 from tests.rules.conftest_scoring import arabic_record, game, new, pass_out

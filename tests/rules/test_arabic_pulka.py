@@ -15,8 +15,8 @@ import pytest
 from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.core.auction import PASS_ONLY_LEVEL
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import Contract, DealOutcome
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.settlement import effective_pools
 from tests.rules.conftest_scoring import (
     arabic_record,

@@ -34,7 +34,7 @@ from app.rules import (
     visible_cards,
 )
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import InvalidRecordError, RulesError
+from app.rules.core.rule_errors import InvalidRecordError, RulesError
 from app.rules.core.seats import defenders, idle_seats, pass_out_seats, playing_seats
 from app.rules.deal.state import DealConfig
 from app.rules.scoring.pulka import Pulka

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from app.commands.score import run_score
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import DealOutcome, Penalty
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.penalties import CATALOGUE, RULE_WORDS
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, score_document, score_pulka

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from app.rules.core.errors import InvalidRecordError
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.pulka import Pulka
 from tests.rules.conftest_scoring import CLUB, SOCHI, game, ints, misere, new, pass_out, play
 

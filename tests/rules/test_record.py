@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import STRAINS, Contract, DealOutcome
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, score_document, score_pulka
 from app.rules.scoring.sheet import HALF_WHIST_TRICKS, defenders, playing_seats

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules.core.errors import InvalidRecordError
+from app.rules.core.rule_errors import InvalidRecordError
 from tests.rules.conftest_scoring import (
     CLUB,
     LENINGRAD,

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from app.rules.core.errors import InvalidRecordError
+from app.rules.core.rule_errors import InvalidRecordError
 from tests.rules.conftest_scoring import (
     CLUB,
     LENINGRAD,

@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import FrozenClock
 from app.config import Settings
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models import ClubSession
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.services import backups
 from app.services.backup_schedule import BackupScheduler, next_daily
 from tests.db_support import drop_database, scratch_database

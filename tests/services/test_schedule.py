@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ClubSession, DealStart, Member
 from app.services import schedule
-from app.services.errors import ConflictError, ServiceError
+from app.services.service_errors import ConflictError, ServiceError
 from app.services.tables import create_table
 
 ZONE = schedule.ZoneInfo("Europe/Moscow")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.security.passwords import hash_password
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.db.engine import session_scope
 from app.db.models import Member, Role
-from app.db.session import session_scope
 from app.services.tables import create_table
 from tests.support.archive_play import play_deal
 

@@ -19,8 +19,8 @@ import dataclasses
 from typing import Final, Literal, TypeAlias
 
 from app.rules.core.cards import SUIT_SYMBOLS
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import STRAINS, Contract
+from app.rules.core.rule_errors import IllegalActionError
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

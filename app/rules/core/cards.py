@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, Literal, TypeAlias
 
-from app.rules.core.errors import RulesError
+from app.rules.core.rule_errors import RulesError
 
 Card: TypeAlias = int
 """A card: ``suit * 8 + rank``, 0..31."""

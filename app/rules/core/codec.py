@@ -9,7 +9,7 @@ Actions::
 
 Cards are canonical text (``"AS"``, ``"10H"``; ``"A♠"`` is accepted on input). A client message
 id under ``"id"`` is ignored; any other unknown key, missing field or wrong type raises
-:class:`MalformedActionError` (a :class:`~app.rules.core.errors.RulesError`). Events are
+:class:`MalformedActionError` (a :class:`~app.rules.core.rule_errors.RulesError`). Events are
 ``{"type": ..., **data}``.
 """
 
@@ -46,7 +46,7 @@ from app.rules.core.actions import (
 )
 from app.rules.core.auction import call_text, parse_call, parse_contract
 from app.rules.core.cards import card_text, parse_card
-from app.rules.core.errors import RulesError
+from app.rules.core.rule_errors import RulesError
 
 
 class MalformedActionError(RulesError):

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal, TypeAlias, overload
 
-from app.rules.core.errors import InvalidConventionError
+from app.rules.core.rule_errors import InvalidConventionError
 
 PresetName: TypeAlias = str
 """The name of a preset: one of :func:`preset_names`, declared by a registered rule set."""

@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 
 from app.rules.core.cards import CARD_TEXTS, Card, card_text, mask_text, parse_card
-from app.rules.core.errors import IllegalActionError, RulesError
+from app.rules.core.rule_errors import IllegalActionError, RulesError
 from app.rules.core.seats import TABLE_SIZES
 from app.rules.core.seats import playing_seats as playing_seats  # re-exported
 

@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 
 from app.rules.core.cards import ACE_RANK, SUIT_LETTERS, Card, card_text, rank_of, suit_of
-from app.rules.core.errors import RulesError
+from app.rules.core.rule_errors import RulesError
 
 
 class InvalidDrawError(RulesError):

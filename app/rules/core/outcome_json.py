@@ -18,7 +18,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast, get_args
 
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import (
     Contract,
     DealKind,
@@ -30,6 +29,7 @@ from app.rules.core.outcome import (
     mark_seats,
     seat_marks,
 )
+from app.rules.core.rule_errors import InvalidRecordError
 
 CARD_RANKS = ("7", "8", "9", "10", "J", "Q", "K", "A")
 CARD_SUITS = {"S": "S", "C": "C", "D": "D", "H": "H", "♠": "S", "♣": "C", "♦": "D", "♥": "H"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.rules.core.cards import SUIT_MASKS, Card, CardMask, card_pretty, suit_name
-from app.rules.core.errors import IllegalActionError
+from app.rules.core.rule_errors import IllegalActionError
 
 
 class IllegalCardError(IllegalActionError):

@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 
 from app.rules.core.conventions import Conventions, declare_preset, withdraw_preset
 from app.rules.core.draw import Seating
-from app.rules.core.errors import InvalidConventionError
 from app.rules.core.outcome import Mark, declare_marks, declared_marks, withdraw_marks
+from app.rules.core.rule_errors import InvalidConventionError
 
 LADDER_LEVELS = (6, 7, 8, 9, 10)
 LADDER_STRAINS = ("S", "C", "D", "H", "NT")

@@ -15,8 +15,8 @@ from typing import ClassVar
 from app.rules.core.actions import Action, Bid, Event, NameContract, TakeTalon
 from app.rules.core.auction import Auction, Call
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import DealOutcome
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.core.ruleset import rule_set_of
 from app.rules.deal.state import DealConfig, DealState, Transition
 

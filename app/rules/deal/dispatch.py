@@ -45,8 +45,8 @@ from app.rules.core.actions import (
 )
 from app.rules.core.auction import call_text
 from app.rules.core.cards import ALL_CARDS, Card, CardMask, card_text, mask_text
-from app.rules.core.errors import IllegalActionError, RulesError
 from app.rules.core.outcome_json import deal_to_json
+from app.rules.core.rule_errors import IllegalActionError, RulesError
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.phases.bidding import (
     apply_bid,

@@ -22,8 +22,8 @@ from app.rules.core.actions import Event
 from app.rules.core.auction import PASS_ONLY_LEVEL, Auction, ContractCall
 from app.rules.core.cards import Card, CardMask
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import IllegalActionError, RulesError
 from app.rules.core.outcome import DealKind, DefenceCall, PlayMode
+from app.rules.core.rule_errors import IllegalActionError, RulesError
 from app.rules.core.seats import NEXT_PLAYING, TABLE_SIZES, playing_seats
 
 Phase: TypeAlias = Literal[

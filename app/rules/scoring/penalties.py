@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Literal, TypeAlias
 
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import InvalidRecordError
 from app.rules.core.outcome import DealOutcome, Penalty
 from app.rules.core.prices import MISERE_PRICE, price
+from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.core.ruleset import rule_set_of
 from app.rules.core.seats import playing_seats
 

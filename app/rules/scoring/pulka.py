@@ -43,10 +43,10 @@ from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
 from app.rules.core.conventions import Conventions, conventions_to_json
-from app.rules.core.errors import InvalidConventionError, InvalidRecordError
 from app.rules.core.outcome import STRAINS, DealOutcome, Penalty
 from app.rules.core.outcome_json import CARD_SUITS, deal_from_json, deal_to_json, is_card_text
 from app.rules.core.prices import HALF_WHIST_TRICKS
+from app.rules.core.rule_errors import InvalidConventionError, InvalidRecordError
 from app.rules.core.seats import TABLE_SIZES, dealer_on_talon, defenders, playing_seats
 from app.rules.scoring.penalties import Resolution, expected_dealer, resolve
 from app.rules.scoring.pulka_rules import NO_STATE, PulkaTurn, VariantState, pulka_rules

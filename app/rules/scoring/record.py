@@ -13,7 +13,7 @@ deals) and the field at fault::
     >>> score_document(doc)
     Traceback (most recent call last):
     ...
-    app.rules.core.errors.InvalidRecordError: tricks sum to 11, expected 10
+    app.rules.core.rule_errors.InvalidRecordError: tricks sum to 11, expected 10
 
 :func:`export_document` writes a live :class:`~app.rules.scoring.pulka.Pulka` back as ``pulka/1``;
 scoring the export gives the live pulka's sheet and settlement exactly.
@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.rules.core.conventions import Conventions, conventions_to_json
-from app.rules.core.errors import InvalidConventionError, InvalidRecordError
 from app.rules.core.outcome import DealOutcome
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
+from app.rules.core.rule_errors import InvalidConventionError, InvalidRecordError
 from app.rules.core.seats import TABLE_SIZES
 from app.rules.scoring.pulka import Pulka, parse_stake
 from app.rules.scoring.settlement import END_REASONS, JOIN_RULE, EndReason

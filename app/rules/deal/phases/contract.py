@@ -27,8 +27,8 @@ from app.rules.core.auction import (
     first_with_talon,
 )
 from app.rules.core.cards import card_pretty, mask_cards
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import Contract
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.phases.ending import ended_event
 from app.rules.deal.phases.tricks import start_play

@@ -12,8 +12,8 @@ With one whister the deal moves to phase ``play_mode``, where he chooses open or
 from __future__ import annotations
 
 from app.rules.core.actions import Action, ChoosePlay, Defend, Event, ReturnWhist
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import Contract, DefenceCall
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.core.seats import dealer_on_talon
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.phases.ending import finish

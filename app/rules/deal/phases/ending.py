@@ -10,9 +10,9 @@ from typing import Any
 
 from app.rules.core.actions import Event
 from app.rules.core.cards import CARD_TEXTS, card_text, mask_text
-from app.rules.core.errors import RulesError
 from app.rules.core.outcome import Contract, DealOutcome
 from app.rules.core.outcome_json import deal_to_json
+from app.rules.core.rule_errors import RulesError
 from app.rules.core.seats import pass_out_seats
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.state import DealState, EndReason, Transition, evolve

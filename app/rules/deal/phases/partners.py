@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from app.rules.core.actions import Action, AnswerInvitation, Bid, Event, InviteMisere, LookAtHand
 from app.rules.core.auction import PASS_ONLY_LEVEL
-from app.rules.core.errors import IllegalActionError
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.core.seats import dealer_on_talon
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.phases.bidding import apply_bid

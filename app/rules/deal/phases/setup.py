@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from app.rules.core.actions import Action, Cut, Event
 from app.rules.core.deck import check_deck, commitment, cut_deck, deal_cards
-from app.rules.core.errors import RulesError
+from app.rules.core.rule_errors import RulesError
 from app.rules.deal.deal_rules import deal_rules_of
 from app.rules.deal.state import (
     DealConfig,

@@ -21,8 +21,8 @@ from app.rules.core.actions import Action, Event, NameContract, TakeTalon
 from app.rules.core.auction import PASS_ONLY_LEVEL, Auction, Call
 from app.rules.core.conventions import CONVENTION_NAMES, Conventions
 from app.rules.core.draw import Seating
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import DealOutcome, Mark
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.core.ruleset import RuleSet
 from app.rules.deal.deal_rules import DealRules
 from app.rules.deal.state import DealConfig, DealState, IllegalContractError, Transition

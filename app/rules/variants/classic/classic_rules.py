@@ -14,8 +14,8 @@ from typing import ClassVar
 
 from app.rules.core.actions import Action, Bid, NameContract, TakeTalon
 from app.rules.core.conventions import Conventions
-from app.rules.core.errors import IllegalActionError
 from app.rules.core.outcome import Contract, DealOutcome
+from app.rules.core.rule_errors import IllegalActionError
 from app.rules.core.ruleset import RuleSet
 from app.rules.deal.deal_rules import DealRules
 from app.rules.deal.phases.contract import name_contract

@@ -40,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.field_errors import field_params
 from app.rules import RulesError
-from app.services.errors import ServiceError
+from app.services.service_errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from app.db.base import Base
 
 class DealAnalysis(Base):
     """The analysis of finished deal ``deal_no`` of table ``table_id``
-    (app.rules.search.analysis)."""
+    (app.rules.search.deal_analysis)."""
 
     __tablename__ = "deal_analyses"
 

@@ -2,10 +2,10 @@
 
 The caller (the archive API) has already replayed the finished deal (so a deal that is still
 running was refused with 409, R-W8: nothing of a running deal is ever analysed or shown); this
-module turns that replay into :class:`app.rules.search.analysis.DealFacts`, looks for the cached
-result
-in ``deal_analyses`` and otherwise runs :func:`app.rules.search.analysis.analyse_deal` in the
-:class:`~app.workers.WorkerPool` (seconds of CPU, never on the event loop).
+module turns that replay into :class:`app.rules.search.deal_analysis.DealFacts`, looks for the
+cached result in ``deal_analyses`` and otherwise runs
+:func:`app.rules.search.deal_analysis.analyse_deal` in the :class:`~app.workers.WorkerPool`
+(seconds of CPU, never on the event loop).
 
 * Concurrent requests for the same deal in this process share one computation (an in-flight
   map), and the row is written with ``INSERT ... ON CONFLICT DO NOTHING``: the primary key
@@ -26,7 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models.analysis import DealAnalysis
+from app.db.models.deal_analyses import DealAnalysis
 from app.rules import DealFacts, analyse_deal, cards_mask, parse_card
 from app.workers import PoolBusy, WorkerPool
 

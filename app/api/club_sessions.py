@@ -20,12 +20,12 @@ from app.api.deps import (
     SettingsDep,
     TreasurerMember,
 )
-from app.api.errors import CodedHTTPException, service_errors
+from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, IdPath, MemberOut, Text
 from app.db.models import ClubSession, DrawnTable, DrawRecord, Role
 from app.services import forming, schedule
 from app.services.audit import Actor
-from app.services.errors import ForbiddenError
+from app.services.service_errors import ForbiddenError
 
 router = APIRouter(prefix="/api", tags=["sessions"], responses=ERRORS)
 

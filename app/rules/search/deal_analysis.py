@@ -5,7 +5,7 @@ cooperate) and uses the exact solver behind :func:`app.rules.search.claims.best_
 is a
 finished deal reduced to plain data (:class:`DealFacts`); the output is a JSON-ready dict.
 It is pure and CPU-heavy (a few seconds for a whole deal): the server runs
-:func:`analyse_deal` in its worker pool and caches the result (``app.services.analysis``).
+:func:`analyse_deal` in its worker pool and caches the result (``app.services.analysis_cache``).
 
 What is computed (docs/analysis.md says why each is defined the way it is):
 
