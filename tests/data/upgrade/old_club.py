@@ -34,10 +34,13 @@ from app.db.migrate import upgrade
 from app.db.models.member import Member, Role
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table
-from app.db.session import make_engine, make_sessionmaker, session_scope
 from app.realtime import game
 from app.realtime.store import load_state
 
+try:  # before the modules were named by what they hold (issue 29)
+    from app.db.session import make_engine, make_sessionmaker, session_scope
+except ImportError:
+    from app.db.engine import make_engine, make_sessionmaker, session_scope
 try:  # before the rule sets became folders (issue 25)
     from app.rules.conventions import PRESET_NAMES
     from app.rules.record import score_document
