@@ -24,7 +24,8 @@ belong to a player) keeps every record and rewrites only that preset's expected 
 
 A change that must not re-score what was stored (issue 26: a failed checked ten under arabic)
 instead adds the convention that keeps the older reading to that preset's records
-(``"ten_consolation": true``), as migration 0019 does to the database's.
+(``"ten_consolation": true``; a classic record's ``"closing": "double"``), as migrations 0019
+and 0020 do to the database's.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 по 10». On the club's sheet (K-12) the remizes are the hills, and the pulka does not wait for them
 to be written off, so the clause's purpose (to finish in time) needs no step; and an equal number
 struck from every hill changes no one's money: the settlement pays the differences of the
-hills (R-P4, ``closing = double``). The test works 003's own example by hand.
+hills (R-P4, K-12 ``closing = once``). The test works 003's own example by hand.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ def _settled(hills: tuple[int, int, int], pools: tuple[int, int, int]) -> tuple[
 
 
 def test_striking_ten_remizes_from_23_36_40_changes_no_ones_money() -> None:
-    """Pools 10/4/7 against 10: corrected hills 23 + 0, 36 + 12, 40 + 6 = 23, 48, 46; mean 39;
-    each 10 × (mean - hill): +160, -90, -70. Struck to 13/26/30: 13, 38, 36; mean 29; the same
-    +160, -90, -70."""
+    """Pools 10/4/7 against 10, a point short one remiz (K-12): corrected hills 23 + 0, 36 + 6,
+    40 + 3 = 23, 42, 43; mean 36; each 10 × (mean - hill): +130, -60, -70. Struck to 13/26/30:
+    13, 32, 33; mean 26; the same +130, -60, -70."""
     before = _settled((23, 36, 40), (10, 4, 7))
     after = _settled((13, 26, 30), (10, 4, 7))
-    assert before == after == (Decimal("160"), Decimal("-90"), Decimal("-70"))
+    assert before == after == (Decimal("130"), Decimal("-60"), Decimal("-70"))

@@ -216,11 +216,12 @@ def test_k12_prefclub_score_rescores_a_classic_record() -> None:
 
 
 def test_k12_the_settlement_is_the_clubs_without_whists() -> None:
-    """K-12: closing ``double`` (no help whists). The record above: pools 0/4/0 against target
-    4, hills 2/0/2. Corrected hills (hill + 2 x points short): Anna 2 + 8 = 10, Boris 0, Vera
-    10; mean 20/3; each 10 x (mean - hill): Anna -100/3, Boris +200/3, Vera -100/3."""
+    """K-12: closing ``once`` (no help whists; 003 30-31, a point written off is one remiz). The
+    record above: pools 0/4/0 against target 4, hills 2/0/2. Corrected hills (hill + points
+    short): Anna 2 + 4 = 6, Boris 0, Vera 6; mean 4; each 10 x (mean - hill): Anna -20, Boris
+    +40, Vera -20."""
     result = score_document(CLASSIC_RECORD)
-    assert result["settlement"]["whists"] == ["-33.33", "66.67", "-33.33"]
+    assert result["settlement"]["whists"] == ["-20.00", "40.00", "-20.00"]
 
 
 def test_k13_a_classic_record_takes_no_club_penalty_but_an_entry_correction() -> None:

@@ -28,7 +28,7 @@ PresetName: TypeAlias = str
 """The name of a preset: one of :func:`preset_names`, declared by a registered rule set."""
 WhistStyle: TypeAlias = Literal["gentleman", "greedy"]
 RaspasyZero: TypeAlias = Literal["hill_minus_two", "pool_one", "pool_one_point"]
-Closing: TypeAlias = Literal["double", "help"]
+Closing: TypeAlias = Literal["double", "help", "once"]
 RaspasyRates: TypeAlias = tuple[int, ...] | Literal["rostov"]
 
 
@@ -86,6 +86,11 @@ class Conventions:
     raspasy_zero: RaspasyZero = "hill_minus_two"
     raspasy_exit: tuple[int, int, int] = (6, 7, 8)
     closing: Closing = "double"
+    """R-P4, R-P9: how the pools correct the hills at the end. ``double``: every point over or
+    short of the target comes off or goes on the hill twice (the club); ``help``: a surplus helps
+    the others, a point still short goes on once (Sochi, Rostov); ``once``: every point over or
+    short counts once, no help (003 30-31, "по тому же расчёту": a point written off is one
+    remiz, K-12)."""
     cut_min: int = 4
     opening_bombs: int = 0
     """A-2: bombs written at the start; each is a round of forced pass-outs at ×2, ×4, ×8…"""
@@ -273,7 +278,7 @@ _PARSERS: dict[str, Any] = {
     "raspasy_rates": _rates,
     "raspasy_zero": _choice("hill_minus_two", "pool_one", "pool_one_point"),
     "raspasy_exit": _exit,
-    "closing": _choice("double", "help"),
+    "closing": _choice("double", "help", "once"),
     "cut_min": _positive_int,
     "opening_bombs": _positive_int,
     "deal_stays": _bool,

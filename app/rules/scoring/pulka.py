@@ -182,7 +182,7 @@ class Pulka:
     @property
     def pools(self) -> tuple[Fraction, ...]:
         """Pools as they count for the end of the pulka: after help under ``closing = help``."""
-        if self.conventions.closing == "double":
+        if self.conventions.closing != "help":
             return self.sheet.pool
         return effective_pools(
             self.entries, self.players, self.target, self.conventions, self.spared_dealers()

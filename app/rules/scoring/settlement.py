@@ -7,10 +7,11 @@ Closing turns the sheet into one number per player, in whists:
    and the helper writes 10 whists on him per point; with nobody left to help, the points come
    off the helper's own hill (K96 4.2.3, 4.1.1). Help is replayed from the sheet's pool entries
    in the order they were written, so the sheet itself keeps what each player actually scored.
-   Under ``closing = double`` (club, Leningrad) there is no help.
+   Under ``closing = double`` (club, Leningrad) and ``once`` (classic) there is no help.
 2. Hills are corrected for the pools (R-P4, R-P9): ``double`` takes every point over the target
-   off the hill twice and puts every point short on it twice (K96 4.2.3.3); ``help`` puts every
-   point still short (a pulka ended early) on the hill once.
+   off the hill twice and puts every point short on it twice (K96 4.2.3.3); ``once`` does the
+   same once (003 30-31: a point written off the stake is worth one remiz, K-12); ``help`` puts
+   every point still short (a pulka ended early) on the hill once.
 3. ``result_i = 10·(mean(hill) − hill_i) + Σ_j (whists_i→j − whists_j→i)`` (K96 4.2.14, average
    hill). Results are exact fractions that sum to zero.
 4. Whole whists by the largest remainder (ties to the lower seat), then money = whole whists ×
@@ -37,6 +38,8 @@ from app.rules.scoring.sheet import WHISTS_PER_POINT, Entry, Sheet
 
 EndReason: TypeAlias = Literal["target", "agreement", "session_end"]
 END_REASONS: tuple[EndReason, ...] = ("target", "agreement", "session_end")
+POOL_FACTOR: Mapping[str, int] = {"double": 2, "once": 1}
+"""Hill points per pool point over or short of the target, for the closings without help."""
 JOIN_RULE = "R-T4"
 """Rule of the entries that seat a joining fourth player; his seat exists only from then on."""
 
@@ -141,10 +144,11 @@ def settle(
     """Settle ``sheet`` (whose writes are ``entries``) under R-P4, R-P5 and R-P9."""
     n = sheet.players
     helped = effective_pools(entries, n, target, conventions, spared)
-    if conventions.closing == "double":
+    if conventions.closing in POOL_FACTOR:
         pools = sheet.pool
+        factor = POOL_FACTOR[conventions.closing]
         help_whists = tuple(tuple(Fraction(0) for _ in range(n)) for _ in range(n))
-        hills = tuple(sheet.hill[i] - 2 * (pools[i] - target) for i in range(n))
+        hills = tuple(sheet.hill[i] - factor * (pools[i] - target) for i in range(n))
     else:
         pools = helped.pools
         help_whists = helped.whists

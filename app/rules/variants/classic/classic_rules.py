@@ -49,11 +49,12 @@ CLASSIC = Conventions(
     raspasy_rates=(1, 2, 3),
     raspasy_zero="pool_one",
     raspasy_exit=(6, 6, 6),
-    closing="double",
+    closing="once",
     cut_min=6,
 )
-"""The club's extras off and the cut of at least six cards (K-2); the bidding, the talon
-purchase, the redeal and the remiz sheet are the hooks below."""
+"""The club's extras off, a pool point worth one remiz at the end (K-12, 003 30-31) and the cut
+of at least six cards (K-2); the bidding, the talon purchase, the redeal and the remiz sheet are
+the hooks below."""
 
 
 class ClassicRules(RuleSet, DealRules, SheetRules, PulkaRules, PenaltyRules):
@@ -66,7 +67,8 @@ class ClassicRules(RuleSet, DealRules, SheetRules, PulkaRules, PenaltyRules):
                     "en": "classic preferans (19th century)"},
     }  # fmt: skip
     table_sizes: ClassVar[tuple[int, ...]] = (3, 4)
-    overridable: ClassVar[frozenset[str]] = frozenset()
+    overridable: ClassVar[frozenset[str]] = frozenset({"closing"})
+    """Only the closing: a pulka stored before revision 0020 keeps ``"closing": "double"``."""
     ladder: ClassVar[tuple[str, ...]] = tuple(str(c) for c in CLASSIC_CONTRACTS)
     special_calls: ClassVar[tuple[str, ...]] = ("pass",)
     named_calls: ClassVar = {"6H": "table.preferans"}
