@@ -10,6 +10,8 @@ import pytest
 
 from app.rules import (
     Bid,
+    DarkBid,
+    InvalidConventionError,
     Concede,
     Contract,
     Conventions,
@@ -26,6 +28,7 @@ from app.rules import (
     new_deal,
     outcome,
     parse_card,
+    find_rule_set,
     view,
 )
 from app.rules.deal.timeout import default_move
@@ -74,6 +77,20 @@ def test_k3_only_suits_for_six_no_misere_no_here() -> None:
     for bad in (Contract(6, "C"), Contract(6, "S")):  # the same suit or a junior one
         with pytest.raises(IllegalActionError):
             apply(state, Bid(2, bad))
+
+
+def test_k3_no_dark_calls_k96_dark_play_has_nothing_to_attach_to() -> None:
+    """K-3 (issue 26, docs/rules-notes.md "K96's dark play"): K96 3.3.19's dark calls are a pass
+    paid on a pass-out (a bomb), a dark "раз" overbid by "два" and a dark misère; 003 has no
+    pass-out (K-6), no levels and no misère (K-3), so the classic preset offers none and a
+    table may not switch them on."""
+    state = classic()
+    for bad in ("dark_pass", DarkBid(Contract(6, "S"))):
+        with pytest.raises(IllegalActionError):
+            apply(state, Bid(1, bad))  # type: ignore[arg-type]
+    assert not CLASSIC.dark_calls and not find_rule_set("classic").describe()[0]["dark_calls"]
+    with pytest.raises(InvalidConventionError):
+        Conventions.from_mapping({"preset": "classic", "dark_calls": True})
 
 
 def test_k3_k4_each_speaks_once_and_the_senior_suit_plays_without_talon() -> None:
