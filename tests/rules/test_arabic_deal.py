@@ -11,6 +11,7 @@ from app.rules import (
     AnswerInvitation,
     Bid,
     ChoosePlay,
+    Claim,
     Concede,
     Conventions,
     DealState,
@@ -30,7 +31,7 @@ from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.core.seats import playing_seats
 from app.rules.deal.dispatch import apply
 
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, play_out, start, start4
+from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, start, start4
 
 ARABIC = Conventions.preset_named("arabic")
 
@@ -187,6 +188,41 @@ def test_a14_pass_half_whist_and_a_lone_whister_chooses_open_or_closed() -> None
         "open",
         "closed",
     }
+
+
+CLEAN_MISERE = {
+    1: "7S 8S 9S 7C 8C 9C 7D 8D 7H 8H",
+    2: "10S JS 10C JC 9D 10D JD 9H 10H JH",
+    0: "QS KS QC KC QD KD AD QH KH AH",
+}
+"""Forehand holds the bottom of every suit: under any lead he can play lower, so once the
+talon's two aces are discarded his misère is clean ("голубой")."""
+
+
+def test_a17_a_clean_misere_is_laid_down_as_soon_as_the_talon_is_set_aside() -> None:
+    """A-17: "После того, как прикуп поднят можно сразу положить карты, если мизер чистый".
+    Forehand takes the talon (♠A ♣A), discards both and, before any card is led, lays his ten
+    down (the claim of no tricks, R-W11): it holds against every defence, the deal ends as a
+    misère with 0 tricks and every hand as dealt is in its record."""
+    state = bids(start(CLEAN_MISERE, "AS AC", conventions=ARABIC), "misere", "pass", "pass")
+    state, _ = apply(state, Discard(1, tuple(sorted(cards("AS AC")))))
+    assert state.phase == "play" and state.hands[1].bit_count() == 10 and not state.trick
+    assert Claim(1, 0) in legal_actions(state, 1)
+    state, _ = apply(state, Claim(1, 0))
+    result = outcome(state)
+    assert state.finished and result is not None and result.kind == "misere"
+    assert result.tricks is not None and result.tricks[1] == 0
+    assert len(view(state, None)["dealt"]["1"]) == 10
+
+
+def test_a17_a_misere_that_is_not_clean_is_not_laid_down() -> None:
+    """A-17 (the other case, "В противном случае"): discarding ♣7 ♣8 he keeps ♣9 ♣A against
+    ♣10 ♣J and ♣Q ♣K: a second round of clubs, which the catchers can always lead, takes his
+    ace; so his claim of none fails and the play goes on (R-W11)."""
+    state = bids(start(CLEAN_MISERE, "AS AC", conventions=ARABIC), "misere", "pass", "pass")
+    state, _ = apply(state, Discard(1, tuple(sorted(cards("7C 8C")))))
+    state, _ = apply(state, Claim(1, 0))
+    assert not state.finished and state.phase == "play" and state.claim_failed >> 1 & 1
 
 
 def test_a17_a_misere_is_caught_open_and_its_hands_are_shown_after_the_deal() -> None:
