@@ -10,25 +10,25 @@ import pytest
 
 from app.rules import (
     Bid,
-    DarkBid,
-    InvalidConventionError,
     Concede,
     Contract,
     Conventions,
     Cut,
+    DarkBid,
     DealConfig,
     Defend,
     Discard,
     IllegalActionError,
+    InvalidConventionError,
     InviteMisere,
     NameContract,
     TakeTalon,
     apply,
+    find_rule_set,
     legal_actions,
     new_deal,
     outcome,
     parse_card,
-    find_rule_set,
     view,
 )
 from app.rules.deal.timeout import default_move
