@@ -5,7 +5,7 @@ name the field and the limit in the member's language («Имя: не длинн
 answer's ``params`` carry, for the first field at fault, its name, the kind of problem and the
 limit: ``{"field": "display_name", "problem": "too_long", "limit": 100}``. The problems are a
 small stable vocabulary (:data:`PROBLEMS`); the page keys its texts by them
-(``static/js/i18n.js`` ``err.input.<problem>``). The input itself is never echoed.
+(``static/js/i18n/common.js`` ``err.input.<problem>``). The input itself is never echoed.
 """
 
 from __future__ import annotations

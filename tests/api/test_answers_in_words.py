@@ -1,6 +1,6 @@
 """Wrong or silent answers, each in words (issue 28): every refusal here has a specific stable
 ``code`` and the facts its page text names (the field, the limit) in ``params``, and changes
-nothing. The page's texts for these codes are in static/js/i18n.js (checked at the end)."""
+nothing. The page's texts for these codes are in static/js/i18n/common.js (checked at the end)."""
 
 from __future__ import annotations
 
@@ -311,11 +311,12 @@ PROBLEMS = ["required", "too_short", "too_long", "too_small", "too_big", "invali
 
 
 def test_every_new_code_has_russian_and_english_words() -> None:
-    catalogue = (ROOT / "static/js/i18n.js").read_text(encoding="utf-8")
+    catalogue = (ROOT / "static/js/i18n/common.js").read_text(encoding="utf-8")
+    pair = '": ["'  # each key is followed by its Russian and English: "key": ["ru", "en"]
     for code in CODES:
-        assert catalogue.count(f'"err.code.{code}":') == 2, code
+        assert catalogue.count(f'"err.code.{code}{pair}') == 1, code
     for problem in PROBLEMS:
-        assert catalogue.count(f'"err.input.{problem}":') == 2, problem
+        assert catalogue.count(f'"err.input.{problem}{pair}') == 1, problem
     docs = (ROOT / "docs/club.md").read_text(encoding="utf-8")
     for code in CODES:
         assert f"`{code}`" in docs, code

@@ -1,14 +1,39 @@
-// The page's two catalogues (static/js/i18n.js): the same keys, the same placeholders, and t()
-// answering in the member's language with the placeholders filled.
+// The pages' catalogues (static/js/i18n/, joined by static/js/i18n.js): each key once, with its
+// Russian and English side by side and the same placeholders, and t() answering in the member's
+// language with the placeholders filled.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { installBrowser } from "./dom-stub.js";
 
 installBrowser("ru");
-const { STRINGS, lang, setLang, t } = await import("../../static/js/i18n.js");
+const { CATALOGUES, DUPLICATES, STRINGS, lang, setLang, t } = await import(
+  "../../static/js/i18n.js"
+);
 
 const placeholders = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+test("every entry is a Russian and an English string, and no key is in two catalogues", () => {
+  for (const [name, catalogue] of Object.entries(CATALOGUES)) {
+    for (const [key, pair] of Object.entries(catalogue)) {
+      assert.ok(Array.isArray(pair) && pair.length === 2, `${name}: ${key}`);
+      assert.ok(pair.every((text) => typeof text === "string"), `${name}: ${key}`);
+    }
+  }
+  assert.deepEqual(DUPLICATES, []);
+});
+
+test("a key's first word names one catalogue: a page's words stay together", () => {
+  const home = new Map();
+  for (const [name, catalogue] of Object.entries(CATALOGUES)) {
+    for (const key of Object.keys(catalogue)) {
+      const area = key.split(".")[0];
+      assert.equal(home.get(area) ?? name, name, `${key} is in ${name}, its area in ${home.get(area)}`);
+      home.set(area, name);
+    }
+  }
+  assert.ok(home.size > 20);
+});
 
 test("Russian and English have the same keys", () => {
   const ru = new Set(Object.keys(STRINGS.ru));
