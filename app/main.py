@@ -1,7 +1,9 @@
 """The FastAPI application factory.
 
-``create_app(settings)`` builds an app whose database engine lives in the lifespan: it is created
-when the server starts and disposed when it stops. Routers are mounted here and nowhere else.
+``create_app(settings)`` builds an app and its typed state (:mod:`app.api.app_state`); its one
+lifespan, :func:`serving`, makes and starts the engine, the hub, the bots' runner and the
+background tasks in order and stops them in reverse. Routers are mounted here and nowhere else,
+and none has a lifespan of its own.
 
 This is also the composition root (docs/architecture.md): where one use case must trigger
 another without importing it, :func:`wire_services` hands the callable in here.
@@ -10,9 +12,10 @@ another without importing it, :func:`wire_services` hands the callable in here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -33,19 +36,23 @@ from app.api import recording as recording_api
 from app.api import seasons as seasons_api
 from app.api import tables as tables_api
 from app.api import ws as ws_api
+from app.api.app_state import AppState, app_state
 from app.api.body_limit import BodyLimit
 from app.api.docs import install_offline_docs
 from app.api.error_answers import install_error_handlers
+from app.bots.runner import BotRunner
 from app.clock import Clock, FileOffsetClock, SystemClock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.supervisor import supervise_embedded
-from app.realtime.hub import TableTimers
+from app.realtime.chat_rate import RecentChats
+from app.realtime.hub import Hub, TableTimers
+from app.realtime.socket_caps import SocketCaps
 from app.security.addresses import TrustedProxies
 from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy
-from app.services import backups, first_deal, schedule, seat_changes
+from app.services import analysis_cache, backups, first_deal, print_pdf, schedule, seat_changes
 from app.services.backup_schedule import BackupScheduler
 from app.services.table_commands import TableCommands
 
@@ -60,30 +67,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        url = database_url(settings.database_url, settings.data_dir)
-        engine = make_engine(url)
-        app.state.engine = engine
-        app.state.database_url = url
-        app.state.sessionmaker = make_sessionmaker(engine)
-        supervisor = None
-        if not settings.database_url:  # the embedded server: restart it if it crashes
-            supervisor = asyncio.create_task(
-                supervise_embedded(settings.data_dir, engine), name="embedded-supervisor"
-            )
-        log.info("prefclub started", extra={"version": __version__})
-        backups_task = await start_backups(app, url)
-        try:
+        async with serving(app_state(app)):
             yield
-        finally:
-            if supervisor is not None:
-                supervisor.cancel()
-                with suppress(asyncio.CancelledError):
-                    await supervisor
-            if backups_task is not None:
-                backups_task.cancel()
-                with suppress(asyncio.CancelledError):
-                    await backups_task
-            await engine.dispose()
 
     app = FastAPI(
         title="prefclub",
@@ -98,10 +83,16 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.add_middleware(BodyLimit)  # inside the headers: a 413 carries them too
     app.add_middleware(SecurityHeaders, hsts=settings.production)
     app.add_exception_handler(PasswordHasherBusy, auth.busy_handler)
-    app.state.settings = settings
-    app.state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips)
-    app.state.clock = clock or server_clock(settings)
-    app.state.secret_key = secret
+    app.state = state = AppState()
+    state.settings = settings
+    state.trusted_proxies = TrustedProxies(settings.forwarded_allow_ips)
+    state.clock = clock or server_clock(settings)
+    state.secret_key = secret
+    state.socket_caps = SocketCaps(settings.ws_per_member, settings.ws_per_address)
+    state.recent_chats = RecentChats()
+    state.rng = None
+    state.hub = None
+    state.metrics_registry = state.metrics_collector = state.loop_lag = None
     install_error_handlers(app)
     wire_services(app)
     metrics_api.install(app, backup_age=backups.newest_backup_age_seconds)
@@ -129,18 +120,91 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     return app
 
 
-async def start_backups(app: FastAPI, url: str) -> asyncio.Task[None] | None:
+@asynccontextmanager
+async def serving(state: AppState) -> AsyncIterator[None]:
+    """The app's one lifespan (docs/architecture.md "One start-up"): make and start, in order,
+    the database engine, the embedded server's supervisor, the hub, the house bots' runner,
+    the event-loop probe and the backups; on the way out stop them in the reverse order, then
+    the worker pools, then the engine. Nothing of it is left running after the ``async with``:
+    an app started and stopped twice in one process leaves no task or thread behind
+    (``tests/platform/test_startup.py``)."""
+    settings = state.settings
+    url = database_url(settings.database_url, settings.data_dir)
+    engine = make_engine(url)
+    state.engine = engine
+    state.database_url = url
+    state.sessionmaker = make_sessionmaker(engine)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            if not settings.database_url:  # the embedded server: restart it if it crashes
+                supervisor = asyncio.create_task(
+                    supervise_embedded(settings.data_dir, engine), name="embedded-supervisor"
+                )
+                stack.push_async_callback(_cancel, supervisor)
+            make_pools(state)
+            stack.push_async_callback(close_pools, state)
+            hub = Hub(state.sessionmaker, url, state.clock, timers=state.table_timers)
+            state.hub = hub
+            await hub.start()
+            stack.push_async_callback(_stop_hub, state)
+            state.bot_runner = make_bot_runner(state)
+            state.bot_runner.start_adopting()
+            stack.push_async_callback(state.bot_runner.stop)
+            if state.loop_lag is not None:
+                state.loop_lag.start()
+                stack.push_async_callback(state.loop_lag.stop)
+            backups_task = await start_backups(state, url)
+            if backups_task is not None:
+                stack.push_async_callback(_cancel, backups_task)
+            log.info("prefclub started", extra={"version": __version__})
+            yield
+    finally:
+        await engine.dispose()
+
+
+def make_pools(state: AppState) -> None:
+    """The three worker pools (their processes start with their first job)."""
+    state.analysis_pool = analysis_cache.make_pool()
+    state.hint_pool = hints_api.make_pool()
+    state.print_pool = print_pdf.make_pool()
+
+
+def make_bot_runner(state: AppState) -> BotRunner:
+    """The house bots' runner of the app whose database is ``state``'s."""
+    return BotRunner(state.settings.port, state.database_url, state.sessionmaker, state.clock.now)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _stop_hub(state: AppState) -> None:
+    """Stop the hub (closing every socket with 1001) and forget it."""
+    hub, state.hub = state.hub, None
+    if hub is not None:
+        await hub.stop()
+
+
+async def close_pools(state: AppState) -> None:
+    """Stop the worker processes of the three pools (those that ever started)."""
+    for pool in (state.print_pool, state.hint_pool, state.analysis_pool):
+        await pool.aclose()
+
+
+async def start_backups(state: AppState, url: str) -> asyncio.Task[None] | None:
     """Start the automatic backups (daily and after each session; docs/backup.md) unless
     ``PREFCLUB_BACKUP_KEEP`` is 0. A backup folder that cannot be written is logged now as an
     error; the server still starts, and the admin page shows the backups as missing."""
-    settings: Settings = app.state.settings
+    settings = state.settings
     if settings.backup_keep <= 0:
         return None
     try:
         await asyncio.to_thread(backups.ensure_writable, settings.backup_dir)
     except backups.BackupError as exc:
         log.error("backup folder not writable", extra={"code": exc.code, "detail": str(exc)})
-    scheduler = BackupScheduler(url, settings, app.state.clock, app.state.sessionmaker)
+    scheduler = BackupScheduler(url, settings, state.clock, state.sessionmaker)
     return asyncio.create_task(scheduler.run(), name="prefclub-backups")
 
 

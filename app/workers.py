@@ -15,7 +15,7 @@ import functools
 import logging
 import multiprocessing
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
@@ -98,26 +98,4 @@ class WorkerPool:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
 
 
-def app_pool(state: Any, name: str, make: Callable[[], WorkerPool]) -> WorkerPool:
-    """The pool an app keeps as ``state.<name>``, made with ``make()`` on first use (its
-    workers start with the first job)."""
-    pool: WorkerPool | None = getattr(state, name, None)
-    if pool is None:
-        pool = make()
-        setattr(state, name, pool)
-    return pool
-
-
-@contextlib.asynccontextmanager
-async def closing_pool(state: Any, name: str) -> AsyncIterator[None]:
-    """A lifespan body: on the way out, stop ``state.<name>``'s workers if it was made."""
-    try:
-        yield
-    finally:
-        pool: WorkerPool | None = getattr(state, name, None)
-        if pool is not None:
-            await pool.aclose()
-            setattr(state, name, None)
-
-
-__all__ = ["PoolBusy", "WorkerPool", "app_pool", "closing_pool"]
+__all__ = ["PoolBusy", "WorkerPool"]

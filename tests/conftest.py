@@ -11,11 +11,12 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from app.api.app_state import app_state
 from app.api.deps import get_session
 from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
-from app.main import create_app
+from app.main import close_pools, create_app, make_bot_runner, make_pools
 from tests.db_support import TEST_DATA_DIR, server_url
 
 
@@ -66,18 +67,23 @@ def test_settings(database_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def app(test_settings: Settings, engine: AsyncEngine, db_session: AsyncSession):  # type: ignore[no-untyped-def]
-    """The app with its lifespan state set up and every request using ``db_session``."""
+    """The app with its lifespan state set up and every request using ``db_session``; the
+    worker processes a test started are stopped after it."""
     application = create_app(test_settings)
-    application.state.engine = engine
-    application.state.sessionmaker = make_sessionmaker(engine)
-    application.state.database_url = test_settings.database_url
+    state = app_state(application)
+    state.engine = engine
+    state.sessionmaker = make_sessionmaker(engine)
+    state.database_url = test_settings.database_url
+    make_pools(state)  # what the lifespan would make (it is not run)
+    state.bot_runner = make_bot_runner(state)
 
     async def _session() -> AsyncIterator[AsyncSession]:
         yield db_session
         await db_session.commit()
 
     application.dependency_overrides[get_session] = _session
-    return application
+    yield application
+    await close_pools(state)
 
 
 @pytest.fixture

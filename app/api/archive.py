@@ -16,19 +16,18 @@ Every endpoint needs a logged-in member (401 otherwise); they only read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 
+from app.api.app_state import app_state
 from app.api.deps import CurrentMember, SessionDep
 from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, ErrorOut, IdPath
 from app.services import analysis_cache, archive, member_profile
 from app.services.deal_chain_file import chain_document, gzipped
-from app.workers import WorkerPool, app_pool, closing_pool
+from app.workers import WorkerPool
 
 MAX_PAGE = 500
 """The most pulkas one page of the list may hold."""
@@ -36,19 +35,12 @@ BUSY_RETRY_AFTER = 5
 """Seconds a 503 ``busy`` analysis answer asks the client to wait."""
 
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Stop the analysis pool's workers (if any was started) with the app."""
-    async with closing_pool(app.state, "analysis_pool"):
-        yield
-
-
-router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS, lifespan=lifespan)
+router = APIRouter(prefix="/api", tags=["archive"], responses=ERRORS)
 
 
 def _analysis_pool(request: Request) -> WorkerPool:
-    """The app's analysis pool, made on first use (its workers start with the first job)."""
-    return app_pool(request.app.state, "analysis_pool", analysis_cache.make_pool)
+    """The app's analysis pool (made with the app; its workers start with the first job)."""
+    return app_state(request.app).analysis_pool
 
 
 def _fail(exc: archive.ArchiveError) -> HTTPException:

@@ -16,6 +16,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.app_state import app_state
 from app.clock import Clock
 from app.config import Settings
 from app.db.engine import session_scope
@@ -145,7 +146,7 @@ TreasurerMember = Annotated[Member, Depends(require_role(Role.treasurer, Role.ad
 async def get_rng(request: Request) -> random.Random:
     """The randomness of the server's draws: ``app.state.rng`` when a test set a seeded one,
     otherwise a cryptographic ``SystemRandom``."""
-    rng: random.Random | None = getattr(request.app.state, "rng", None)
+    rng = app_state(request.app).rng
     return rng if rng is not None else random.SystemRandom()
 
 

@@ -9,13 +9,12 @@ The call lives in the API layer: services never import the bots (import-linter c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, status
+from fastapi import APIRouter, Request, status
 
+from app.api.app_state import app_state
 from app.api.deps import CurrentMember, SessionDep
 from app.api.error_answers import CodedHTTPException
 from app.api.schemas import ERRORS, ErrorOut, IdPath
@@ -36,28 +35,18 @@ BUSY_RETRY_AFTER = 2
 """Seconds a 503 ``busy`` hint answer asks the client to wait."""
 
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Stop the hint pool's workers (if any was started) with the app."""
-    try:
-        yield
-    finally:
-        pool: WorkerPool | None = getattr(app.state, "hint_pool", None)
-        if pool is not None:
-            await pool.aclose()
-            app.state.hint_pool = None
+def make_pool() -> WorkerPool:
+    """The pool hints are searched in (made with the app; its worker starts with the first
+    hint)."""
+    return WorkerPool(max_workers=HINT_WORKERS, max_pending=HINT_PENDING)
 
 
-router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS, lifespan=lifespan)
+router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
 
 def _hint_pool(request: Request) -> WorkerPool:
-    """The app's hint pool, made on first use (its worker starts with the first job)."""
-    pool: WorkerPool | None = getattr(request.app.state, "hint_pool", None)
-    if pool is None:
-        pool = WorkerPool(max_workers=HINT_WORKERS, max_pending=HINT_PENDING)
-        request.app.state.hint_pool = pool
-    return pool
+    """The app's hint pool (made with the app)."""
+    return app_state(request.app).hint_pool
 
 
 @router.post(

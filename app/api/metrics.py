@@ -19,8 +19,6 @@ import hashlib
 import hmac
 import logging
 import math
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Request, status
 from fastapi.responses import Response
@@ -29,6 +27,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import CollectorRegistry
 
+from app.api.app_state import BackupAge, app_state
 from app.api.error_answers import CodedHTTPException
 from app.api.metrics_collector import AppCollector
 from app.config import Settings
@@ -36,9 +35,6 @@ from app.realtime.loop_lag import LoopLagProbe
 
 log = logging.getLogger(__name__)
 
-BackupAge = Callable[[Settings], float | None]
-"""Seconds since the newest backup was made, None when there is none (it may read files: it
-is called in a thread)."""
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """The classic text format ``generate_latest`` writes (every Prometheus reads it)."""
@@ -68,20 +64,9 @@ def install(app: FastAPI, backup_age: BackupAge = no_backup_age) -> None:
     app.state.loop_lag = LoopLagProbe()
 
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Run the event-loop probe while the app serves (when metrics are on)."""
-    probe: LoopLagProbe | None = getattr(app.state, "loop_lag", None)
-    if probe is not None:
-        probe.start()
-    try:
-        yield
-    finally:
-        if probe is not None:
-            await probe.stop()
-
-
-router = APIRouter(tags=["operations"], lifespan=lifespan)
+router = APIRouter(tags=["operations"])
+"""The event-loop probe :func:`install` makes runs while the app serves (its lifespan,
+:func:`app.main.serving`)."""
 
 
 def _digest(token: str) -> bytes:
@@ -110,7 +95,7 @@ def _check_token(request: Request, expected: str) -> None:
 
 async def _backup_age(request: Request) -> float | None:
     """The provider's answer, read in a thread; None (NaN) if it fails."""
-    provider: BackupAge = getattr(request.app.state, "backup_age", no_backup_age)
+    provider = app_state(request.app).backup_age
     try:
         age = await asyncio.to_thread(provider, request.app.state.settings)
     except Exception:
@@ -125,7 +110,7 @@ async def _backup_age(request: Request) -> float | None:
 async def metrics(request: Request) -> Response:
     """The Prometheus text exposition of this process (docs/metrics.md)."""
     settings: Settings = request.app.state.settings
-    registry: CollectorRegistry | None = getattr(request.app.state, "metrics_registry", None)
+    registry = app_state(request.app).metrics_registry
     if settings.metrics_token is None or registry is None:
         raise CodedHTTPException(status.HTTP_404_NOT_FOUND, "Not Found", "not_found")
     _check_token(request, settings.metrics_token)

@@ -129,7 +129,7 @@ def _pool_metrics(state: Any, hub: Hub | None) -> Iterator[Metric]:
         "analysis": (getattr(state, "analysis_pool", None), ANALYSIS_PENDING),
     }
     for name, (pool, pending) in pools.items():
-        # A pool made on first use (hints, analysis) is reported with its size before then.
+        # Before the lifespan has made a pool (or after it stopped the hub) its size is shown.
         queue.add_metric([name], pool.pending if pool is not None else 0)
         capacity.add_metric([name], pool.max_pending if pool is not None else pending)
         busy.add_metric([name], pool.refused if pool is not None else 0)

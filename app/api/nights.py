@@ -12,15 +12,15 @@ PDFs are made in the bounded print pool (503 ``busy`` when it is full, nothing s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.app_state import app_state
 from app.api.deps import (
     AddressDep,
     ClockDep,
@@ -34,20 +34,13 @@ from app.api.schemas import ERRORS, ErrorOut, Id, IdPath, Text
 from app.config import Settings
 from app.services import archive, nights, print_pdf, room
 from app.services.audit import Actor
-from app.workers import PoolBusy, WorkerPool, app_pool, closing_pool
+from app.workers import PoolBusy, WorkerPool
 
 BUSY_RETRY_AFTER = 5
 """Seconds a 503 ``busy`` print answer asks the client to wait."""
 
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Stop the print pool's worker (if one was started) with the app."""
-    async with closing_pool(app.state, "print_pool"):
-        yield
-
-
-router = APIRouter(prefix="/api", tags=["nights"], responses=ERRORS, lifespan=lifespan)
+router = APIRouter(prefix="/api", tags=["nights"], responses=ERRORS)
 
 
 class CorrectionIn(BaseModel):
@@ -114,7 +107,7 @@ async def correct(
 
 
 def _print_pool(request: Request) -> WorkerPool:
-    return app_pool(request.app.state, "print_pool", print_pdf.make_pool)
+    return app_state(request.app).print_pool
 
 
 async def _pdf(
@@ -185,5 +178,5 @@ async def room_screen(
 ) -> dict[str, Any]:
     """Every club table in play, as a spectator sees it (no hidden card), for the room's TV,
     and the current season's standings (all-time without one): the top ten lines."""
-    hub = getattr(request.app.state, "hub", None)
+    hub = app_state(request.app).hub
     return await room.room(db, clock.now(), hub.cache if hub is not None else None)

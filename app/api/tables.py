@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
+from app.api.app_state import app_state
 from app.api.deps import AddressDep, ClockDep, CurrentMember, RngDep, SessionDep
 from app.api.error_answers import CodedHTTPException, service_errors
 from app.api.schemas import ERRORS, Id, IdPath, Line
@@ -208,7 +209,7 @@ async def detail(
     """The table, its seats, pulka summary and who is connected."""
     table = await _table(db, table_id)
     seats = await seats_of(db, table_id)
-    hub = getattr(request.app.state, "hub", None)
+    hub = app_state(request.app).hub
     connected = hub.presence(table_id)[0] if hub is not None else []
     pulka = await pulka_of_table(db, table_id)
     return {

@@ -3,9 +3,9 @@
 The handshake is refused before ``accept`` (HTTP 403) unless the ``Origin`` header is one of
 ``settings.origins()`` and the ``prefclub_session`` cookie belongs to a live session. A seated
 member sends commands; anyone else logged in watches as a spectator. The process's
-:class:`~app.realtime.hub.Hub` is created with the app (router lifespan) or on first use, with
-the timers the composition root (``app/main.py``) put in ``app.state.table_timers``; commands go
-to the executor it put in ``app.state.table_commands``.
+:class:`~app.realtime.hub.Hub` is made and started by the app's lifespan (``app/main.py``) with
+the timers of ``app.state.table_timers``; commands go to the executor in
+``app.state.table_commands``.
 """
 
 from __future__ import annotations
@@ -16,22 +16,20 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, WebSocket, WebSocketDisconnect
 
-from app.bots.runner import house_bot_runner
+from app.api.app_state import app_state
 from app.db.models.member import Member
 from app.realtime import engine
 from app.realtime.budget import CLOSE_OVER_BUDGET, FrameBudget
 from app.realtime.chat_rate import RecentChats
 from app.realtime.connection import CLOSE_SESSION_ENDED, SEND_NOWAIT, Connection
 from app.realtime.game import CommandRejected
-from app.realtime.hub import Hub, TableTimers
-from app.realtime.socket_caps import CLOSE_REPLACED, SocketCaps
+from app.realtime.hub import Hub
+from app.realtime.socket_caps import CLOSE_REPLACED
 from app.security.addresses import client_address
 from app.security.login_sessions import SESSION_COOKIE, session_for_token
 from app.services.table_commands import (
@@ -53,54 +51,14 @@ never read into memory; the server closes the socket with 1009."""
 
 
 def get_hub(app: FastAPI) -> Hub:
-    """The app's hub, created (and its background tasks started) on first use."""
-    hub: Hub | None = getattr(app.state, "hub", None)
+    """The app's hub, made and started by the lifespan (:func:`app.main.serving`)."""
+    hub = app_state(app).hub
     if hub is None:
-        timers: TableTimers = app.state.table_timers
-        hub = Hub(app.state.sessionmaker, app.state.database_url, app.state.clock, timers=timers)
-        app.state.hub = hub
-        asyncio.get_running_loop().create_task(hub.start())
+        raise RuntimeError("the hub runs only while the app is being served")
     return hub
 
 
-def socket_caps(app: FastAPI) -> SocketCaps[Connection]:
-    """The app's caps on sockets per member and per address (``WS_PER_MEMBER``,
-    ``WS_PER_ADDRESS``), made on first use."""
-    caps: SocketCaps[Connection] | None = getattr(app.state, "socket_caps", None)
-    if caps is None:
-        settings = app.state.settings
-        caps = SocketCaps(settings.ws_per_member, settings.ws_per_address)
-        app.state.socket_caps = caps
-    return caps
-
-
-def recent_chats(app: FastAPI) -> RecentChats:
-    """The chat lines this process accepted lately (the first look of the chat rate)."""
-    chats: RecentChats | None = getattr(app.state, "recent_chats", None)
-    if chats is None:
-        chats = app.state.recent_chats = RecentChats()
-    return chats
-
-
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start the hub with the server and stop it (closing every socket) on shutdown; start
-    the house bots of practice tables no process runs (after a restart, say)."""
-    get_hub(app)
-    house_bot_runner(app).start_adopting()
-    try:
-        yield
-    finally:
-        runner = getattr(app.state, "bot_runner", None)
-        if runner is not None:
-            await runner.stop()
-        hub: Hub | None = getattr(app.state, "hub", None)
-        if hub is not None:
-            await hub.stop()
-            app.state.hub = None
-
-
-router = APIRouter(tags=["tables"], lifespan=lifespan)
+router = APIRouter(tags=["tables"])
 
 
 def origin_allowed(websocket: WebSocket) -> bool:
@@ -168,7 +126,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         abort=transport.get("abort"),
     )
     conn.session_id = session_id
-    caps = socket_caps(websocket.app)
+    caps = app_state(websocket.app).socket_caps
     address = client_address(
         websocket.client.host if websocket.client else None,
         websocket.headers,
@@ -310,7 +268,7 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
     budget.take()  # the hello
     await hub.join(conn, last_seq)
     commands: TableCommands = websocket.app.state.table_commands
-    chats = recent_chats(websocket.app)
+    chats = app_state(websocket.app).recent_chats
     while True:
         frame = await _receive(websocket, conn)
         if frame is None:

@@ -303,18 +303,9 @@ class BotRunner:
 
 
 def house_bot_runner(app: Any) -> Any:
-    """The app's runner (one per app; a test may set ``app.state.bot_runner`` to anything with
-    a ``spawn(table_id, cookies)`` method)."""
-    runner = getattr(app.state, "bot_runner", None)
-    if runner is None:
-        runner = BotRunner(
-            app.state.settings.port,
-            getattr(app.state, "database_url", None),
-            getattr(app.state, "sessionmaker", None),
-            app.state.clock.now,
-        )
-        app.state.bot_runner = runner
-    return runner
+    """The app's runner, made by its lifespan (``app/main.py``; a test may set
+    ``app.state.bot_runner`` to anything with a ``spawn(table_id, cookies)`` method)."""
+    return app.state.bot_runner
 
 
 def start_house_bots(app: Any, table_id: int, cookies: list[str], level: str | None = None) -> None:

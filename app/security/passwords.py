@@ -241,14 +241,12 @@ async def hash_password_async(password: str) -> str:
 async def verify_password_async(
     password: str, password_hash: str | None, *, trusted: bool = False
 ) -> bool:
-    """:func:`verify_password` in the pool, off the event loop; ``trusted``: in the lane a
-    flood cannot fill. A missing hash (an unknown login) is answered by
-    :func:`pretend_verify`."""
-    if not password_hash:
-        return await pretend_verify(password)
-    lane = Lane.TRUSTED if trusted else Lane.OPEN
-    result: bool = await POOL.run(verify_password, password, password_hash, lane=lane)
-    return result
+    """Whether ``password`` matches, checked in the pool off the event loop; ``trusted``: in
+    the lane a flood cannot fill. A missing hash (an unknown login) is answered by
+    :func:`pretend_verify`. The check of :func:`verify_and_update_async`, its rewritten hash
+    left to the caller that stores one (the login)."""
+    matches, _ = await verify_and_update_async(password, password_hash, trusted=trusted)
+    return matches
 
 
 async def verify_and_update_async(

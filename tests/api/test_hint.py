@@ -70,7 +70,7 @@ async def test_not_your_turn(
     _, _, waiting = await _to_move(table_id, clients)
     answer = await waiting.post(f"/api/tables/{table_id}/hint")
     assert answer.status_code == 409 and answer.json()["code"] == "not_your_turn"
-    assert getattr(app.state, "hint_pool", None) is None  # nothing was started
+    assert not app.state.hint_pool.started  # nothing was started
 
 
 async def test_no_hints_at_a_club_table(

@@ -35,7 +35,6 @@ async def _close_pool(app: FastAPI) -> None:
     pool = getattr(app.state, "analysis_pool", None)
     if pool is not None:
         await pool.aclose()
-        app.state.analysis_pool = None
 
 
 async def _three_tricks_in(state: Any) -> bool:
@@ -75,7 +74,7 @@ async def test_a_live_deal_is_analysed_for_its_players_only_once_it_ended(
         assert running.json()["code"] == "deal_not_over" and "R-W8" in running.json()["detail"]
         replay = await client.get(f"/api/pulkas/{pulka_id}/deals/1")  # the hands stay hidden too
         assert replay.status_code == 409 and replay.json()["code"] == "deal_not_over"
-    assert getattr(app.state, "analysis_pool", None) is None  # no worker was even started
+    assert not app.state.analysis_pool.started  # no worker was even started
     assert await _rows(db_session, table.id) == 0
 
     assert await play_deal(db_session, table.id, ids, clock.now(), prefix="rest") == 1
@@ -130,7 +129,7 @@ async def test_outsiders_are_refused_the_live_analysis_as_the_archive_refuses_th
             assert answer.status_code == 401 and answer.json()["code"] == "not_authenticated"
             answer = await pending.get(path)
             assert answer.status_code == 403 and answer.json()["code"] == "forbidden"
-    assert getattr(app.state, "analysis_pool", None) is None
+    assert not app.state.analysis_pool.started
     assert await _rows(db_session, table.id) == 0
     # the players themselves see the finished deal's replay (the analysis: the test above)
     assert (await players[1][0].get(paths[1])).status_code == 200

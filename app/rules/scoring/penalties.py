@@ -158,8 +158,6 @@ def catalogue_for(conventions: Conventions) -> Mapping[str, CatalogueEntry]:
         return CATALOGUE
     kept = rule_set.club_entries
     club = CATALOGUE if kept is None else {i: e for i, e in CATALOGUE.items() if i in kept}
-    if not rule_set.penalty_entries and kept is None:
-        return CATALOGUE
     return {**club, **{e.id: e for e in rule_set.penalty_entries}}
 
 
