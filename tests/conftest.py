@@ -17,7 +17,7 @@ from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.main import close_pools, create_app, make_bot_runner, make_pools
-from tests.db_support import TEST_DATA_DIR, server_url
+from tests.support.databases import TEST_DATA_DIR, server_url
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from app.config import Settings
 from app.db.models import Role
 from app.security import passwords
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
-from tests.api.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, live_app
 
 LOGINS = 6
 

@@ -18,7 +18,7 @@ from app.clock import FrozenClock
 from app.config import Settings
 from app.security.addresses import TrustedProxies, client_address
 from tests.api.conftest import PASSWORD, LoggedIn, log_in
-from tests.api.live_app import LiveApp, live_app
+from tests.support.live_app import LiveApp, live_app
 
 
 @pytest.fixture

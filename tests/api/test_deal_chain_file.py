@@ -22,8 +22,8 @@ from app.main import create_app
 from app.services import deal_chain_file
 from app.services.deal_chain import link_hash
 from app.services.pulkas import close_pulka
-from tests.db_support import migrated_database
 from tests.support.chain_play import new_members, new_table, play_deals
+from tests.support.databases import migrated_database
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -31,7 +31,7 @@ from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Membe
 from app.db.models.table import Table, TableSeat
 from app.main import create_app
 from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
-from tests.db_support import drop_database, migrated_database, scratch_database
+from tests.support.databases import drop_database, migrated_database, scratch_database
 
 CONCURRENT = 24
 

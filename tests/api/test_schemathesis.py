@@ -40,7 +40,7 @@ from app.security.login_sessions import (
     token_hash,
 )
 from app.security.passwords import hash_password
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 SEED = 20261201
 EXAMPLES = {GenerationMode.POSITIVE: 2, GenerationMode.NEGATIVE: 1}

@@ -12,7 +12,7 @@ from app.clock import FrozenClock
 from app.db.models import Role
 from app.services import schedule
 from tests.api.conftest import AT_1900, AT_2215, LoggedIn
-from tests.rules.conftest_scoring import CLUB, game, play
+from tests.support.scoring import CLUB, game, play
 
 
 async def _seated_table(ev, index: int = 0) -> tuple[int, list]:

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from app.db.migrate import downgrade, upgrade
 from app.services import archive
 from bench.archive_data import generate
-from tests.db_support import _libpq
 from tests.support.archive_reference import club_stats_from_logs
+from tests.support.databases import _libpq
 
 
 async def _count(

@@ -7,7 +7,7 @@ import pytest
 from app.bots.levels import LEVELS, SearchStrategy, bot_level_of, hint, make_strategy
 from app.bots.runner import BotRunner
 from app.bots.strategy import Strategy
-from tests.bots.support import declarer_to_play, message, play_until
+from tests.support.bot_deals import declarer_to_play, message, play_until
 
 
 def test_each_level_makes_its_player() -> None:

@@ -6,7 +6,7 @@ import random
 
 from app.bots.pimc import Memory, SolveCost, choose_card, mask_of, representatives, sample_hands
 from app.rules import parse_card
-from tests.bots.support import declarer_to_play, message, play_until
+from tests.support.bot_deals import declarer_to_play, message, play_until
 
 
 def test_samples_fill_the_hidden_hands_with_unseen_cards_and_respect_voids() -> None:

@@ -7,7 +7,7 @@ import random
 
 from app.bots.levels import SearchStrategy, make_strategy
 from app.rules import DealState, mask_cards, view
-from tests.bots.support import declarer_to_play, message, play_until
+from tests.support.bot_deals import declarer_to_play, message, play_until
 
 
 def _swap_hidden(state: DealState) -> DealState:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.db_support import PROJECT_ROOT, drop_database, scratch_database
+from tests.support.databases import PROJECT_ROOT, drop_database, scratch_database
 from tests.support.server import ServerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -29,7 +29,7 @@ import pytest
 from tests.browser import test_officer_pages as officer
 from tests.browser import test_ui as ui
 from tests.browser.conftest import CHROMIUM, first_admin_password
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 from tests.support.server import ServerProcess
 from tests.support.server_messages import english_in
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.db_support import migrated_database
-from tests.e2e.support import server
+from tests.support.databases import migrated_database
+from tests.support.live_servers import server
 from tests.support.server import ServerProcess
 
 

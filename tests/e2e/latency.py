@@ -15,7 +15,7 @@ import time
 from types import SimpleNamespace
 
 from app.bots.harness import Seat
-from tests.e2e.support import Client, Driver, clients
+from tests.support.live_servers import Client, Driver, clients
 
 PING_EVERY = 0.1
 """Seconds between two pings of the measuring seat."""

@@ -22,10 +22,10 @@ from app.bots.strategy import Strategy
 from app.config import Settings
 from app.db.embedded import start_embedded
 from app.db.pgtools import libpq_url
-from tests.db_support import TEST_DATA_DIR
-from tests.e2e.support import server, setup_table
 from tests.platform.pg_processes import postgres_processes
 from tests.support.backup_cli import digest, prefclub, url_env
+from tests.support.databases import TEST_DATA_DIR
+from tests.support.live_servers import server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from tests.e2e.support import Client, clients, setup_table
+from tests.support.live_servers import Client, clients, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

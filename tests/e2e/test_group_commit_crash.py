@@ -18,7 +18,7 @@ from app.bots.client import BotClient
 from app.bots.strategy import Strategy
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import TableCommand, TableEvent
-from tests.e2e.support import server, setup_table
+from tests.support.live_servers import server, setup_table
 
 pytestmark = pytest.mark.e2e
 

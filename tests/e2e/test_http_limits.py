@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from app.commands.http_protocol import STALL_GRACE
-from tests.e2e.support import server
+from tests.support.live_servers import server
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

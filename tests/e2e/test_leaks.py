@@ -27,7 +27,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import TableEvent
 from app.realtime.game import TableState, fold
 from app.rules.core.cards import ALL_CARDS, card_text, mask_cards, parse_card
-from tests.e2e.support import card_tokens, server, setup_table
+from tests.support.live_servers import card_tokens, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

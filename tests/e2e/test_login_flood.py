@@ -20,7 +20,7 @@ from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
 from app.security.passwords import hash_password
 from tests.e2e.latency import p99, play_and_ping
-from tests.e2e.support import clients, server, setup_table
+from tests.support.live_servers import clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

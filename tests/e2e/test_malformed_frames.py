@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from websockets.frames import Frame, Opcode
 
-from tests.e2e.support import clients, server, setup_table
 from tests.e2e.test_claim_pool import _to_first_lead
+from tests.support.live_servers import clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from app.bots.client import BotClient
-from tests.e2e.support import Client, server, setup_table
+from tests.support.live_servers import Client, server, setup_table
 from tests.support.metrics import NAMED, Samples, names, parse, total, value
 from tests.support.server import ServerProcess
 

@@ -12,8 +12,8 @@ import pytest
 
 from app.bots.runner import BotRunner
 from app.bots.strategy import Strategy
-from tests.e2e.practice_support import add_member, open_practice, play_first_deal
-from tests.e2e.support import Client, server
+from tests.support.live_servers import Client, server
+from tests.support.practice import add_member, open_practice, play_first_deal
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

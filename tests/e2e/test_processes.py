@@ -18,7 +18,7 @@ from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.table import TableEvent
 from app.realtime.store import rebuild
 from app.services.pulkas import close_pulka
-from tests.e2e.support import Client, Driver, server, setup_table
+from tests.support.live_servers import Client, Driver, server, setup_table
 
 pytestmark = pytest.mark.e2e
 

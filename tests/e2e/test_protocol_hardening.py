@@ -19,7 +19,7 @@ from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
 from app.db.models.table import Table
 from app.security.login_sessions import CSRF_COOKIE, SESSION_COOKIE, open_session
-from tests.e2e.support import Client, clients, server, setup_table
+from tests.support.live_servers import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

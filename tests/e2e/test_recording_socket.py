@@ -12,7 +12,7 @@ from app.bots.harness import make_member
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.services import recording
 from app.services.tables import create_table
-from tests.e2e.support import Client
+from tests.support.live_servers import Client
 from tests.support.server import ServerProcess
 
 PASSED = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "pass", "0": "pass"}}

@@ -18,7 +18,7 @@ from app.db.models.club import ClubSession
 from app.db.models.table import Table, TableEvent
 from app.services.first_deal import deal_first
 from app.services.tables import create_table
-from tests.e2e.support import Client, clients, server, setup_table
+from tests.support.live_servers import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -16,8 +16,8 @@ from app.bots.client import BotClient
 from app.bots.harness import Seat
 from app.bots.strategy import Strategy
 from app.rules.core.cards import card_text, parse_card
-from tests.e2e.support import card_tokens, setup_table
 from tests.e2e.test_leaks import _states, forbidden
+from tests.support.live_servers import card_tokens, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -24,7 +24,7 @@ from app.db.models.table import Table, TableEvent, TableSeat
 from app.services import seat_changes
 from app.services.service_errors import ConflictError
 from app.services.tables import SeatMoveError, join_fourth
-from tests.e2e.support import Client, Driver, setup_table
+from tests.support.live_servers import Client, Driver, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from tests.e2e.latency import MOVE_EVERY, measure_elsewhere, p99
-from tests.e2e.support import Driver, clients, setup_table
+from tests.support.live_servers import Driver, clients, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -19,7 +19,7 @@ import pytest
 import websockets
 
 from app.bots.harness import Seat
-from tests.e2e.support import Client, Driver, clients, server, setup_table
+from tests.support.live_servers import Client, Driver, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models.table import Pulka, Table, TableEvent
-from tests.e2e.support import Client, clients, server, setup_table
+from tests.support.live_servers import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from tests.e2e.support import Client, Driver, clients, setup_table
+from tests.support.live_servers import Client, Driver, clients, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -14,8 +14,8 @@ import pytest
 
 from app.bots.strategy import Strategy
 from app.rules import score_document
-from tests.e2e.practice_support import add_member, open_practice, play_first_deal
-from tests.e2e.support import Client, server
+from tests.support.live_servers import Client, server
+from tests.support.practice import add_member, open_practice, play_first_deal
 from tests.toy.toy_rules import TOY_RULE, register_toy, withdraw_toy
 
 pytestmark = pytest.mark.e2e

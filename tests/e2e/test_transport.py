@@ -20,7 +20,7 @@ from websockets.frames import Frame, Opcode
 from websockets.typing import ExtensionParameter
 
 from app.commands.ws_protocol import COMPRESS_FROM
-from tests.e2e.support import setup_table
+from tests.support.live_servers import setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

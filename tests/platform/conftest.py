@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.db_support import TEST_DATA_DIR
 from tests.platform.pg_processes import postgres_processes
+from tests.support.databases import TEST_DATA_DIR
 
 E2E_ROOT = TEST_DATA_DIR.parent / "e2e"
 

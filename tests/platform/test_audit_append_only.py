@@ -22,7 +22,7 @@ from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
 from app.db.models.audit import CHAIN_FUNCTION, REFUSE_FUNCTION, AuditEntry
 from app.services import audit
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 
 @pytest.fixture(scope="module")

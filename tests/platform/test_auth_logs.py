@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from app.db.engine import make_engine
 from app.db.models import Member, Role
 from app.logging_setup import JsonFormatter, RedactFilter
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 from tests.support.server import ServerProcess
 
 

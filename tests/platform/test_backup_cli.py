@@ -12,8 +12,8 @@ import pytest
 
 from app.db.migrate import head_revision, upgrade
 from app.db.pgtools import libpq_url, tool_path
-from tests.db_support import drop_database, scratch_database
 from tests.support.backup_cli import digest, prefclub, url_env
+from tests.support.databases import drop_database, scratch_database
 
 Scratch = Callable[[], str]
 

@@ -17,9 +17,9 @@ from sqlalchemy.engine import make_url
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.services.deal_chain import check_database
-from tests.db_support import drop_database, scratch_database
 from tests.support.backup_cli import prefclub, url_env
 from tests.support.chain_play import new_members, new_table, play_deals
+from tests.support.databases import drop_database, scratch_database
 
 
 def _libpq(url: str) -> str:

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 

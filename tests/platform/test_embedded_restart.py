@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from app.db.engine import make_engine
 from app.db.models import TableEvent
-from tests.e2e.support import SECRET, Driver, clients, setup_table
+from tests.support.live_servers import SECRET, Driver, clients, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.db.migrate import head_revision, upgrade
 from app.main import create_app
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nowhere"
 

@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, inspect
 from app.db import models  # noqa: F401
 from app.db.base import Base
 from app.db.migrate import downgrade, upgrade
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 
 @pytest.fixture

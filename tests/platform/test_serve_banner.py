@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.commands.banner import RULE
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e

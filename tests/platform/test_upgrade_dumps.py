@@ -37,7 +37,7 @@ from app.realtime.store import load_state
 from app.rules.scoring.record import score_document
 from app.services import archive, fund
 from app.services.archive import REPLAY_MISMATCH, ArchiveError
-from tests.db_support import (
+from tests.support.databases import (
     PROJECT_ROOT,
     drop_database,
     libpq_url,

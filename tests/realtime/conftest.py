@@ -11,7 +11,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.engine import make_engine, make_sessionmaker
-from tests.db_support import migrated_database
+from tests.support.databases import migrated_database
 from tests.support.wire import Wire
 
 

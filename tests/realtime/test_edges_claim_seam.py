@@ -8,7 +8,7 @@ import pytest
 
 from app.realtime import engine
 from app.rules import Claim, Contract, Defend, Discard, NameContract
-from tests.rules.engine_support import LAYOUT, LAYOUT_TALON, bids, cards, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, run, start
 
 
 def _six_spades_two_whisters():  # type: ignore[no-untyped-def]

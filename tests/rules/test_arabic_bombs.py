@@ -20,7 +20,7 @@ from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.core.outcome import DealOutcome, seat_marks
 from app.rules.scoring.pulka import Pulka
-from tests.rules.conftest_scoring import arabic_record, game, ints, misere, new, pass_out, penalty
+from tests.support.scoring import arabic_record, game, ints, misere, new, pass_out, penalty
 
 ARABIC = Conventions.preset_named("arabic")
 NO_OPENING = ARABIC.with_overrides({"opening_bombs": 0})

@@ -1,6 +1,6 @@
 """Arabic preferans (seed 004) inside one deal: the forced opening pass-out, the talon's place.
 
-Rule IDs are docs/rules-arabic.md's; deals are hand-built (tests/rules/engine_support.py).
+Rule IDs are docs/rules-arabic.md's; deals are hand-built (tests/support/engine.py).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from app.rules.core.deck import deal_cards
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.core.seats import playing_seats
 from app.rules.deal.dispatch import apply
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, start, start4
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, play_out, start, start4
 
 ARABIC = Conventions.preset_named("arabic")
 

@@ -23,7 +23,7 @@ from app.rules import Conventions
 from app.rules.core.outcome import Penalty, seat_marks
 from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.pulka import Pulka
-from tests.rules.conftest_scoring import arabic_record, game, new, pass_out, penalty
+from tests.support.scoring import arabic_record, game, new, pass_out, penalty
 
 NO_OPENING = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
 DARK = frozenset({"dark"})

@@ -1,6 +1,6 @@
 """Arabic preferans (seed 004): the "преферанс" contract, A-16.
 
-Hand-built deals (tests/rules/engine_support.py's LAYOUT: dealer 0, forehand 1, then 2, then 0;
+Hand-built deals (tests/support/engine.py's LAYOUT: dealer 0, forehand 1, then 2, then 0;
 seat 1 holds every spade and ♣AK, so ten sure tricks). Rule IDs are docs/rules-arabic.md's.
 """
 
@@ -22,9 +22,8 @@ from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.deal.dispatch import apply
 from app.rules.variants.arabic.arabic_preferans import sure_tricks
-from tests.rules.conftest_scoring import arabic_record, game, new, pass_out
-
-from .engine_support import LAYOUT, LAYOUT_TALON, play_out, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, play_out, start
+from tests.support.scoring import arabic_record, game, new, pass_out
 
 ARABIC = Conventions.preset_named("arabic")
 NO_OPENING = ARABIC.with_overrides({"opening_bombs": 0})

@@ -18,7 +18,7 @@ from app.rules.core.auction import PASS_ONLY_LEVEL
 from app.rules.core.outcome import Contract, DealOutcome
 from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.settlement import effective_pools
-from tests.rules.conftest_scoring import (
+from tests.support.scoring import (
     arabic_record,
     game,
     ints,

@@ -13,7 +13,7 @@ from app.commands.score import run_score
 from app.rules import Conventions
 from app.rules.core.outcome import Penalty
 from app.rules.core.rule_errors import InvalidRecordError
-from tests.rules.conftest_scoring import arabic_record, game, ints, new
+from tests.support.scoring import arabic_record, game, ints, new
 
 ARABIC = Conventions.preset_named("arabic").with_overrides({"opening_bombs": 0})
 

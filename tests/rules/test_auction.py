@@ -14,8 +14,7 @@ from app.rules import (
     view,
 )
 from app.rules.core.auction import ALL_CONTRACTS, MISERE_RANK, call_rank, contract_rank
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, start
 
 
 def fresh(**kwargs: object):  # type: ignore[no-untyped-def]
@@ -172,7 +171,7 @@ def test_auction_history_is_public() -> None:
 
 
 def test_four_players_dealer_does_not_bid() -> None:
-    from .engine_support import start4
+    from tests.support.engine import start4
 
     state = start4()
     assert state.to_move == 1

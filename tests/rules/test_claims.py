@@ -25,8 +25,7 @@ from app.rules import (
     view,
 )
 from app.rules.core.cards import cards_mask
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, brute_value, cards, plays, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, brute_value, cards, plays, run, start
 
 
 def m(text: str) -> int:

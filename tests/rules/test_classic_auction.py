@@ -1,5 +1,5 @@
 """Classic preferans (seed 003): the cut, suit bidding, the talon bought in turn, the redeal
-(docs/rules-classic.md K-2..K-8). Hand-built deals from :mod:`tests.rules.engine_support`:
+(docs/rules-classic.md K-2..K-8). Hand-built deals from :mod:`tests.support.engine`:
 dealer 0, forehand 1 (spades, ♣AK), second hand 2 (clubs, ♦AKQJ), third hand 0 (♦10-7,
 ♥A-9); talon ♥8 ♥7.
 """
@@ -32,7 +32,7 @@ from app.rules import (
     view,
 )
 from app.rules.deal.timeout import default_move
-from tests.rules.engine_support import (
+from tests.support.engine import (
     LAYOUT,
     LAYOUT_TALON,
     SALT,

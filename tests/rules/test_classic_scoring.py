@@ -22,7 +22,7 @@ from app.rules import (
     outcome,
     score_document,
 )
-from tests.rules.engine_support import LAYOUT, LAYOUT_TALON, bids, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, run, start
 
 CLASSIC = Conventions.preset_named("classic")
 

@@ -15,8 +15,7 @@ from app.rules import (
     outcome,
     view,
 )
-
-from .engine_support import bids, plays, start
+from tests.support.engine import bids, plays, start
 
 # Dealer 0 holds no cards; the talon ♦7 ♥7 are the lowest of their suits, so the dealer can
 # win no talon trick while seat 3 follows suit (R-R3).

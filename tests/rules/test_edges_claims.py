@@ -18,8 +18,7 @@ from app.rules import (
     outcome,
     view,
 )
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, run, start
 
 
 def six_spades_two_whisters():  # type: ignore[no-untyped-def]

@@ -8,8 +8,7 @@ import dataclasses
 from app.rules import Conventions, DealConfig, apply, new_deal, verify_deal, view
 from app.rules.core.actions import Cut
 from app.rules.core.deck import DealReveal, reveal
-
-from .engine_support import play_out
+from tests.support.engine import play_out
 
 
 def test_r_d4_swapped_talon_order_fails_verification() -> None:

@@ -31,8 +31,7 @@ from app.rules import (
 )
 from app.rules.core.outcome_json import deal_from_json, deal_to_json
 from app.rules.scoring.sheet import score_deal
-
-from .engine_support import LAYOUT4, bids, cards, play_out, run, start4
+from tests.support.engine import LAYOUT4, bids, cards, play_out, run, start4
 
 SEAT1 = LAYOUT4[1].split()
 
@@ -103,7 +102,7 @@ def test_r_b9_accepted_misere_is_written_half_on_each_partner() -> None:
 
 
 def test_r_b9_only_at_four_players_and_only_the_dealer_answers() -> None:
-    from .engine_support import LAYOUT, LAYOUT_TALON, start
+    from tests.support.engine import LAYOUT, LAYOUT_TALON, start
 
     three = start(LAYOUT, LAYOUT_TALON)
     assert not [a for a in legal_actions(three, 1) if isinstance(a, InviteMisere)]

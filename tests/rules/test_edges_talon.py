@@ -14,8 +14,7 @@ from app.rules import (
     view,
 )
 from app.rules.scoring.sheet import score_deal
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, hand, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, hand, run, start
 
 
 def test_r_c6_club_preset_offers_the_return_of_the_talon() -> None:

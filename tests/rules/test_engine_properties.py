@@ -69,8 +69,7 @@ from app.rules.core.cards import SUIT_MASKS
 from app.rules.deal.deal_rules import deal_rules
 from app.rules.scoring.pulka import Pulka
 from app.rules.variants.arabic.arabic_auction import ArabicAuction
-
-from .engine_support import brute_value
+from tests.support.engine import brute_value
 
 PRESETS = tuple(PRESET_NAMES)
 """Every preset of every registered rule set: a new rule set is covered without editing a list."""

@@ -39,9 +39,8 @@ from app.rules.core.seats import defenders, idle_seats, pass_out_seats, playing_
 from app.rules.deal.state import DealConfig
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, parse_document, replay
-from tests.rules.conftest_scoring import CLUB, ROSTOV, SOCHI, game, one, pass_out, whists
-
-from .engine_support import bids, cards, plays, run, start
+from tests.support.engine import bids, cards, plays, run, start
+from tests.support.scoring import CLUB, ROSTOV, SOCHI, game, one, pass_out, whists
 
 FIVE = {
     1: "AS KS QS JS 10S 9S 8S 7S AC KC",

@@ -4,8 +4,7 @@ players: the dealer's talon card can win), the forehand leading the third trick.
 from __future__ import annotations
 
 from app.rules import PlayCard, legal_actions, outcome, view
-
-from .engine_support import bids, play_out, plays, start
+from tests.support.engine import bids, play_out, plays, start
 
 THREE = {
     1: "AS KS QS JS 10S 9S 8S 7S AC KC",

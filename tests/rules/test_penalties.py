@@ -24,8 +24,8 @@ from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.penalties import CATALOGUE, RULE_WORDS
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, score_document, score_pulka
-from tests.rules.conftest_scoring import CLUB, conceded, game, ints, one, pass_out, play
 from tests.rules.test_record import deal_outcome
+from tests.support.scoring import CLUB, conceded, game, ints, one, pass_out, play
 
 SEVEN_HEARTS = {2: "whist", 0: "pass"}
 FINED = CLUB.with_overrides({"dealing_fine": True})

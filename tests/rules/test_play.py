@@ -20,8 +20,7 @@ from app.rules import (
 )
 from app.rules.core.cards import cards_mask
 from app.rules.core.play import trick_winner
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, plays, run, start
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, play_out, plays, run, start
 
 
 def m(text: str) -> int:

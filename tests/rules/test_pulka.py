@@ -10,7 +10,7 @@ import pytest
 
 from app.rules.core.rule_errors import InvalidRecordError
 from app.rules.scoring.pulka import Pulka
-from tests.rules.conftest_scoring import CLUB, SOCHI, game, ints, misere, new, pass_out, play
+from tests.support.scoring import CLUB, SOCHI, game, ints, misere, new, pass_out, play
 
 
 def test_new_pulka_defaults() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from app.rules.scoring.settlement import largest_remainder, money, round_hundredths, settle
 from app.rules.scoring.sheet import Sheet
-from tests.rules.conftest_scoring import CLUB, LENINGRAD, ROSTOV, SOCHI, game, ints, new, play
+from tests.support.scoring import CLUB, LENINGRAD, ROSTOV, SOCHI, game, ints, new, play
 
 
 def _sheet(pool, hill, whists=None) -> Sheet:

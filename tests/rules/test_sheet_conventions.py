@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from app.rules.core.rule_errors import InvalidRecordError
-from tests.rules.conftest_scoring import (
+from tests.support.scoring import (
     PRESETS,
     game,
     ints,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.rules.core.rule_errors import InvalidRecordError
-from tests.rules.conftest_scoring import (
+from tests.support.scoring import (
     CLUB,
     LENINGRAD,
     SOCHI,

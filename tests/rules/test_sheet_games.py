@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.rules.core.rule_errors import InvalidRecordError
-from tests.rules.conftest_scoring import (
+from tests.support.scoring import (
     CLUB,
     LENINGRAD,
     ROSTOV,
@@ -228,7 +228,7 @@ def test_entries_name_deal_and_rule() -> None:
 def test_running_totals_as_the_club_writes_them() -> None:
     # R-P6: after each deal the new running total of every changed column is written.
     from app.rules.scoring.sheet import running_totals
-    from tests.rules.conftest_scoring import play
+    from tests.support.scoring import play
 
     p = play(
         [

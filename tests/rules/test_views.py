@@ -16,8 +16,7 @@ from app.rules import (
     view,
 )
 from app.rules.core.deck import DealReveal
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, play_out, run, start, start4
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, play_out, run, start, start4
 
 
 def test_each_seat_sees_its_own_hand_only_and_spectators_none() -> None:

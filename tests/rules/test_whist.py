@@ -21,8 +21,7 @@ from app.rules import (
     outcome,
     view,
 )
-
-from .engine_support import LAYOUT, LAYOUT_TALON, bids, cards, hand, run, start, start4
+from tests.support.engine import LAYOUT, LAYOUT_TALON, bids, cards, hand, run, start, start4
 
 CLUB = Conventions()
 SOCHI = Conventions.preset_named("sochi")
@@ -93,7 +92,7 @@ def test_r_c3_discard_seen_by_declarer_only_until_first_lead() -> None:
         assert view(state, seat)["discard"] is None
     state, _ = run(state, Defend(2, "whist"), Defend(0, "whist"))
     assert view(state, 1)["discard"] == ["7H", "8H"]
-    from .engine_support import plays
+    from tests.support.engine import plays
 
     state = plays(state, "AS")  # forehand 1 leads: the first lead
     assert view(state, 1)["discard"] is None
@@ -182,7 +181,7 @@ def test_r_w3_single_whister_chooses_open_and_plays_both_hands() -> None:
     # forehand is the declarer: he leads blind, the defenders lay down after his card
     assert state.open_seats == 0 and "hands_opened" not in [e.type for e in events]
     assert view(state, 1)["open_hands"] == {}
-    from .engine_support import plays
+    from tests.support.engine import plays
 
     state = plays(state, "AC")
     assert state.open_seats == (1 << 2) | (1 << 0)

@@ -17,7 +17,7 @@ from app.db.migrate import upgrade
 from app.db.models import ClubSession
 from app.services import backups
 from app.services.backup_schedule import BackupScheduler, next_daily
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 # 03:59 on Monday 30 November 2026 in Moscow (UTC+3).
 BEFORE_FOUR = datetime(2026, 11, 30, 0, 59, tzinfo=UTC)

@@ -19,8 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.chain import GENESIS
 from app.services.deal_chain import check_database, check_deal_chain, deck_commitment, link_hash
-from tests.db_support import migrated_database
 from tests.support.chain_play import new_members, new_table, play_deals
+from tests.support.databases import migrated_database
 
 Sessions = async_sessionmaker[AsyncSession]
 CONCURRENT = 24

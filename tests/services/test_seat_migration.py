@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.db.migrate import upgrade
-from tests.db_support import drop_database, scratch_database
+from tests.support.databases import drop_database, scratch_database
 
 
 @pytest.fixture

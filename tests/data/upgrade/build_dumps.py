@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.db.embedded import start_embedded
-from tests.db_support import drop_database, libpq_url, pg_program, scratch_database
+from tests.support.databases import drop_database, libpq_url, pg_program, scratch_database
 
 HERE = Path(__file__).resolve().parent
 PROJECT_ROOT = HERE.parents[2]

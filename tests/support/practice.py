@@ -13,7 +13,7 @@ from app.bots.strategy import Strategy
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
 from app.security.passwords import hash_password
-from tests.e2e.support import Client
+from tests.support.live_servers import Client
 from tests.support.server import ServerProcess
 
 PASSWORD = "correct horse battery"
