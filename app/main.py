@@ -47,8 +47,9 @@ from app.db.embedded import database_url
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.supervisor import supervise_embedded
 from app.realtime.chat_rate import RecentChats
-from app.realtime.hub import Hub, TableTimers
+from app.realtime.hub import Hub
 from app.realtime.socket_caps import SocketCaps
+from app.realtime.table_timers import TableTimers
 from app.security.addresses import TrustedProxies
 from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy

@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     from app.config import Settings
     from app.realtime.chat_rate import RecentChats
     from app.realtime.connection import Connection
-    from app.realtime.hub import Hub, TableTimers
+    from app.realtime.hub import Hub
     from app.realtime.loop_lag import LoopLagProbe
     from app.realtime.socket_caps import SocketCaps
+    from app.realtime.table_timers import TableTimers
     from app.security.addresses import TrustedProxies
     from app.services.table_commands import TableCommands
     from app.workers import WorkerPool

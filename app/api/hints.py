@@ -20,8 +20,8 @@ from app.api.error_answers import CodedHTTPException
 from app.api.schemas import ERRORS, ErrorOut, IdPath
 from app.bots.levels import hint
 from app.db.models.table import Table
-from app.realtime.hub import snapshot_message
 from app.realtime.store import rebuild
+from app.realtime.table_messages import snapshot_message
 from app.services.tables import seat_of_member
 from app.workers import PoolBusy, WorkerPool
 

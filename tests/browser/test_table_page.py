@@ -436,7 +436,9 @@ def test_phone_layout_during_the_bidding(
     phone.wait_for_selector("[data-testid=sheet] svg.pulka", state="visible")
     assert not phone.locator("[data-testid=my-hand]").is_visible()
     assert phone.evaluate("() => document.scrollingElement.scrollWidth") <= 390
-    screenshot(phone, "table-page-phone-sheet-390")
+    pulka = phone.locator("[data-testid=sheet] svg.pulka").bounding_box()
+    assert pulka is not None and pulka["x"] >= 0 and pulka["x"] + pulka["width"] <= 390, pulka
+    screenshot(phone, "table-page-phone-sheet-390")  # the whole sheet, no sideways scrolling
     phone.click(".table-tabs button[data-tab=chat]")
     phone.wait_for_selector("#chat-title", state="visible")
     phone.click(".table-tabs button[data-tab=table]")

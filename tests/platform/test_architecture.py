@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.config import Settings
 from app.main import create_app
-from app.realtime.hub import TableTimers
+from app.realtime.table_timers import TableTimers
 from app.services import schedule, seat_changes
 from app.services.table_commands import TableCommands
 

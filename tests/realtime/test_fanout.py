@@ -10,7 +10,7 @@ from app.bots.strategy import Strategy
 from app.realtime import engine, game
 from app.realtime.connection import CLOSE_TOO_SLOW, Connection, dumps
 from app.realtime.game import TableState
-from app.realtime.hub import Recent, event_message, replay_safe
+from app.realtime.table_messages import Recent, event_message, replay_safe
 from app.rules.scoring.pulka import Pulka
 from tests.support.sockets import Recorder
 

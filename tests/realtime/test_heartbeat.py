@@ -9,7 +9,8 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from app.clock import FrozenClock
 from app.realtime.connection import Connection
-from app.realtime.hub import Hub, TableChannel
+from app.realtime.hub import Hub
+from app.realtime.table_messages import TableChannel
 from tests.support.sockets import Recorder
 
 

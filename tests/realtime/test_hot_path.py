@@ -26,7 +26,8 @@ from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
 from app.realtime.game import CommandRejected
-from app.realtime.hub import GC_THRESHOLDS, Hub, libpq_url
+from app.realtime.gc_tuning import GC_THRESHOLDS
+from app.realtime.hub import Hub, libpq_url
 from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
 from tests.support.sockets import Recorder

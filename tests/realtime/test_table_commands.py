@@ -283,7 +283,7 @@ async def _play_quick_game(sessions: Sessions, table_id: int, seats: list[Seat])
 async def test_a_table_rebuilt_from_the_next_deals_checkpoint_still_shows_the_last_deal(
     sessions: Sessions,
 ) -> None:
-    from app.realtime.hub import snapshot_message
+    from app.realtime.table_messages import snapshot_message
 
     table_id, seats = await _table(sessions)
     await _play_quick_game(sessions, table_id, seats)

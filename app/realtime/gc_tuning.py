@@ -1,0 +1,28 @@
+"""The garbage collector of a serving process: frozen start-up objects and rarer young
+collections, so a collection never stalls every table (docs/performance.md "Hot path")."""
+
+from __future__ import annotations
+
+import gc
+
+GC_THRESHOLDS = (10_000, 5, 20)
+"""The collector's thresholds in a serving process (Python's defaults are 700, 10, 10).
+Every surviving object is walked once in each younger generation whatever the thresholds, so
+they set the size of a pause, not the total: collections of the middle generation every 5
+young ones keep each pause short (at 1,000 tables, every 20 walked ~0.2 s of objects at once)."""
+_gc_tuned = False
+
+
+def tune_gc() -> None:
+    """Once per process, when the server has started: move everything alive now (modules, the
+    app, the engine's tables) to the collector's permanent generation (``gc.freeze``) and make
+    young collections rarer. Measured under ``prefclub selfplay``: a full collection walked
+    ~180,000 start-up objects and stalled the event loop for 350 ms at a time, several times
+    per run; frozen objects are never walked again (docs/performance.md "Hot path")."""
+    global _gc_tuned
+    if _gc_tuned:
+        return
+    _gc_tuned = True
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
