@@ -47,7 +47,7 @@ from app.db.embedded import database_url
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.supervisor import supervise_embedded
 from app.realtime.chat_rate import RecentChats
-from app.realtime.hub import Hub
+from app.realtime.hub import Hub, make_solver_pool, make_writer
 from app.realtime.socket_caps import SocketCaps
 from app.realtime.table_timers import TableTimers
 from app.security.addresses import TrustedProxies
@@ -124,9 +124,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 @asynccontextmanager
 async def serving(state: AppState) -> AsyncIterator[None]:
     """The app's one lifespan (docs/architecture.md "One start-up"): make and start, in order,
-    the database engine, the embedded server's supervisor, the hub, the house bots' runner,
-    the event-loop probe and the backups; on the way out stop them in the reverse order, then
-    the worker pools, then the engine. Nothing of it is left running after the ``async with``:
+    the database engine, the embedded server's supervisor, the worker pools, the claim
+    solver's pool and the command writer (both lent to the hub), the hub, the house bots'
+    runner, the event-loop probe and the backups; on the way out stop them in the reverse
+    order, the engine last. Nothing of it is left running after the ``async with``:
     an app started and stopped twice in one process leaves no task or thread behind
     (``tests/platform/test_startup.py``)."""
     settings = state.settings
@@ -144,7 +145,18 @@ async def serving(state: AppState) -> AsyncIterator[None]:
                 stack.push_async_callback(_cancel, supervisor)
             make_pools(state)
             stack.push_async_callback(close_pools, state)
-            hub = Hub(state.sessionmaker, url, state.clock, timers=state.table_timers)
+            state.solver_pool = make_solver_pool()
+            stack.push_async_callback(state.solver_pool.aclose)
+            state.writer = make_writer(state.sessionmaker)
+            stack.push_async_callback(state.writer.close)
+            hub = Hub(
+                state.sessionmaker,
+                url,
+                state.clock,
+                timers=state.table_timers,
+                workers=state.solver_pool,
+                committer=state.writer,
+            )
             state.hub = hub
             await hub.start()
             stack.push_async_callback(_stop_hub, state)

@@ -10,8 +10,9 @@ made on first use; the composition root (``app/main.py``) makes each part in one
   callbacks, the socket caps and chat window, the metrics registry and its loop probe;
 * its lifespan (:func:`app.main.serving`), in this order — the database engine, the embedded
   server's supervisor, the three worker pools (their processes start with their first job),
-  the hub (started before the app answers, not left to a background task), the house bots'
-  runner, the event-loop probe, the backup scheduler; stopped in the reverse order, the engine
+  the claim solver's pool and the command writer (lent to the hub), the hub (started before
+  the app answers, not left to a background task), the house bots' runner, the event-loop
+  probe, the backup scheduler; stopped in the reverse order, the engine
   disposed last. Tests that serve an app without its lifespan make the pools and the runner
   with :func:`app.main.make_pools` and :func:`app.main.make_bot_runner`.
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from app.bots.runner import BotRunner
     from app.clock import Clock
     from app.config import Settings
+    from app.db.group_commit import GroupCommit
     from app.realtime.chat_rate import RecentChats
     from app.realtime.connection import Connection
     from app.realtime.hub import Hub
@@ -79,6 +81,10 @@ class AppState(State):
     """The strong bot's hints (``api.hints``)."""
     print_pool: WorkerPool
     """PDFs of the night's results and of pulkas (``services.print_pdf``)."""
+    solver_pool: WorkerPool
+    """The claim solver's processes, lent to the hub."""
+    writer: GroupCommit
+    """The process's writer of table commands (``realtime.hub.make_writer``), lent to the hub."""
     hub: Hub | None
     """``None`` once the lifespan has stopped it."""
     bot_runner: BotRunner | Any

@@ -93,6 +93,24 @@ def libpq_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+def make_solver_pool() -> WorkerPool:
+    """The claim solver's process pool of one server process (its workers start with the
+    first claim)."""
+    return WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
+
+
+def make_writer(sessionmaker: async_sessionmaker[AsyncSession]) -> GroupCommit:
+    """The process's writer of table commands: commands of different tables that arrive
+    together share one transaction, and moves decided in advance share one statement
+    (:func:`~app.realtime.store.write_moves`)."""
+    return GroupCommit(
+        sessionmaker,
+        harmless=(game.CommandRejected,),
+        direct=write_moves,
+        direct_setup=WRITER_SETUP,
+    )
+
+
 class Hub:
     """Every live table this process serves."""
 
@@ -107,6 +125,8 @@ class Hub:
         presence_interval: float = 5.0,
         heartbeat_interval: float = 15.0,
         timer_interval: float = 1.0,
+        workers: WorkerPool | None = None,
+        committer: GroupCommit | None = None,
     ) -> None:
         self.sessionmaker = sessionmaker
         self.database_url = database_url
@@ -132,16 +152,12 @@ class Hub:
             timers, sessionmaker, self.cache, clock, self.catch_up, timer_interval
         )
         """Move deadlines, due sessions and due first deals (:mod:`~app.realtime.table_timers`)."""
-        self.workers = WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
-        """The claim solver's process pool (started by the first claim, stopped with the hub)."""
-        self.committer = GroupCommit(
-            sessionmaker,
-            harmless=(game.CommandRejected,),
-            direct=write_moves,
-            direct_setup=WRITER_SETUP,
-        )
-        """Commands of different tables that arrive together share one transaction; moves
-        decided in advance share one statement (:func:`~app.realtime.store.write_moves`)."""
+        self._owned = (workers is None, committer is None)
+        self.workers = workers if workers is not None else make_solver_pool()
+        """The claim solver's process pool (started by the first claim). Made and stopped by
+        the app's lifespan; a hub made without one (a test's) makes its own and stops it."""
+        self.committer = committer if committer is not None else make_writer(sessionmaker)
+        """The writer (:func:`make_writer`): the lifespan's, or the hub's own as above."""
         self.command_stats = CommandStats()
         """Commands this process's sockets answered, and their latency (``/metrics``)."""
 
@@ -168,8 +184,11 @@ class Hub:
         for channel in self.channels.values():
             for conn in list(channel.conns):
                 conn.drop(1001, "server shutting down")
-        await self.workers.aclose()
-        await self.committer.close()
+        owns_workers, owns_committer = self._owned
+        if owns_workers:
+            await self.workers.aclose()
+        if owns_committer:
+            await self.committer.close()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
