@@ -36,7 +36,7 @@ from app.bots.levels import bot_level_of, make_strategy
 from app.db.engine import session_scope
 from app.db.models.member import Member
 from app.db.models.table import Table, TableSeat
-from app.realtime.hub import libpq_url
+from app.realtime.cross_process import libpq_url
 from app.services.house_bots import bot_cookie, bot_members
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ under the channel's lock. It runs after a local command commits, when another pr
 every table after the listener reconnects — so a committed event reaches every subscriber even
 if the process that committed it died a moment later.
 
-Presence (who is connected, :mod:`~app.realtime.presence`) is announced between processes with
-``NOTIFY`` too; the timers (:mod:`~app.realtime.table_timers`) fire deadlines and first deals; what
+The wake-ups between processes are :mod:`~app.realtime.cross_process`'s; presence (who is
+connected, :mod:`~app.realtime.presence`) is announced between processes with ``NOTIFY`` too; the timers (:mod:`~app.realtime.table_timers`) fire deadlines and first deals; what
 a subscriber is sent is :mod:`~app.realtime.table_messages`.
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import uuid
@@ -26,28 +25,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import Clock
 from app.db.group_commit import GroupCommit
 from app.realtime import game
 from app.realtime.connection import CLOSE_SESSION_ENDED, Connection, dumps
+from app.realtime.cross_process import CrossProcess
 from app.realtime.game import TableState
 from app.realtime.gc_tuning import tune_gc
 from app.realtime.metrics import CommandStats
-from app.realtime.presence import PRESENCE_CHANNEL, SENDS_PER_TURN, Presence
+from app.realtime.presence import SENDS_PER_TURN, Presence
 from app.realtime.store import (
-    NOTIFY_CHANNEL,
     WRITER_SETUP,
     Appended,
     Note,
     StateCache,
     events_after,
-    note_origin,
-    parse_note,
     rebuild,
     write_moves,
 )
@@ -69,12 +63,6 @@ SOLVER_WORKERS = 2
 SOLVER_PENDING = 4
 """Claims being solved or waiting, per process; one more is refused with ``busy``."""
 
-SESSIONS_CHANNEL = "prefclub_sessions"
-"""Sent by database triggers (migration 0008) when a login session ends: ``s:<session id>``, or
-``m:<member id>`` when a member is deactivated. Every process closes the matching sockets."""
-_VERSIONS = text("SELECT id, version FROM tables WHERE id = ANY(CAST(:ids AS integer[]))")
-"""The poll's statement: the versions of every table this process serves."""
-
 
 @dataclass(frozen=True, slots=True)
 class HubLoad:
@@ -86,11 +74,6 @@ class HubLoad:
     players: int
     queued: int
     deepest: int
-
-
-def libpq_url(url: str) -> str:
-    """A SQLAlchemy URL as a libpq connection string for a raw psycopg connection."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def make_solver_pool() -> WorkerPool:
@@ -136,11 +119,9 @@ class Hub:
         self.channels: dict[int, TableChannel] = {}
         self.process_id = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.cache = StateCache(owner=self.process_id)
-        self.poll_interval = poll_interval
         self.presence_interval = presence_interval
         self.heartbeat_interval = heartbeat_interval
         self.timer_interval = timer_interval
-        self.listening = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._pending: set[asyncio.Task[Any]] = set()
         self._stopping = False
@@ -152,6 +133,20 @@ class Hub:
             timers, sessionmaker, self.cache, clock, self.catch_up, timer_interval
         )
         """Move deadlines, due sessions and due first deals (:mod:`~app.realtime.table_timers`)."""
+        self.wakeups = CrossProcess(
+            database_url,
+            sessionmaker,
+            self.channels,
+            process_id=self.process_id,
+            on_note=self.on_note,
+            on_notify=self.on_notify,
+            on_session_ended=self.session_ended,
+            on_presence=self.presence_tracker.remote,
+            catch_up=lambda table_id: self._spawn(self.catch_up(table_id)),
+            poll_interval=poll_interval,
+        )
+        """LISTEN/NOTIFY and the safety poll between the processes over one database."""
+        self.listening = self.wakeups.listening
         self._owned = (workers is None, committer is None)
         self.workers = workers if workers is not None else make_solver_pool()
         """The claim solver's process pool (started by the first claim). Made and stopped by
@@ -166,8 +161,8 @@ class Hub:
     async def start(self) -> None:
         tune_gc()
         self._tasks = [
-            asyncio.create_task(self._listen(), name="hub-listen"),
-            asyncio.create_task(self._poll(), name="hub-poll"),
+            asyncio.create_task(self.wakeups.listen(), name="hub-listen"),
+            asyncio.create_task(self.wakeups.poll(), name="hub-poll"),
             asyncio.create_task(self.presence_tracker.loop(), name="hub-presence"),
             asyncio.create_task(self._heartbeat(), name="hub-heartbeat"),
             asyncio.create_task(self.timer_loop.run(), name="hub-timers"),
@@ -176,6 +171,7 @@ class Hub:
     async def stop(self) -> None:
         self._stopping = True
         self.presence_tracker.stopping = True
+        self.wakeups.stopping = True
         for task in [*self._tasks, *self._pending]:
             task.cancel()
         for task in [*self._tasks, *self._pending]:
@@ -431,68 +427,6 @@ class Hub:
             self.cache.put(channel.state)
 
     # -- background loops ----------------------------------------------------------------------
-
-    async def _listen(self) -> None:
-        """LISTEN for other processes' events; after any reconnect, resync every table."""
-        while not self._stopping:
-            try:
-                conn = await psycopg.AsyncConnection.connect(
-                    libpq_url(self.database_url), autocommit=True
-                )
-                async with conn:
-                    await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
-                    await conn.execute(f"LISTEN {PRESENCE_CHANNEL}")
-                    await conn.execute(f"LISTEN {SESSIONS_CHANNEL}")
-                    self.listening.set()
-                    for table_id in list(self.channels):
-                        self._spawn(self.catch_up(table_id))
-                    async for note in conn.notifies():
-                        self._on_note(note.channel, note.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("table listener lost; reconnecting", exc_info=True)
-            self.listening.clear()
-            await asyncio.sleep(0.5)
-
-    def _on_note(self, channel: str, payload: str) -> None:
-        try:
-            if channel == NOTIFY_CHANNEL:
-                if note_origin(payload) != self.process_id:  # our own: published already
-                    self.on_note(parse_note(payload))
-            elif channel == SESSIONS_CHANNEL:
-                scope, _, ident = payload.partition(":")
-                if scope == "s":
-                    self.session_ended(session_id=int(ident))
-                elif scope == "m":
-                    self.session_ended(member_id=int(ident))
-            elif channel == PRESENCE_CHANNEL:
-                data = json.loads(payload)
-                if data["p"] != self.process_id:
-                    self.presence_tracker.remote(
-                        int(data["t"]), data["p"], list(data["s"]), int(data["n"])
-                    )
-        except (ValueError, KeyError, TypeError):
-            log.warning("bad notification", extra={"payload": payload})
-
-    async def _poll(self) -> None:
-        """Safety net for lost notifications: compare versions of the tables we serve."""
-        while True:
-            await asyncio.sleep(self.poll_interval)
-            ids = list(self.channels)
-            if not ids:
-                continue
-            try:
-                async with self.sessionmaker() as db:
-                    # One array parameter: the statement's text stays the same whatever the
-                    # number of tables (an IN list of 1,000 was rendered and parsed anew
-                    # every poll, a stall of the event loop).
-                    rows = (await db.execute(_VERSIONS, {"ids": ids})).all()
-            except Exception:
-                log.warning("table poll failed", exc_info=True)
-                continue
-            for table_id, version in rows:
-                self.on_notify(table_id, version)
 
     async def _heartbeat(self) -> None:
         """Tell every client the table's ``seq`` now and then: a client behind it resyncs.

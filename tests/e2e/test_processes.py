@@ -86,7 +86,7 @@ def _terminate_listeners(url: str) -> int:
     """Kill the servers' LISTEN connections from the database side; return how many."""
     import psycopg
 
-    from app.realtime.hub import libpq_url
+    from app.realtime.cross_process import libpq_url
 
     with psycopg.connect(libpq_url(url), autocommit=True) as conn:
         rows = conn.execute(

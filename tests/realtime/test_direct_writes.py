@@ -27,8 +27,8 @@ from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime import engine as rules
 from app.realtime import game
+from app.realtime.cross_process import libpq_url
 from app.realtime.game import CommandRejected, TableState
-from app.realtime.hub import libpq_url
 from app.realtime.store import WRITER_SETUP, StateCache, rebuild, write_moves
 from app.services.seat_changes import apply_waiting
 from app.services.table_commands import CommandResult, decide_in_advance, execute

@@ -25,9 +25,10 @@ from app.db.engine import session_scope
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime import engine as rules
 from app.realtime.connection import Connection
+from app.realtime.cross_process import libpq_url
 from app.realtime.game import CommandRejected
 from app.realtime.gc_tuning import GC_THRESHOLDS
-from app.realtime.hub import Hub, libpq_url
+from app.realtime.hub import Hub
 from app.realtime.store import NOTIFY_CHANNEL, Note, StateCache, parse_note, rebuild
 from app.services.table_commands import execute
 from tests.support.sockets import Recorder
@@ -346,7 +347,7 @@ async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
         [note] = await _notes_of(live_db, remote)
         assert note.startswith(f"{table_id}:3:another-process|")
         wire.start()
-        hub._on_note(NOTIFY_CHANNEL, note)
+        hub.wakeups.dispatch(NOTIFY_CHANNEL, note)
         await _settled(hub)
         assert hub.state_of(table_id) is not None and hub.state_of(table_id).seq == 3  # type: ignore[union-attr]
         assert wire.round_trips() == []
@@ -374,7 +375,7 @@ async def test_notes_carry_the_events_and_a_hub_ignores_its_own(
         [note] = await _notes_of(live_db, local)
         assert note.startswith(f"{table_id}:4:{hub.process_id}|")
         wire.start()
-        hub._on_note(NOTIFY_CHANNEL, note)
+        hub.wakeups.dispatch(NOTIFY_CHANNEL, note)
         assert not hub._pending
         await _settled(hub)
         assert wire.round_trips() == []
