@@ -10,8 +10,9 @@ every table after the listener reconnects — so a committed event reaches every
 if the process that committed it died a moment later.
 
 The wake-ups between processes are :mod:`~app.realtime.cross_process`'s; presence (who is
-connected, :mod:`~app.realtime.presence`) is announced between processes with ``NOTIFY`` too; the timers (:mod:`~app.realtime.table_timers`) fire deadlines and first deals; what
-a subscriber is sent is :mod:`~app.realtime.table_messages`.
+connected, :mod:`~app.realtime.presence`) is announced between processes with ``NOTIFY`` too;
+the timers (:mod:`~app.realtime.table_timers`) fire deadlines and first deals; what a
+subscriber is sent is :mod:`~app.realtime.table_messages`.
 """
 
 from __future__ import annotations

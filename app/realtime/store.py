@@ -80,12 +80,23 @@ class Appended:
     state: TableState
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableSettings:
+    """A table's settings that decide whether a move may take the hot path, fixed when the
+    table is made (``app.services.table_commands.decide_in_advance``)."""
+
+    move_timer: int | None
+    """The move timer in seconds, None without one (a timed table takes the ordinary path)."""
+    gated: bool
+    """A club session gates and counts its deals (R-S2: a deal end takes the ordinary path)."""
+
+
 class StateCache:
     """Recently built table states of this process (never authoritative: checked by ``seq``)."""
 
     def __init__(self, limit: int = 1000, owner: str | None = None) -> None:
         self._states: dict[int, TableState] = {}
-        self._settings: dict[int, tuple[int | None, bool]] = {}
+        self._settings: dict[int, TableSettings] = {}
         self._limit = limit
         self.owner = owner
         """The hub this cache belongs to: the origin of the NOTIFYs of its commands."""
@@ -117,10 +128,10 @@ class StateCache:
         advance: ``app.services.table_commands.decide_in_advance``)."""
         if len(self._settings) >= self._limit and table_id not in self._settings:
             self._settings.pop(next(iter(self._settings)))
-        self._settings[table_id] = (timer, gated)
+        self._settings[table_id] = TableSettings(timer, gated)
 
-    def settings(self, table_id: int) -> tuple[int | None, bool] | None:
-        """(the table's move timer in seconds, are its deals gated), or None if not known."""
+    def settings(self, table_id: int) -> TableSettings | None:
+        """The table's :class:`TableSettings`, or None if this process has not seen them."""
         return self._settings.get(table_id)
 
 

@@ -406,7 +406,7 @@ def decide_in_advance(
     if (
         state is None
         or settings is None
-        or settings[0]
+        or settings.move_timer
         or state.status != "playing"
         or state.member_ids[seat : seat + 1] != (member_id,)
     ):
@@ -428,7 +428,7 @@ def decide_in_advance(
     deals = None
     ended = game.deal_ended(after)
     if ended is not None:
-        if settings[1]:
+        if settings.gated:
             return None  # R-S2: a club session's gate and count, under the lock
         scored = game.fold(after, table_id, seq + 1, *ended)
         if scored.status != "playing" or scored.pulka.is_complete:
