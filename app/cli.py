@@ -160,7 +160,7 @@ def _serve(host: str | None, port: int | None) -> None:
         settings.host = host
     if port is not None:
         settings.port = port
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     url = _database_url()
     upgrade(url)
     first = asyncio.run(_bootstrap(url))

@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, validation_alias="PORT")
     session_hours: int = Field(default=12 * 24, validation_alias="SESSION_HOURS")
     log_level: str = Field(default="INFO", validation_alias="LOG_LEVEL")
+    log_format: Literal["auto", "json", "text"] = Field(
+        default="auto", validation_alias="LOG_FORMAT"
+    )
+    """``auto``: readable lines on a terminal, JSON lines otherwise (app/logging_setup.py)."""
     forwarded_allow_ips: Annotated[list[str], NoDecode] = Field(
         default_factory=list, validation_alias="FORWARDED_ALLOW_IPS"
     )

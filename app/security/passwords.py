@@ -277,6 +277,13 @@ async def pretend_verify(password: str) -> bool:
     return False
 
 
+ONE_TIME_ALPHABET = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Letters and digits without look-alikes (0/O, 1/l/I): read off a screen or a note and typed
+without doubt, and never a leading «-» that reads as a dash."""
+ONE_TIME_LENGTH = 16
+"""Sixteen characters of :data:`ONE_TIME_ALPHABET`: about 93 bits."""
+
+
 def one_time_password() -> str:
     """A random password to hand over once; the member must change it after logging in."""
-    return secrets.token_urlsafe(12)
+    return "".join(secrets.choice(ONE_TIME_ALPHABET) for _ in range(ONE_TIME_LENGTH))
