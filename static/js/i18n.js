@@ -48,6 +48,21 @@ export function setLang(value) {
   document.documentElement.lang = lang();
 }
 
+const PLURAL_FORM = {
+  ru: { one: 0, few: 1, many: 2, other: 1 },
+  en: { one: 0, other: 1 },
+};
+
+/** The word of `key` that goes with the number `n`: the key's text holds the forms split by
+ * "|" — Russian "одна|две|пять" (1 взятка, 2 взятки, 5 взяток; a fraction takes the second),
+ * English "one|many" — chosen by the language's plural rules. */
+export function tn(key, n) {
+  const code = lang();
+  const forms = t(key).split("|");
+  const form = PLURAL_FORM[code][new Intl.PluralRules(code).select(n)] ?? forms.length - 1;
+  return forms[Math.min(form, forms.length - 1)];
+}
+
 /** The string `key` in the current language, `{name}` placeholders filled from `vars`. */
 export function t(key, vars = {}) {
   const text = STRINGS[lang()][key] ?? STRINGS.en[key] ?? key;

@@ -38,6 +38,15 @@ async def _seed(url: str) -> int:
         await engine.dispose()
 
 
+def _deals(n: int) -> str:
+    """«сдача», «сдачи» or «сдач» after the number ``n`` (Russian plural rules)."""
+    if n % 10 == 1 and n % 100 != 11:
+        return "сдача"
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return "сдачи"
+    return "сдач"
+
+
 def _sql(url: str, statement: str) -> list[tuple[Any, ...]]:
     libpq = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(libpq, autocommit=True) as conn:
@@ -72,7 +81,7 @@ def test_the_archive_checks_the_chain_and_sees_tampering(
     page.wait_for_selector("[data-testid=chain-check]")
     assert page.locator("[data-testid=chain-check]").inner_text() == "Проверить цепочку сдач"
 
-    assert _check(page) == f"Цепочка цела: {total} сдач"
+    assert _check(page) == f"Цепочка цела: {total} {_deals(total)}"
     screenshot(page, "chain-whole")
 
     # Re-deal the first (ended) deal behind everyone's back: swap two cards of its deck.
@@ -95,7 +104,7 @@ def test_the_archive_checks_the_chain_and_sees_tampering(
         f"UPDATE table_events SET payload = jsonb_set(payload, '{{deck}}', "
         f"'{json.dumps(original)}'::jsonb) {where}",
     )
-    assert _check(page) == f"Цепочка цела: {total} сдач"
+    assert _check(page) == f"Цепочка цела: {total} {_deals(total)}"
 
     # Drop the deal from the log: its chain entry stays and gives it away.
     _sql(url, f"DELETE FROM table_events {where}")

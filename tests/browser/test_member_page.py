@@ -37,7 +37,7 @@ def test_a_name_in_the_standings_opens_the_members_page(
     assert mine["whists"] in row.inner_text() and mine["money"] in row.inner_text()
     chart = page.locator("[data-testid=rating-chart]")
     assert chart.locator("circle").count() == len(profile["rating_history"]) == 1
-    assert "Рейтинг после каждой из 1 пулек" in (chart.get_attribute("aria-label") or "")
+    assert "Рейтинг после каждой из 1 пульки" in (chart.get_attribute("aria-label") or "")
     page.wait_for_selector("h2:has-text('Против соперников')")
     h2h = page.locator("[data-testid=member-h2h] tbody tr")
     assert sorted(h2h.locator("a").all_inner_texts()) == ["Анна", "Вера"]

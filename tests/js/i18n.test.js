@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { installBrowser } from "./dom-stub.js";
 
 installBrowser("ru");
-const { CATALOGUES, DUPLICATES, STRINGS, lang, setLang, t } = await import(
+const { CATALOGUES, DUPLICATES, STRINGS, lang, setLang, t, tn } = await import(
   "../../static/js/i18n.js"
 );
 
@@ -60,4 +60,19 @@ test("t() answers in the chosen language and fills the placeholders", () => {
   setLang("de");
   assert.equal(lang(), "ru", "a language the club has not is Russian");
   assert.equal(t("no.such.key"), "no.such.key");
+});
+
+test("tn() gives the word that goes with a number, by each language's plural rules", () => {
+  setLang("ru");
+  const ru = (n) => `${n} ${tn("common.tricks", n)}`;
+  assert.deepEqual([1, 2, 4, 5, 11, 12, 21, 22, 25, 0].map(ru), [
+    "1 взятка", "2 взятки", "4 взятки", "5 взяток", "11 взяток", "12 взяток", "21 взятка",
+    "22 взятки", "25 взяток", "0 взяток",
+  ]);
+  assert.equal(tn("common.fromPulkas", 1), "пульки");
+  assert.equal(tn("common.fromPulkas", 3), "пулек");
+  assert.equal(tn("common.deals", 104), "сдачи");
+  setLang("en");
+  assert.deepEqual([1, 2, 0].map((n) => tn("common.tricks", n)), ["trick", "tricks", "tricks"]);
+  setLang("ru");
 });

@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from app.db.embedded import normalise_url, start_embedded
 from app.db.migrate import upgrade
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA_DIR = PROJECT_ROOT / "var" / "test"
 
 

@@ -77,7 +77,7 @@ export default {
   "chain.about": ["Каждая сдача архива связана с предыдущей: проверка пересчитывает всю цепочку у вас в браузере.", "Every deal of the archive is linked to the one before: the check recomputes the whole chain in your browser."],
   "chain.check": ["Проверить цепочку сдач", "Check the chain of deals"],
   "chain.checking": ["Проверяю цепочку сдач…", "Checking the chain of deals…"],
-  "chain.whole": ["Цепочка цела: {n} сдач", "The chain is whole: {n} deals"],
+  "chain.whole": ["Цепочка цела: {n} {deals}", "The chain is whole: {n} {deals}"],
   "chain.broken": ["Цепочка нарушена", "The chain is broken"],
   "chain.at": ["на позиции {position} (стол {table}, запись {seq})", "at position {position} (table {table}, entry {seq})"],
   "chain.atDeal": ["(стол {table}, запись {seq})", "(table {table}, entry {seq})"],
@@ -101,5 +101,5 @@ export default {
   "seasons.saved": ["Сезон «{name}» сохранён.", "Season “{name}” saved."],
   "seasons.confirmDelete": ["Удалить сезон «{name}»? Сыгранные пульки останутся в общей таблице.", "Delete the season “{name}”? Its pulkas stay in the all-time standings."],
   "seasons.minimum": ["Пулек для зачёта", "Pulkas to qualify"],
-  "seasons.minimumSaved": ["В зачёт теперь — от {n} пулек.", "Members are now ranked from {n} pulkas."],
+  "seasons.minimumSaved": ["В зачёт теперь — от {n} {pulkas}.", "Members are now ranked from {n} {pulkas}."],
 };

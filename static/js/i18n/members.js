@@ -28,7 +28,7 @@ export default {
   "member.rating": ["рейтинг {ordinal} (μ {mu} ± σ {sigma})", "rating {ordinal} (μ {mu} ± σ {sigma})"],
   "member.unrated": ["Рейтинга пока нет.", "No rating yet."],
   "member.ratingTitle": ["Рейтинг по пулькам", "Rating over the pulkas"],
-  "member.chartLabel": ["Рейтинг после каждой из {n} пулек, последний {last}", "Rating after each of {n} pulkas, the last {last}"],
+  "member.chartLabel": ["Рейтинг после каждой из {n} {pulkas}, последний {last}", "Rating after each of {n} {pulkas}, the last {last}"],
   "member.chartHint": ["Точка — рейтинг (μ − 3σ) после пульки; наведите, чтобы увидеть номер пульки.", "Each point is the rating (μ − 3σ) after a pulka; hover to see which pulka."],
   "member.pulkasTitle": ["Пульки", "Pulkas"],
   "member.night": ["Вечер", "Night"],

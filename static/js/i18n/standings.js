@@ -7,7 +7,7 @@ export default {
   "standings.allTime": ["За всё время", "All-time"],
   "standings.allTimeHint": ["Все клубные вечера.", "Every club night."],
   "standings.span": ["С {first} по {last}.", "From {first} to {last}."],
-  "standings.minimum": ["В зачёт — от {n} пулек.", "Ranked from {n} pulkas."],
+  "standings.minimum": ["В зачёт — от {n} {pulkas}.", "Ranked from {n} {pulkas}."],
   "standings.none": ["В этом сезоне клубных пулек ещё не было.", "No club pulka has been played in this season yet."],
   "standings.by.whists": ["вистам за пульку", "whists per pulka"],
   "standings.by.money": ["деньгам за пульку", "money per pulka"],

@@ -4,7 +4,7 @@
 import { del, get, post, put } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 
 const field = (id, label, input) => h("div", { class: "field" }, h("label", { for: id, text: t(label) }), input);
 
@@ -49,7 +49,7 @@ export function adminSeasonsSection() {
     minForm.addEventListener("submit", async (e) => {
       e.preventDefault();
       const out = await attempt(() => put("/api/club/settings/min-pulkas", { min_pulkas: Number(minimum.value) }));
-      if (out) notify(t("seasons.minimumSaved", { n: out.min_pulkas }), "info");
+      if (out) notify(t("seasons.minimumSaved", { n: out.min_pulkas, pulkas: tn("common.fromPulkas", out.min_pulkas) }), "info");
     });
     clear(box).append(h("h2", { id: "adm-seasons", text: t("seasons.title") }),
       h("p", { class: "muted small", text: t("seasons.hint") }),

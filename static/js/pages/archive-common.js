@@ -1,6 +1,6 @@
 // Bits the archive pages share: their stylesheet, settlement tables, outcome lines.
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { callText } from "../table/cards.js";
 
 /** Load static/css/archive.css once (the pages own their styles; index.html stays as it is). */
@@ -28,7 +28,10 @@ export function outcomeText(outcome, names) {
   const what = outcome.type === "misere" ? t("table.misere") : callText(outcome.contract);
   let line = `${who(outcome.declarer)}: ${what}`;
   if (outcome.type === "conceded") line += ` — ${t("archive.conceded")}`;
-  else if (outcome.tricks) line += ` — ${outcome.tricks[String(outcome.declarer)] ?? 0} ${t("table.tricks")}`;
+  else if (outcome.tricks) {
+    const taken = outcome.tricks[String(outcome.declarer)] ?? 0;
+    line += ` — ${taken} ${tn("common.tricks", taken)}`;
+  }
   else line += ` — ${t("archive.noPlay")}`;
   return line;
 }

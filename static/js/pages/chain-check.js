@@ -10,7 +10,7 @@
 import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { commitmentText, sha256Hex } from "../table/verify.js";
 
 export const FORMAT = "deal-chain/1";
@@ -61,7 +61,7 @@ export async function checkChain(doc) {
 
 /** The result in words (no hashes, no rule IDs on screen). */
 function resultText(result) {
-  if (result.ok) return t("chain.whole", { n: result.count });
+  if (result.ok) return t("chain.whole", { n: result.count, deals: tn("common.deals", result.count) });
   const { position, table, seq, reason } = result.failure;
   const where = position !== null ? t("chain.at", { position, table, seq })
     : table !== null ? t("chain.atDeal", { table, seq }) : "";

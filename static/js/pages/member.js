@@ -5,7 +5,7 @@
 import { get } from "../api.js";
 import { attempt, fmtDate } from "../app.js";
 import { h, s } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { memberLink, outcomeText } from "./archive-common.js";
 
 function table(testid, head, rows) {
@@ -28,7 +28,9 @@ function ratingChart(history) {
   const x = (i) => (history.length > 1 ? pad.l + step * i : (W + pad.l - pad.r) / 2);
   const last = history[history.length - 1];
   const svg = s("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img", "data-testid": "rating-chart",
-    "aria-label": t("member.chartLabel", { n: history.length, last: last.ordinal.toFixed(1) }) });
+    "aria-label": t("member.chartLabel", {
+      n: history.length, pulkas: tn("common.fromPulkas", history.length), last: last.ordinal.toFixed(1),
+    }) });
   for (let i = 0; i <= 4; i += 1) {
     const v = lo + ((hi - lo) * i) / 4;
     svg.append(s("line", { x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v), stroke: "#eee" }),

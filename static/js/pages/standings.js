@@ -5,7 +5,7 @@
 import { get } from "../api.js";
 import { attempt, go } from "../app.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { archiveCss, memberLink } from "./archive-common.js";
 
 const ORDERS = ["whists", "money", "pulkas", "nights", "rating"];
@@ -39,7 +39,7 @@ export async function renderStandings(root, { args }) {
   const data = await attempt(() => get(`/api/standings?season=${encodeURIComponent(chosen)}&order=${order}`));
   if (!data) return;
   const span = data.season ? t("standings.span", { first: data.season.first_day, last: data.season.last_day }) : t("standings.allTimeHint");
-  root.append(h("p", { class: "small muted", text: `${span} ${t("standings.minimum", { n: data.min_pulkas })} ${t("stats.clubOnly")}` }));
+  root.append(h("p", { class: "small muted", text: `${span} ${t("standings.minimum", { n: data.min_pulkas, pulkas: tn("common.fromPulkas", data.min_pulkas) })} ${t("stats.clubOnly")}` }));
   if (!data.lines.length) {
     root.append(h("p", { class: "card muted", text: t("standings.none") }));
     return;
