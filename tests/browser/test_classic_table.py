@@ -89,6 +89,11 @@ def test_k3_k5_k6_a_classic_deal_bid_by_suit_the_talon_offered_then_redealt(
     buttons = forehand.locator("[data-testid=bidbox] button").all_inner_texts()
     assert len(buttons) == 5 and buttons[-1] == "Пас"
     assert "преферанс" in forehand.inner_text("#bid-6H")
+    inside = forehand.evaluate(
+        "() => { const b = document.querySelector('#bid-6H');"
+        " return b.scrollWidth <= b.clientWidth; }"
+    )
+    assert inside, "«6♥ преферанс» spills out of its button"
     assert all(enabled(forehand, f"#bid-6{s}") for s in "SCDH")
     # three passes: the talon is offered to forehand (K-5)
     for _ in range(3):

@@ -416,6 +416,7 @@ def test_phone_layout_during_the_bidding(
     )
     phone = pages[0]
     _, cutter = who_can(pages, "#cut-random")
+    assert cutter.locator("#cut-auto").inner_text() == "Сдвинуть посередине"  # no timer here
     cutter.click("#cut-random")
     phone.wait_for_selector("[data-testid=bidbox]")
     wait_for(
@@ -513,7 +514,7 @@ def test_the_cutter_lets_the_timer_cut_and_the_banner_knows_since_when(
     watcher.wait_for_selector("[data-testid=away]:has-text('Борис')")
     away = watcher.locator("[data-testid=away]").inner_text()
     assert "Нет связи" in away and "не меньше" not in away
-    cutter.wait_for_selector("[data-testid=cut-auto]")
+    cutter.wait_for_selector("[data-testid=cut-auto]:has-text('Пусть сдвинет таймер')")
     assert "посередине" in visible_text(cutter)
     assert_russian(cutter, "cut panel")
     cutter.click("[data-testid=cut-auto]")

@@ -26,6 +26,8 @@ export default {
   "tp.cutRandom": ["Сдвинуть наугад", "Cut at random"],
   "tp.cutTimer": ["Колода будет сдвинута автоматически (посередине) через {s}", "The deck is cut automatically (in the middle) in {s}"],
   "tp.cutAuto": ["Пусть сдвинет таймер", "Let the timer cut"],
+  "tp.cutMiddle": ["Сдвинуть посередине", "Cut in the middle"],
+  "tp.cutMiddleHint": ["Сервер сдвинет колоду посередине (16 карт).", "The server cuts the deck in the middle (16 cards)."],
   "tp.cutAutoHint": ["Сервер сдвинет колоду посередине (16 карт), как сделал бы таймер.", "The server cuts the deck in the middle (16 cards), as the timer would."],
   "tp.moveTimer": ["На ход осталось {s}", "Time to move: {s}"],
   "tp.moveTimerMe": ["Ваш ход: осталось {s}", "Your move: {s} left"],

@@ -453,8 +453,8 @@ export async function renderTable(root, { args, me }) {
     for (const call of rules.ladder) {
       const named = rules.named_calls[call];
       const label = named ? `${callText(call)} ${t(named)}` : callText(call);
-      box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
-        id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
+      box.append(h("button", { type: "button", class: named ? `${callClass(call)} named` : callClass(call),
+        disabled: !legal.has(call), id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
         onclick: () => send({ type: "bid", call }) }));
     }
     const noTalon = rules.ladder_no_talon && [...legal].some((c) => c.endsWith("BP"));
@@ -501,7 +501,9 @@ export async function renderTable(root, { args, me }) {
       const out = h("output", { for: "cut-pos", text: range.value });
       range.addEventListener("input", () => { out.textContent = range.value; });
       // a random position from the browser's crypto source; or the default: the server cuts in
-      // the middle (`"auto": true`), as the move timer does when the countdown runs out
+      // the middle (`"auto": true`), as the move timer does when the countdown runs out (a
+      // table without a timer calls it what it is, a cut in the middle)
+      const timed = Boolean(meta.move_timer_seconds);
       const random = () => {
         const pick = new Uint32Array(1);
         crypto.getRandomValues(pick);
@@ -512,9 +514,10 @@ export async function renderTable(root, { args, me }) {
           h("button", { type: "button", class: "primary", text: t("table.cut"),
             onclick: () => send({ type: "cut", position: Number(range.value) }) }),
           h("button", { type: "button", id: "cut-random", text: t("tp.cutRandom"), onclick: random }),
-          h("button", { type: "button", id: "cut-auto", text: t("tp.cutAuto"), title: t("tp.cutAutoHint"),
+          h("button", { type: "button", id: "cut-auto", text: t(timed ? "tp.cutAuto" : "tp.cutMiddle"),
+            title: t(timed ? "tp.cutAutoHint" : "tp.cutMiddleHint"),
             "data-testid": "cut-auto", onclick: () => send({ type: "cut", auto: true }) })),
-        h("p", { class: "small muted", text: t("tp.cutAutoHint") }));
+        h("p", { class: "small muted", text: t(timed ? "tp.cutAutoHint" : "tp.cutMiddleHint") }));
     }
     if (legalOf("pick_up").length) {  // A-10, A-11: the cards lie face down until picked up
       handled.add("pick_up");
