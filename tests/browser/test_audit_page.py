@@ -61,7 +61,7 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
         "настройка клуба изменена",
         "запись в кубышке",
         "Взнос члена клуба",
-        "40.00 ₽",
+        "40,00\u00a0₽",
         "Анна Иванова",
     ):
         assert words in text, words

@@ -63,7 +63,7 @@ def test_fund_page_credit_confirm_my_vote_and_amounts(server: ServerProcess, bro
         assert [u for u in posts if "/api/fund/payments" in u] == []
     page.fill("#fp-amount", "12,5")
     page.click("#fund-payment button[type=submit]")
-    wait_for(lambda: text_of(page, ".balance") == "53.00 ₽", what="the balance after 12,5")
+    wait_for(lambda: text_of(page, ".balance") == "53,00\u00a0₽", what="the balance after 12,5")
     assert text_of(page, "#fp-amount-error") in (None, "")
 
     # A proposal; wvoter2 votes on the page and sees his own vote marked (R-F2).
@@ -101,14 +101,14 @@ def test_fund_page_credit_confirm_my_vote_and_amounts(server: ServerProcess, bro
     posts.clear()
     page.click("tr[data-status=approved] >> text=Выплатить")
     wait_for(lambda: dialogs, what="the confirmation dialog")
-    assert "Новое сукно" in dialogs[0] and "20.25" in dialogs[0]
+    assert "Новое сукно" in dialogs[0] and "20,25\u00a0₽" in dialogs[0]
     page.wait_for_timeout(300)
     assert [u for u in posts if u.endswith("/pay")] == []
     assert admin.get("/api/fund/proposals").json()["proposals"][0]["status"] == "approved"
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("tr[data-status=approved] >> text=Выплатить")
     page.wait_for_selector("tr[data-status=paid]")
-    wait_for(lambda: text_of(page, ".balance") == "32.75 ₽", what="the balance after paying")
+    wait_for(lambda: text_of(page, ".balance") == "32,75\u00a0₽", what="the balance after paying")
 
     body = page.inner_text("body")
     assert not re.search(r"R-[A-Z]+\d", body), body

@@ -48,7 +48,7 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
 
     page.click("nav >> text=Кубышка")
     page.wait_for_selector("#fund-payment")
-    assert text_of(page, ".balance") == "0.00 ₽"
+    assert text_of(page, ".balance") == "0,00\u00a0₽"
     # A refusal is shown from its code, in Russian, and records nothing.
     page.fill("#fp-amount", "5")
     page.click("#fund-payment button[type=submit]")
@@ -58,7 +58,7 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
     page.fill("#fp-amount", "40,50")
     page.fill("#fp-reason", "взнос после сессии")
     page.click("#fund-payment button[type=submit]")
-    wait_for(lambda: text_of(page, ".balance") == "40.50 ₽", what="the balance")
+    wait_for(lambda: text_of(page, ".balance") == "40,50\u00a0₽", what="the balance")
     assert page.locator("tr[data-kind=payment]").count() == 1
 
     page.fill("#fprop-title-in", "Две колоды карт")
@@ -84,8 +84,8 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
     page.once("dialog", lambda dialog: dialog.accept())  # paying out asks first
     page.click("tr[data-status=approved] >> text=Выплатить")
     page.wait_for_selector("tr[data-status=paid]")
-    wait_for(lambda: text_of(page, ".balance") == "10.25 ₽", what="the balance after paying")
-    assert "-30.25" in (text_of(page, "tr[data-kind=spending]") or "")
+    wait_for(lambda: text_of(page, ".balance") == "10,25\u00a0₽", what="the balance after paying")
+    assert "\u221230,25\u00a0₽" in (text_of(page, "tr[data-kind=spending]") or "")
     screenshot(page, "fund")
     page.click("#lang")
     page.wait_for_selector("h1:has-text('The club fund')")

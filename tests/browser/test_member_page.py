@@ -34,7 +34,8 @@ def test_a_name_in_the_standings_opens_the_members_page(
     row = page.locator("[data-testid=member-pulkas] tbody tr")
     assert row.count() == 1
     assert row.locator(f"a[href='#/sheet/{seeded['pulka']}']").count() == 1
-    assert mine["whists"] in row.inner_text() and mine["money"] in row.inner_text()
+    money = mine["money"].replace("-", "\u2212").replace(".", ",") + "\u00a0₽"  # «−12,50 ₽»
+    assert mine["whists"] in row.inner_text() and money in row.inner_text()
     chart = page.locator("[data-testid=rating-chart]")
     assert chart.locator("circle").count() == len(profile["rating_history"]) == 1
     assert "Рейтинг после каждой из 1 пульки" in (chart.get_attribute("aria-label") or "")

@@ -120,7 +120,7 @@ def test_the_nights_page_goes_provisional_then_final_and_the_room_rotates(
     screenshot(page, "night-provisional")
     assert page.locator("[data-testid=night-players] tbody tr").count() == 3
     assert "6♠" in page.locator("[data-testid=deal-of-night]").inner_text()
-    assert "руб." in page.locator("[data-testid=night-fund]").inner_text()
+    assert "₽" in page.locator("[data-testid=night-fund]").inner_text()
     assert page.locator(".night-table .sheet-card svg").count() == 1
     text = page.locator("main").inner_text()
     assert english_in(text) == [] and "null" not in text, english_in(text)

@@ -228,6 +228,6 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
         "штраф за ошибку записи — Анна Записная: 2",
     ):
         assert words in shown
-    assert "-107.00" in page.locator("[data-testid=rec-settlement]").inner_text()
+    assert "\u2212107,00\u00a0₽" in page.locator("[data-testid=rec-settlement]").inner_text()
     screenshot(page, "recording-pulka")
     assert page.js_errors == []

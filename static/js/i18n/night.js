@@ -14,7 +14,7 @@ export default {
   "night.tables": ["Столы", "Tables"],
   "night.table": ["Стол {id}", "Table {id}"],
   "night.fundShare": ["В кубышку", "To the fund"],
-  "night.fundTotal": ["Кубышке за вечер: {sum} руб.", "To the fund tonight: {sum} rub"],
+  "night.fundTotal": ["Кубышке за вечер: {sum}", "To the fund tonight: {sum}"],
   "night.deal": ["Сдача вечера", "Deal of the night"],
   "night.dealRule": ["Сдача с наибольшим размахом вистов за вечер.", "The deal with the night's largest whist swing."],
   "night.dealLine": ["Стол {table}, сдача {deal}: {what} — размах {swing} вистов", "Table {table}, deal {deal}: {what} — a swing of {swing} whists"],

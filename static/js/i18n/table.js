@@ -67,7 +67,7 @@ export default {
   "table.on": ["на", "on"],
   "table.result": ["Итог", "Result"],
   "table.settlement": ["Расчёт", "Settlement"],
-  "table.money": ["руб.", "rub"],
+  "table.money": ["Деньги", "Money"],
   "table.claim": ["Заявить взятки", "Claim tricks"],
   "table.propose": ["Предложить итог", "Propose a result"],
   "table.accept": ["Согласиться", "Accept"],

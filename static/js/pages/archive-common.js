@@ -1,6 +1,7 @@
 // Bits the archive pages share: their stylesheet, settlement tables, outcome lines.
 import { h } from "../dom.js";
 import { t, tn } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { callText } from "../table/cards.js";
 
 /** Load static/css/archive.css once (the pages own their styles; index.html stays as it is). */
@@ -16,7 +17,7 @@ export function settlementTable(names, settlement) {
       h("th", { text: t("table.money") }))),
     h("tbody", {}, names.map((name, i) => h("tr", {}, h("td", { text: name }),
       h("td", { text: String(settlement.whists?.[i] ?? "") }),
-      h("td", { text: String(settlement.money?.[i] ?? "") })))));
+      h("td", { text: formatMoney(settlement.money?.[i] ?? "") })))));
 }
 
 /** One line saying what a deal was: "Борис: 6♠ — 7 взяток", "Распасы", "Мизер". */

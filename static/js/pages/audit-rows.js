@@ -6,6 +6,7 @@ import { get } from "../api.js";
 import { attempt, fmtDateTime } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 
 /** The action in the reader's language (e.g. `member.role` → «роль изменена»). */
 export function actionName(action) {
@@ -31,7 +32,7 @@ export function valueText(key, value) {
     const word = t(`audit.value.${value}`);
     if (word !== `audit.value.${value}`) return word;
   }
-  if (key === "amount" || key === "balance") return `${value} ₽`;
+  if (key === "amount" || key === "balance") return formatMoney(value);
   if (key === "move_timer_seconds") return t("audit.seconds", { n: value });
   if (/_at$/.test(key) && typeof value === "string") return fmtDateTime(value);
   return String(value);

@@ -8,6 +8,7 @@ import { ApiError, cookie, errorText, get } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { fundAuditSection } from "./fund-audit.js";
 
 /** An amount as typed: digits with at most two decimals after a point or the local comma. */
@@ -68,13 +69,13 @@ async function send(path, body, key) {
 }
 
 function money(value) {
-  return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: `${value} ₽` });
+  return h("span", { class: value.startsWith("-") ? "money neg" : "money", text: formatMoney(value) });
 }
 
 /** A member's outstanding debt; below zero he paid ahead, which is a credit, not a debt. */
 function outstanding(value) {
   if (!value.startsWith("-")) return money(value);
-  return h("span", { class: "money credit", text: t("fund.credit", { amount: `${value.slice(1)} ₽` }) });
+  return h("span", { class: "money credit", text: t("fund.credit", { amount: formatMoney(value.slice(1)) }) });
 }
 
 /** A wide table in a box of its own that scrolls sideways on a phone (the page never does);
@@ -256,7 +257,7 @@ export async function renderFund(root, { me }) {
     if (p.status === "open" && p.proposer_id !== me.id) actions.push(vote(true), vote(false));
     if (isAdmin && (p.status === "open" || p.status === "approved")) actions.push(act("reject", t("fund.reject")));
     if (canRecord && p.status === "approved") actions.push(act("pay", t("fund.pay"),
-      t("fund.payConfirm", { title: p.title, amount: `${p.amount} ₽` })));
+      t("fund.payConfirm", { title: p.title, amount: formatMoney(p.amount) })));
     return h("tr", { dataset: { status: p.status } },
       h("td", { text: p.rank ?? "" }), h("td", { text: p.title }),
       h("td", { text: `${p.proposer_name} (${p.year})` }), h("td", { text: String(p.attendance) }),

@@ -6,6 +6,7 @@ import { get } from "../api.js";
 import { attempt, fmtDate } from "../app.js";
 import { h, s } from "../dom.js";
 import { t, tn } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { memberLink, outcomeText } from "./archive-common.js";
 
 function table(testid, head, rows) {
@@ -64,7 +65,7 @@ export async function renderMember(root, { args }) {
         h("td", { text: String(p.table_id) }),
         h("td", { text: p.players.join(", ") + (p.left ? ` (${t("member.left")})` : "") }),
         h("td", { class: "num", text: p.whists }),
-        h("td", { class: "num", text: p.money }),
+        h("td", { class: "num", text: formatMoney(p.money) }),
         h("td", {}, h("a", { href: `#/sheet/${p.pulka_id}`, text: `${t("archive.pulka")} ${p.pulka_id}` }))))));
   }
   root.append(h("h2", { text: t("member.costliestTitle") }),
@@ -87,6 +88,6 @@ export async function renderMember(root, { args }) {
         h("td", {}, memberLink(line.member_id, line.name)),
         h("td", { class: "num", text: String(line.pulkas) }),
         h("td", { class: "num", text: line.whists }),
-        h("td", { class: "num", text: line.money })))));
+        h("td", { class: "num", text: formatMoney(line.money) })))));
   }
 }

@@ -8,6 +8,7 @@ import { get, post } from "../api.js";
 import { attempt, fmtDateTime, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { drawPulka } from "../table/sheet.js";
 import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
 
@@ -43,14 +44,14 @@ function playersTable(players) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("night.player") }),
       h("th", { scope: "col", text: t("table.whists") }), h("th", { scope: "col", text: t("table.money") }))),
     h("tbody", {}, players.map((p) => h("tr", {}, h("td", { text: p.name }),
-      h("td", { text: String(p.whists) }), h("td", { text: p.money })))));
+      h("td", { text: String(p.whists) }), h("td", { text: formatMoney(p.money) })))));
 }
 
 function tableCard(tb) {
   return h("section", { class: "card night-table", dataset: { table: tb.table_id } },
     h("h3", { text: `${t("night.table", { id: tb.table_id })}: ${tb.names.join(", ")}` }),
     h("p", { class: "small muted" },
-      `${tb.ended ? t(`history.ended.${tb.ended}`) : ""} · ${t("lobby.target")} ${tb.target} · ${t("night.deals")} ${tb.deals} · ${t("night.fundShare")} ${tb.fund_share} ${t("table.money")}`),
+      `${tb.ended ? t(`history.ended.${tb.ended}`) : ""} · ${t("lobby.target")} ${tb.target} · ${t("night.deals")} ${tb.deals} · ${t("night.fundShare")} ${formatMoney(tb.fund_share)}`),
     tb.sheet ? h("div", { class: "sheet-card" }, drawPulka({ players: tb.names.length || tb.players,
       names: tb.names, seat: null, target: tb.target, sheet: tb.sheet, lines: [] })) : null,
     settlementTable(tb.names, tb.settlement && { whists: tb.settlement.rounded, money: tb.settlement.money }),
@@ -124,7 +125,7 @@ export async function renderNight(root, { args, me }) {
       night.tables.length ? null : h("p", { class: "muted", text: t("night.none") }),
       night.players.length ? h("section", { class: "card" }, h("h2", { text: t("night.players") }),
         playersTable(night.players)) : null,
-      h("p", { class: "night-fund", "data-testid": "night-fund", text: t("night.fundTotal", { sum: night.fund.share }) }),
+      h("p", { class: "night-fund", "data-testid": "night-fund", text: t("night.fundTotal", { sum: formatMoney(night.fund.share) }) }),
       dealCard(night.deal_of_the_night, night.tables),
       night.tables.length ? h("h2", { text: t("night.tables") }) : null,
       ...night.tables.map(tableCard),

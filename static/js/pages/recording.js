@@ -8,6 +8,7 @@ import { api, get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { loadPresets, presetOf } from "../presets.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
@@ -76,7 +77,7 @@ export async function renderRecording(root, { args, me }) {
   function settlementLine() {
     const money = view.settlement?.money || [];
     return h("p", { class: "rec-settlement", "data-testid": "rec-settlement",
-      text: view.names.map((n, i) => `${n}: ${money[i] ?? "0"}`).join(" · ") });
+      text: view.names.map((n, i) => `${n}: ${formatMoney(money[i] ?? "0")}`).join(" · ") });
   }
 
   function words(rule) {

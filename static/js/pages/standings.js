@@ -6,6 +6,7 @@ import { get } from "../api.js";
 import { attempt, go } from "../app.js";
 import { h } from "../dom.js";
 import { t, tn } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { archiveCss, memberLink } from "./archive-common.js";
 
 const ORDERS = ["whists", "money", "pulkas", "nights", "rating"];
@@ -60,7 +61,7 @@ export async function renderStandings(root, { args }) {
       h("td", { text: String(line.pulkas) }),
       h("td", { text: String(line.nights) }),
       h("td", { text: line.whists }),
-      h("td", { text: line.money }),
+      h("td", { text: formatMoney(line.money) }),
       h("td", { text: fixed(line.rating?.ordinal, 1) }),
       h("td", { text: line.rating ? `${fixed(line.rating.mu, 1)} ± ${fixed(line.rating.sigma, 1)}` : "—" }))))))));
 }

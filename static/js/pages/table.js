@@ -12,6 +12,7 @@ import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 import { loadPresets, presetList, presetOf, presetTitle } from "../presets.js";
 import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
@@ -803,10 +804,12 @@ export async function renderTable(root, { args, me }) {
           text: t("tp.analysis"), onclick: () => loadAnalysis(dealNo) }),
         got?.loading ? h("p", { class: "small", role: "status", text: t("analysis.loading") }) : null);
     }
+    const shut = (closed) => { if (closed) analysisShut.add(dealNo); else analysisShut.delete(dealNo); };
     const details = h("details", { class: "deal-analysis", "data-testid": "deal-analysis", open: !analysisShut.has(dealNo) },
-      h("summary", { text: t("tp.analysisOf", { n: dealNo }) }),
+      h("summary", { text: t("tp.analysisOf", { n: dealNo }), onclick: () => shut(details.open) }),
       analysisView(got.result, nameOf), playedTricks(got.result, nameOf));
-    details.addEventListener("toggle", () => {
+    details.addEventListener("toggle", () => {  // as the verify box: the click decides
+      if (!details.isConnected) return;
       if (details.open) analysisShut.delete(dealNo);
       else analysisShut.add(dealNo);
     });
@@ -841,9 +844,13 @@ export async function renderTable(root, { args, me }) {
   function verifyBox(dealNo) {
     const fin = st.info.finished_deal;
     const usable = fin && fin.deal_no === dealNo && fin.reveal;
+    // The open state is taken at the click, not at the "toggle" event that follows it a task
+    // later: a page re-rendered in between (any message) would otherwise be drawn open again,
+    // and a stale element's event must not overwrite the state either.
     const details = h("details", { class: "verify", "data-testid": "verify-deal", open: verifyOpen },
-      h("summary", { text: t("tp.verify") }));
+      h("summary", { text: t("tp.verify"), onclick: () => { verifyOpen = !details.open; } }));
     details.addEventListener("toggle", () => {
+      if (!details.isConnected) return;
       verifyOpen = details.open;
       if (details.open && !usable && !fetchedReveal.has(dealNo)) fetchReveal(dealNo);
       if (details.open && usable && !verified[dealNo]) {
@@ -891,7 +898,7 @@ export async function renderTable(root, { args, me }) {
     const rows = (settlement.whists || []).map((w, i) => h("tr", {},
       h("td", { text: nameOf(i) }), h("td", { text: localNumber(w) }),
       h("td", { text: localNumber(settlement.rounded?.[i] ?? "") }),
-      h("td", { text: localNumber(settlement.money?.[i] ?? "") })));
+      h("td", { text: formatMoney(settlement.money?.[i] ?? "") })));
     return h("div", { class: "settle-box", "data-testid": "settlement" },
       h("p", { class: "ended", text: endedText(st.info.ended, st.info.notice) }),
       h("ul", { class: "settle-words" }, settlementLines(settlement, nameOf).map((line) => h("li", { text: line }))),

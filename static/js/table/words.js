@@ -2,6 +2,7 @@
 // sheet entry (never its rule ID), the kind of a deal, why a pulka ended, its settlement, and a
 // running whist balance. The server's English `message`/`detail` is shown in English mode only.
 import { lang, t } from "../i18n.js";
+import { formatMoney } from "../money.js";
 
 const ERROR_CODES = new Set(["bad_json", "bad_command", "unknown_command", "not_seated", "not_your_turn",
   "illegal", "chat_closed", "chat_rate", "not_now", "no_table", "stale_seq"]);
@@ -83,7 +84,7 @@ export function settlementLines(settlement, nameOf) {
   return (settlement?.whists || []).map((w, i) => {
     const whists = num(settlement.rounded?.[i] ?? w);
     const money = num(settlement.money?.[i]);
-    const vars = { name: nameOf(i), w: fmt(whists), m: Math.abs(money).toFixed(2).replace(".", lang() === "ru" ? "," : ".") };
+    const vars = { name: nameOf(i), w: fmt(whists), m: formatMoney(String(settlement.money?.[i] ?? "0").replace(/^-/, "")) };
     if (whists === 0 && money === 0) return t("tp.settle.zero", vars);
     return t(whists > 0 || money > 0 ? "tp.settle.plus" : "tp.settle.minus", vars);
   });

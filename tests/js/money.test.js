@@ -1,0 +1,27 @@
+// Money in one format on every page (static/js/money.js): two decimals, the language's mark and
+// digit groups, a true minus, ₽; exact on the digits.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { installBrowser } from "./dom-stub.js";
+
+installBrowser("ru");
+const { setLang } = await import("../../static/js/i18n.js");
+const { formatMoney } = await import("../../static/js/money.js");
+
+test("Russian: comma, grouped thousands, a minus sign, ₽", () => {
+  setLang("ru");
+  assert.equal(formatMoney("548.00"), "548,00\u00a0₽");
+  assert.equal(formatMoney("-1096.5"), "\u22121\u00a0096,50\u00a0₽");
+  assert.equal(formatMoney(0), "0,00\u00a0₽");
+  assert.equal(formatMoney("-0.00"), "0,00\u00a0₽", "no minus on nothing");
+  assert.equal(formatMoney("12345678901234567.89"), "12\u00a0345\u00a0678\u00a0901\u00a0234\u00a0567,89\u00a0₽");
+});
+
+test("English: a point and commas; what is not an amount is shown as it came", () => {
+  setLang("en");
+  assert.equal(formatMoney("1234567.8"), "1,234,567.80\u00a0₽");
+  assert.equal(formatMoney("—"), "—");
+  assert.equal(formatMoney(""), "");
+  setLang("ru");
+});
