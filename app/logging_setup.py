@@ -50,6 +50,15 @@ class RedactFilter(logging.Filter):
         return True
 
 
+def _extras(record: logging.LogRecord) -> dict[str, Any]:
+    """The ``extra`` fields of ``record`` (what the caller added beyond logging's own)."""
+    return {
+        key: value
+        for key, value in vars(record).items()
+        if key not in _RESERVED and not key.startswith("_")
+    }
+
+
 class JsonFormatter(logging.Formatter):
     """Formats a record as JSON with its ``extra`` fields kept as keys."""
 
@@ -60,9 +69,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
-        for key, value in vars(record).items():
-            if key not in _RESERVED and not key.startswith("_"):
-                payload[key] = value
+        payload.update(_extras(record))
         if record.exc_info:
             payload["exc"] = redact(self.formatException(record.exc_info))
         payload["msg"] = redact(payload["msg"])
@@ -80,9 +87,7 @@ class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         when = datetime.fromtimestamp(record.created).strftime("%H:%M:%S")
         extras = " ".join(
-            f"{key}={value}"
-            for key, value in vars(record).items()
-            if key not in _RESERVED and not key.startswith("_") and key not in _TERMINAL_SKIPS
+            f"{key}={value}" for key, value in _extras(record).items() if key not in _TERMINAL_SKIPS
         )
         line = f"{when} {record.levelname:<7} {record.name}: {redact(record.getMessage())}"
         if extras:

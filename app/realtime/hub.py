@@ -147,7 +147,6 @@ class Hub:
             poll_interval=poll_interval,
         )
         """LISTEN/NOTIFY and the safety poll between the processes over one database."""
-        self.listening = self.wakeups.listening
         self._owned = (workers is None, committer is None)
         self.workers = workers if workers is not None else make_solver_pool()
         """The claim solver's process pool (started by the first claim). Made and stopped by
@@ -458,7 +457,3 @@ class Hub:
     def presence(self, table_id: int) -> tuple[list[int], int]:
         """Seats connected in any process, and the number of spectators."""
         return self.presence_tracker.of(table_id)
-
-    async def deal_first(self, table_id: int) -> bool:
-        """Deal ``table_id``'s first deal if it is due, and fan it out here (the timers')."""
-        return await self.timer_loop.deal_first(table_id)

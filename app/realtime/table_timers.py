@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -27,9 +27,10 @@ FIRST_DEAL_TICKS = 2
 (and at once when it starts: a restarted process deals what came due while it was down)."""
 
 
-class DeadlineFirer(Protocol):
-    """Plays the default move at a table whose move deadline passed; True if it moved (the
-    services' command executor, ``TableCommands.fire_deadline``)."""
+class TableCall(Protocol):
+    """Does one timed thing at one table, row-locked so any number of callers do it once;
+    True if this call did it. Two callbacks have this shape: :data:`DeadlineFirer` and
+    :data:`FirstDealer`."""
 
     async def __call__(
         self,
@@ -47,17 +48,12 @@ class SessionSweeper(Protocol):
     async def __call__(self, db: AsyncSession, now: datetime) -> object: ...
 
 
-class FirstDealer(Protocol):
-    """Deals a club table's first deal if it is due; True if this call dealt it (the first-deal
-    service's ``deal_first``: row-locked, so any number of callers deal once)."""
-
-    async def __call__(
-        self,
-        sessionmaker: async_sessionmaker[AsyncSession],
-        cache: StateCache | None,
-        table_id: int,
-        now: datetime,
-    ) -> bool: ...
+DeadlineFirer: TypeAlias = TableCall
+"""Plays the default move at a table whose move deadline passed; True if it moved (the
+services' command executor, ``TableCommands.fire_deadline``)."""
+FirstDealer: TypeAlias = TableCall
+"""Deals a club table's first deal if it is due; True if this call dealt it (the first-deal
+service's ``deal_first``)."""
 
 
 class FirstDealSweeper(Protocol):
