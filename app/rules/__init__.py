@@ -171,6 +171,7 @@ from app.rules.deal.dispatch import (
 )
 from app.rules.deal.phases.claiming import ClaimVerdict, claim_verdict, use_claim_verdict
 from app.rules.deal.timeout import DEFAULT_CUT, default_choice, default_move
+from app.rules.scoring.luck import LUCK_VERSION, SeatLuck, weigh_deal
 from app.rules.scoring.penalties import catalogue_for
 from app.rules.scoring.pulka import Pulka
 from app.rules.scoring.record import export_document, parse_document, score_document
@@ -194,6 +195,7 @@ __all__ = [
     "BUILT_IN_RULE_SETS",
     "CARD_TEXTS",
     "DEFAULT_CUT",
+    "LUCK_VERSION",
     "PRESET_NAMES",
     "SEATING_KINDS",
     "STRAINS",
@@ -260,6 +262,7 @@ __all__ = [
     "RuleSet",
     "RulesError",
     "SeatDraw",
+    "SeatLuck",
     "Settlement",
     "Sheet",
     "Strain",
@@ -332,4 +335,5 @@ __all__ = [
     "view",
     "views",
     "visible_cards",
+    "weigh_deal",
 ]
