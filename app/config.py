@@ -3,7 +3,7 @@
 Every knob an operator turns is an environment variable: ``DATABASE_URL``, ``SECRET_KEY``,
 ``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``,
 ``FORWARDED_ALLOW_IPS``, ``PREFCLUB_DOCS``, ``PREFCLUB_METRICS_TOKEN``, ``PREFCLUB_BACKUP_DIR``,
-``PREFCLUB_BACKUP_TIME``, ``PREFCLUB_BACKUP_KEEP``.
+``PREFCLUB_BACKUP_TIME``, ``PREFCLUB_BACKUP_KEEP``, ``PREFCLUB_LUCK``.
 Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. ``SECRET_KEY``
 keys the HMACs under which login names and client addresses of password attempts are stored
 (:mod:`app.security.ratelimit`); session and CSRF tokens are random and stored as SHA-256 hashes,
@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     """The correction window of a night's results (app.services.nights): seconds after the
     session end (or its last pulka's close, if later) during which the results are
     provisional; a correction after it is marked as made after the results were final."""
+    luck_pass: bool = Field(default=True, validation_alias="PREFCLUB_LUCK")
+    """Weigh every finished club deal in the background (docs/luck.md): its double-dummy
+    analysis and the luck figures, newest deals first, then the archive's older ones."""
     pdf_font: Path = Field(
         default=Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
         validation_alias="PREFCLUB_PDF_FONT",

@@ -29,6 +29,7 @@ from app.api import auth, club_sessions, club_settings, club_tables, health, mem
 from app.api import backups as backups_api
 from app.api import fund as fund_api
 from app.api import hints as hints_api
+from app.api import luck as luck_api
 from app.api import metrics as metrics_api
 from app.api import nights as nights_api
 from app.api import presets as presets_api
@@ -55,6 +56,7 @@ from app.security.headers import SecurityHeaders
 from app.security.passwords import PasswordHasherBusy
 from app.services import analysis_cache, backups, first_deal, print_pdf, schedule, seat_changes
 from app.services.backup_schedule import BackupScheduler
+from app.services.deal_luck import LuckPass
 from app.services.table_commands import TableCommands
 
 log = logging.getLogger(__name__)
@@ -116,6 +118,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(backups_api.router)
     app.include_router(presets_api.router)
     app.include_router(seasons_api.router)
+    app.include_router(luck_api.router)
     _mount_browser(app)
     install_offline_docs(app)
     return app
@@ -166,6 +169,11 @@ async def serving(state: AppState) -> AsyncIterator[None]:
             if state.loop_lag is not None:
                 state.loop_lag.start()
                 stack.push_async_callback(state.loop_lag.stop)
+            state.luck_pass = None
+            if state.settings.luck_pass:
+                state.luck_pass = LuckPass(state.sessionmaker, state.analysis_pool)
+                state.luck_pass.start()
+                stack.push_async_callback(state.luck_pass.stop)
             backups_task = await start_backups(state, url)
             if backups_task is not None:
                 stack.push_async_callback(_cancel, backups_task)

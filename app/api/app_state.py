@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from app.realtime.socket_caps import SocketCaps
     from app.realtime.table_timers import TableTimers
     from app.security.addresses import TrustedProxies
+    from app.services.deal_luck import LuckPass
     from app.services.table_commands import TableCommands
     from app.workers import WorkerPool
 
@@ -89,6 +90,8 @@ class AppState(State):
     """``None`` once the lifespan has stopped it."""
     bot_runner: BotRunner | Any
     """The house bots' runner (a test may put anything with ``spawn`` here)."""
+    luck_pass: LuckPass | None
+    """The background weighing of finished deals (``PREFCLUB_LUCK``; ``None`` when off)."""
 
 
 def app_state(app: Any) -> AppState:

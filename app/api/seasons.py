@@ -144,7 +144,7 @@ async def delete_season(
     return Response(status_code=204)
 
 
-def _season_id(value: str) -> int | None:
+def parse_season(value: str) -> int | None:
     """``all`` (``None``) or a season id; anything else is 422 ``bad_season``."""
     if value == "all":
         return None
@@ -169,7 +169,7 @@ async def read_standings(
         raise CodedHTTPException(
             422, f"order is one of {', '.join(standings_service.ORDERS)}", "bad_order"
         )
-    season_id = _season_id(season)
+    season_id = parse_season(season)
     with service_errors():
         chosen = None if season_id is None else await season_service.get_season(db, season_id)
     board = await standings_service.standings(db, chosen, order)

@@ -39,6 +39,7 @@ def server(
         "SECRET_KEY": SECRET,
         "LOG_LEVEL": "WARNING",
         "PREFCLUB_ENV": "test",
+        "PREFCLUB_LUCK": "0",  # no analyses in the background of latency and browser tests
     }
     log_path = data_dir / (log_name or f"serve-{uuid.uuid4().hex[:6]}.log")
     return ServerProcess(env, port=port, log_path=log_path, module=module)

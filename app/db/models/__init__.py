@@ -33,9 +33,9 @@ __all__ += ["Pulka", "Table", "TableCommand", "TableEvent", "TableSeat"]
 from app.db.models.fund import FundEntry, FundProposal, FundVote  # noqa: E402
 
 __all__ += ["FundEntry", "FundProposal", "FundVote"]
-from app.db.models.deal_analyses import DealAnalysis  # noqa: E402
+from app.db.models.deal_analyses import DealAnalysis, DealLuck  # noqa: E402
 
-__all__ += ["DealAnalysis"]
+__all__ += ["DealAnalysis", "DealLuck"]
 from app.db.models.archive import MemberStats, PulkaMemberStats, PulkaStats  # noqa: E402
 
 __all__ += ["MemberStats", "PulkaMemberStats", "PulkaStats"]

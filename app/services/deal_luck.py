@@ -1,0 +1,321 @@
+"""Luck apart from skill (issue 27, docs/luck.md): every finished club deal weighed once.
+
+A deal is weighed from its double-dummy analysis (``analysis_cache``, computed and stored if
+it was not yet) by :func:`app.rules.weigh_deal`, both in the analysis worker pool, never on
+the event loop. :class:`LuckPass` is the server's background task: it weighs the newest
+unweighed deals first, so a deal that has just ended is weighed within seconds, then works
+back through the archive (the backfill of old deals); :func:`progress` says how far it is.
+The rows (``deal_luck``) are written with ``ON CONFLICT DO NOTHING``: two servers weighing
+the same deal write it once. Only live club tables are weighed (practice and real-cards
+tables are not: the first do not count in the season, the second have no dealt cards).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models.deal_analyses import DealLuck
+from app.db.models.table import TableEvent
+from app.rules import LUCK_VERSION, Pulka, RulesError, deal_from_json, weigh_deal
+from app.services import analysis_cache, archive, standings
+from app.workers import PoolBusy, WorkerPool
+
+log = logging.getLogger(__name__)
+
+PASS_SIZE = 8
+"""Deals looked up per round of the background pass."""
+IDLE_SECONDS = 5.0
+"""The pause of the background pass when every deal is weighed (a new deal waits this long)."""
+BUSY_SECONDS = 3.0
+"""The pause when the analysis pool is full (members' own analyses come first)."""
+SKIPPED_SEAT = -1
+"""The seat of the one row that marks a deal that cannot be weighed."""
+CENT = Decimal("0.01")
+FIGURES = ("worth", "bidding", "defence", "play")
+
+CLUB_DEALS = """
+    FROM table_events e
+    JOIN tables t ON t.id = e.table_id AND NOT t.practice AND t.mode = 'live'
+    JOIN pulkas p ON p.table_id = e.table_id
+    WHERE e.kind = 'deal_ended'
+"""
+PENDING = text(
+    "SELECT e.table_id, (e.payload->>'deal_no')::int AS deal_no, p.id AS pulka_id, e.seq, "
+    "e.created_at"
+    + CLUB_DEALS
+    + " AND NOT EXISTS (SELECT 1 FROM deal_luck l WHERE l.table_id = e.table_id "
+    "AND l.deal_no = (e.payload->>'deal_no')::int) "
+    "ORDER BY e.created_at DESC, e.table_id DESC LIMIT :limit"
+)
+TOTAL = text("SELECT count(*)" + CLUB_DEALS)
+
+
+@dataclass(frozen=True, slots=True)
+class EndedDeal:
+    """A finished club deal waiting to be weighed."""
+
+    table_id: int
+    deal_no: int
+    pulka_id: int
+    seq: int
+    ended_at: datetime
+
+
+def _cents(value: Fraction) -> Decimal:
+    """An exact figure rounded half-even to the hundredth of a whist (as stored)."""
+    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(CENT, ROUND_HALF_EVEN)
+
+
+def weigh_stored(
+    pulka_json: Mapping[str, Any], outcome_json: Mapping[str, Any], analysis: Mapping[str, Any]
+) -> dict[int, tuple[str, str, str, str, bool]] | None:
+    """Each playing seat's figures of a stored deal (run in a worker process): the pulka as
+    its ``deal_started`` event stored it, the ``deal_ended`` outcome and the analysis; ``None``
+    when the stored pulka or outcome is refused by the rules."""
+    try:
+        pulka = Pulka.from_json(pulka_json)
+        outcome = deal_from_json(outcome_json, pulka.deal_index)
+    except RulesError:
+        return None
+    out: dict[int, tuple[str, str, str, str, bool]] = {}
+    for seat, luck in weigh_deal(pulka, outcome, analysis).items():
+        worth, bidding, defence, play = (
+            str(_cents(v)) for v in (luck.worth, luck.bidding, luck.defence, luck.play)
+        )
+        out[seat] = (worth, bidding, defence, play, luck.complete)
+    return out
+
+
+async def pending(db: AsyncSession, limit: int = PASS_SIZE) -> list[EndedDeal]:
+    """The newest finished club deals not weighed yet."""
+    rows = (await db.execute(PENDING, {"limit": limit})).all()
+    return [EndedDeal(*row) for row in rows]
+
+
+async def progress(db: AsyncSession) -> dict[str, int]:
+    """How far the weighing is: the club's finished deals and how many are weighed."""
+    total = int(await db.scalar(TOTAL) or 0)
+    done = await db.scalar(
+        select(func.count()).select_from(
+            select(DealLuck.table_id, DealLuck.deal_no).distinct().subquery()
+        )
+    )
+    return {"deals": total, "weighed": min(total, int(done or 0))}
+
+
+async def _deal_start(db: AsyncSession, deal: EndedDeal) -> Mapping[str, Any] | None:
+    """The ``deal_started`` payload of ``deal`` (the last one before its end)."""
+    return await db.scalar(
+        select(TableEvent.payload)
+        .where(
+            TableEvent.table_id == deal.table_id,
+            TableEvent.kind == "deal_started",
+            TableEvent.seq < deal.seq,
+        )
+        .order_by(TableEvent.seq.desc())
+        .limit(1)
+    )
+
+
+def _rows(
+    deal: EndedDeal,
+    figures: Mapping[int, tuple[str, str, str, str, bool]] | None,
+    member_ids: Sequence[int | None],
+) -> list[dict[str, Any]]:
+    """The ``deal_luck`` rows of a weighed deal (one skipped row when it was refused)."""
+    night = standings.night_of(deal.ended_at, deal.ended_at)
+    base = {
+        "table_id": deal.table_id,
+        "deal_no": deal.deal_no,
+        "pulka_id": deal.pulka_id,
+        "ended_at": deal.ended_at,
+        "night": night,
+        "version": LUCK_VERSION,
+    }
+    if not figures:
+        zero = dict.fromkeys(FIGURES, Decimal(0))
+        return [{**base, **zero, "seat": SKIPPED_SEAT, "member_id": None, "complete": False}]
+    return [
+        {
+            **base,
+            **dict(zip(FIGURES, (Decimal(v) for v in values[:4]), strict=True)),
+            "seat": seat,
+            "member_id": member_ids[seat] if seat < len(member_ids) else None,
+            "complete": values[4],
+        }
+        for seat, values in sorted(figures.items())
+    ]
+
+
+async def weigh(db: AsyncSession, pool: WorkerPool, deal: EndedDeal) -> int:
+    """Weigh one finished deal and store its rows; the number of rows written. Raises
+    :class:`analysis_cache.AnalysisBusy` when the pool is full (nothing is written)."""
+    figures: dict[int, tuple[str, str, str, str, bool]] | None = None
+    member_ids: Sequence[int | None] = ()
+    try:
+        replay = await archive.deal_replay(db, deal.pulka_id, deal.deal_no)
+    except archive.ArchiveError as exc:
+        log.warning(
+            "a deal cannot be weighed",
+            extra={"table_id": deal.table_id, "deal_no": deal.deal_no, "reason": str(exc)},
+        )
+    else:
+        analysis = await analysis_cache.deal_analysis(db, pool, deal.table_id, deal.deal_no, replay)
+        start = await _deal_start(db, deal)
+        if start is not None:
+            member_ids = list(start.get("member_ids") or ())
+            try:
+                figures = await pool.run(weigh_stored, start["pulka"], replay["outcome"], analysis)
+            except PoolBusy as exc:
+                raise analysis_cache.AnalysisBusy(str(exc)) from None
+    rows = _rows(deal, figures, member_ids)
+    result = await db.execute(
+        insert(DealLuck).values(rows).on_conflict_do_nothing().returning(DealLuck.seat)
+    )
+    written = len(result.all())
+    await db.commit()
+    return written
+
+
+class LuckPass:
+    """The background pass of one server: weighs finished club deals, newest first."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], pool: WorkerPool) -> None:
+        self.sessionmaker = sessionmaker
+        self.pool = pool
+        self.weighed = 0
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """Is the background task alive?"""
+        return self._task is not None and not self._task.done()
+
+    async def run_once(self, limit: int = PASS_SIZE) -> int:
+        """Weigh up to ``limit`` of the newest unweighed deals; how many were weighed.
+        Raises :class:`analysis_cache.AnalysisBusy` when the pool is full."""
+        async with self.sessionmaker() as db:
+            deals = await pending(db, limit)
+        done = 0
+        for deal in deals:
+            async with self.sessionmaker() as db:
+                await weigh(db, self.pool, deal)
+            done += 1
+            self.weighed += 1
+        return done
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                done = await self.run_once()
+            except analysis_cache.AnalysisBusy:
+                await asyncio.sleep(BUSY_SECONDS)
+                continue
+            except Exception:  # a database hiccup must not end the pass
+                log.exception("the luck pass failed; it goes on")
+                done = 0
+            if not done:
+                await asyncio.sleep(IDLE_SECONDS)
+
+    def start(self) -> None:
+        """Start the background task (once)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="luck-pass")
+
+    async def stop(self) -> None:
+        """Stop the background task and wait for it."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+PULKAS_SHOWN = 200
+"""The newest pulkas listed with their figures."""
+
+
+def _sums() -> list[Any]:
+    return [func.coalesce(func.sum(getattr(DealLuck, f)), 0).label(f) for f in FIGURES]
+
+
+def _figures(row: Any) -> dict[str, str]:
+    values = {f: Decimal(getattr(row, f)) for f in FIGURES}
+    lost = values["bidding"] + values["defence"] + values["play"]
+    return {**{f: f"{v:.2f}" for f, v in values.items()}, "lost": f"{lost:.2f}"}
+
+
+async def member_luck(
+    db: AsyncSession, member_id: int, first: date | None = None, last: date | None = None
+) -> dict[str, Any]:
+    """A member's figures over the nights ``first``..``last`` (both ``None``: all-time): the
+    totals, one line per pulka (newest first) and one point per night for the plot."""
+    where = [DealLuck.member_id == member_id]
+    if first is not None:
+        where.append(DealLuck.night >= first)
+    if last is not None:
+        where.append(DealLuck.night <= last)
+    incomplete = func.count().filter(DealLuck.complete.is_(False)).label("incomplete")
+    total = (
+        await db.execute(select(func.count().label("deals"), incomplete, *_sums()).where(*where))
+    ).one()
+    pulkas = (
+        await db.execute(
+            select(
+                DealLuck.pulka_id,
+                DealLuck.table_id,
+                func.min(DealLuck.night).label("night"),
+                func.count().label("deals"),
+                *_sums(),
+            )
+            .where(*where)
+            .group_by(DealLuck.pulka_id, DealLuck.table_id)
+            .order_by(func.max(DealLuck.ended_at).desc())
+            .limit(PULKAS_SHOWN)
+        )
+    ).all()
+    nights = (
+        await db.execute(
+            select(DealLuck.night, func.count().label("deals"), *_sums())
+            .where(*where)
+            .group_by(DealLuck.night)
+            .order_by(DealLuck.night)
+        )
+    ).all()
+    return {
+        "totals": {"deals": total.deals, "incomplete": total.incomplete, **_figures(total)},
+        "pulkas": [
+            {
+                "pulka_id": r.pulka_id,
+                "table_id": r.table_id,
+                "night": r.night.isoformat(),
+                "deals": r.deals,
+                **_figures(r),
+            }
+            for r in pulkas
+        ],
+        "nights": [{"night": r.night.isoformat(), "deals": r.deals, **_figures(r)} for r in nights],
+    }
+
+
+__all__ = [
+    "EndedDeal",
+    "LuckPass",
+    "member_luck",
+    "pending",
+    "progress",
+    "weigh",
+    "weigh_stored",
+]
