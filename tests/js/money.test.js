@@ -25,3 +25,13 @@ test("English: a point and commas; what is not an amount is shown as it came", (
   assert.equal(formatMoney(""), "");
   setLang("ru");
 });
+
+test("whists: the same digits without ₽ (the luck figures)", async () => {
+  const { formatDecimal } = await import("../../static/js/money.js");
+  setLang("ru");
+  assert.equal(formatDecimal("121.6"), "121,60");
+  assert.equal(formatDecimal("-29.33"), "\u221229,33");
+  setLang("en");
+  assert.equal(formatDecimal("1029.33"), "1,029.33");
+  setLang("ru");
+});
