@@ -50,7 +50,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.bots.strategy import Strategy
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.migrate import upgrade
-from app.db.models import Member, Role, Table, TableEvent, TableSeat
+from app.db.models import ClubSession, Member, Role, Table, TableEvent, TableSeat
 from app.db.models import Pulka as PulkaRow
 from app.rules import Conventions, Pulka
 from app.services import pulka_stats, rating, standings
@@ -146,12 +146,18 @@ async def make_players(eng: AsyncEngine, count: int, tag: str) -> list[Player]:
 
 
 async def store_pulka(
-    eng: AsyncEngine, seated: Sequence[Player], played: Played, began: datetime, finished: datetime
+    eng: AsyncEngine,
+    seated: Sequence[Player],
+    played: Played,
+    began: datetime,
+    finished: datetime,
+    club_session_id: int | None = None,
 ) -> int:
     """Write the pulka as a live table leaves it, then run what a live table runs when its
     pulka ends (archive rows, standings, rating), in one transaction; the pulka's id."""
     async with session_scope(make_sessionmaker(eng)) as db:
         table = Table(
+            club_session_id=club_session_id,
             practice=False,
             preset="club",
             conventions=Conventions.preset_named("club").to_mapping(),
@@ -299,6 +305,21 @@ async def rebuild_check(eng: AsyncEngine) -> dict[str, Any]:
     }
 
 
+async def monday_session(eng: AsyncEngine, day: date) -> int:
+    """The club session of one Monday, 19:00 to 23:00 local, ended: its id."""
+    zone = standings.club_zone()
+    starts = datetime.combine(day, clock_time(19, 0), tzinfo=zone).astimezone(UTC)
+    async with session_scope(make_sessionmaker(eng)) as db:
+        row = ClubSession(
+            starts_at=starts,
+            ends_at=starts + timedelta(hours=4),
+            ended_at=starts + timedelta(hours=4),
+        )
+        db.add(row)
+        await db.flush()
+        return row.id
+
+
 async def generate(
     eng: AsyncEngine,
     mondays: int,
@@ -307,8 +328,8 @@ async def generate(
     seed: int,
     checkpoints: Sequence[int] = CHECKPOINTS,
 ) -> dict[str, Any]:
-    """Generate ``mondays`` Mondays in ``eng``'s database; the checkpoints' taus and the
-    rebuild check."""
+    """Generate ``mondays`` Mondays in ``eng``'s database, each a club session with its
+    tables; the checkpoints' taus and the rebuild check."""
     rng = random.Random(seed)
     pool = await make_players(eng, players, f"{seed}-{rng.randrange(10**6)}")
     zone = standings.club_zone()
@@ -319,13 +340,16 @@ async def generate(
         if len(present) < 3:
             present = pool[:3]
         rng.shuffle(present)
+        session_id = await monday_session(eng, day)
         start = 0
         for n, size in enumerate(table_sizes(len(present))):
             seated = present[start : start + size]
             start += size
             began = datetime.combine(day, clock_time(19, 0), tzinfo=zone).astimezone(UTC)
             finished = began + timedelta(hours=3, minutes=n)
-            await store_pulka(eng, seated, play_pulka(rng, seated, deals), began, finished)
+            await store_pulka(
+                eng, seated, play_pulka(rng, seated, deals), began, finished, session_id
+            )
             pulkas += 1
         if week + 1 in checkpoints:
             figures.append(await measure(eng, pool, week + 1))
