@@ -41,7 +41,13 @@ def scratch_server(
     url, name = scratch_database(database_url)
     data_dir = tmp_path_factory.mktemp("serve")
     proc = ServerProcess(
-        {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(data_dir), "LOG_LEVEL": "WARNING", **env}
+        {
+            "DATABASE_URL": url,
+            "PREFCLUB_DATA_DIR": str(data_dir),
+            "LOG_LEVEL": "WARNING",
+            "PREFCLUB_LUCK": "0",  # no analyses in the background of the pages under test
+            **env,
+        }
     )
     proc.start()
     try:
