@@ -77,7 +77,7 @@ $(NODE_STAMP): package.json package-lock.json | node
 	@touch $@
 
 js-lint: $(NODE_STAMP)
-	npx --no-install eslint static/js tests/js eslint.config.js
+	npx --no-install eslint static/js static/sw.js tests/js eslint.config.js
 
 js-test: node
 	node --test tests/js/

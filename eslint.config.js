@@ -10,6 +10,10 @@ export default [
     languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: { ...globals.browser } },
   },
   {
+    files: ["static/sw.js"],
+    languageOptions: { ecmaVersion: 2023, sourceType: "script", globals: { ...globals.serviceworker } },
+  },
+  {
     files: ["tests/js/**/*.js", "eslint.config.js"],
     // the tests install a small browser (dom-stub.js) on globalThis
     languageOptions: { ecmaVersion: 2023, sourceType: "module",

@@ -258,11 +258,29 @@ def wire_services(app: FastAPI) -> None:
 
 def _mount_browser(app: FastAPI) -> None:
     """The browser UI: ``static/`` at ``/static`` and its single page at ``/`` (and at the
-    ``/reset-password`` address that reset links point to)."""
+    ``/reset-password`` address that reset links point to); the web app's manifest and its
+    service worker at the root, whose scope is the whole site (docs/browser.md)."""
     index = STATIC_DIR / "index.html"
 
     async def page() -> FileResponse:
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    async def manifest() -> FileResponse:
+        return FileResponse(
+            STATIC_DIR / "manifest.webmanifest",
+            media_type="application/manifest+json",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def service_worker() -> FileResponse:
+        return FileResponse(
+            STATIC_DIR / "sw.js",
+            media_type="text/javascript",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    app.add_api_route("/manifest.webmanifest", manifest, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/sw.js", service_worker, methods=["GET"], include_in_schema=False)
 
     app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
     app.add_api_route("/reset-password", page, methods=["GET"], include_in_schema=False)

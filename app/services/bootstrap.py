@@ -12,6 +12,9 @@ from app.security.passwords import hash_password, one_time_password
 from app.services import audit
 
 FIRST_ADMIN_LOGIN = "admin"
+FIRST_ADMIN_NAME = "Администратор"
+"""The first admin's name as the sheets and the lists show it (the club reads Russian; he may
+rename himself on the members' page)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ async def ensure_first_admin(session: AsyncSession) -> FirstAdmin | None:
     password = one_time_password()
     member = Member(
         login=FIRST_ADMIN_LOGIN,
-        display_name="Administrator",
+        display_name=FIRST_ADMIN_NAME,
         role=Role.admin,
         password_hash=hash_password(password),
         must_change_password=True,

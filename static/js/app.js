@@ -181,6 +181,10 @@ document.getElementById("lang").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", route);
 document.documentElement.lang = lang();
+if ("serviceWorker" in navigator) {
+  // The page's shell for the home screen and for a lost network (static/sw.js): never a hand.
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}
 get("/api/ui/config").then((c) => {
   zone = c.club_tz || undefined;
   setClubZone(c.club_tz);

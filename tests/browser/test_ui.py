@@ -426,7 +426,7 @@ def test_four_player_table_draws_the_square_sheet(server: ServerProcess, browser
     names = page.locator("[data-testid=sheet] .pname").evaluate_all(
         "els => els.map(e => e.textContent)"
     )
-    assert sorted(names) == sorted(["Administrator", "Пётр Петров", "Сидоров", "Козлов"])
+    assert sorted(names) == sorted(["Администратор", "Пётр Петров", "Сидоров", "Козлов"])
     # every player writes whists on each of his three opponents
     assert page.locator("[data-testid=sheet] text[data-testid^=whists-]").count() == 12
     assert page.locator(".opponents .seat-box").count() == 3
