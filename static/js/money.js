@@ -24,3 +24,16 @@ export function formatMoney(value) {
   const text = String(value ?? "").trim();
   return NUMBER.test(text) ? `${formatDecimal(text)}\u00a0₽` : text;
 }
+
+/** Whists as the sheet writes them: the server's exact figure with the digits it has («−85»,
+ * «37,8», «−26,67»), a true minus sign, the language's decimal mark and digit groups. */
+export function formatWhists(value) {
+  const text = String(value ?? "").trim();
+  if (!NUMBER.test(text)) return text;
+  const negative = text.startsWith("-") && /[1-9]/.test(text);
+  const [whole, fraction] = text.replace(/^[-+]/, "").split(".");
+  const ru = lang() === "ru";
+  const grouped = String(BigInt(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ru ? "\u00a0" : ",");
+  const tail = fraction === undefined ? "" : `${ru ? "," : "."}${fraction}`;
+  return `${negative ? "\u2212" : ""}${grouped}${tail}`;
+}

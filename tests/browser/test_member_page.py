@@ -51,7 +51,8 @@ def test_a_name_in_the_standings_opens_the_members_page(
     assert row.count() == 1
     assert row.locator(f"a[href='#/sheet/{seeded['pulka']}']").count() == 1
     money = mine["money"].replace("-", "\u2212").replace(".", ",") + "\u00a0₽"  # «−12,50 ₽»
-    assert mine["whists"] in row.inner_text() and money in row.inner_text()
+    whists = mine["whists"].replace("-", "\u2212").replace(".", ",")  # «−25», as the sheet
+    assert whists in row.inner_text() and money in row.inner_text()
     chart = page.locator("[data-testid=rating-chart]")
     assert chart.locator("circle").count() == len(profile["rating_history"]) == 1
     assert "Рейтинг после каждой из 1 пульки" in (chart.get_attribute("aria-label") or "")

@@ -35,3 +35,17 @@ test("whists: the same digits without ₽ (the luck figures)", async () => {
   assert.equal(formatDecimal("1029.33"), "1,029.33");
   setLang("ru");
 });
+
+test("whists keep their own digits, with a true minus and the language's mark", async () => {
+  const { formatWhists } = await import("../../static/js/money.js");
+  setLang("ru");
+  assert.equal(formatWhists("-85"), "\u221285");
+  assert.equal(formatWhists("37.8"), "37,8");
+  assert.equal(formatWhists(-26.67), "\u221226,67");
+  assert.equal(formatWhists("12000"), "12\u00a0000");
+  assert.equal(formatWhists("-0"), "0");
+  assert.equal(formatWhists("—"), "—");
+  setLang("en");
+  assert.equal(formatWhists("-1234.5"), "\u22121,234.5");
+  setLang("ru");
+});

@@ -1,7 +1,7 @@
 // Bits the archive pages share: their stylesheet, settlement tables, outcome lines.
 import { h } from "../dom.js";
 import { t, tn } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { callText } from "../table/cards.js";
 
 /** Load static/css/archive.css once (the pages own their styles; index.html stays as it is). */
@@ -16,7 +16,7 @@ export function settlementTable(names, settlement) {
     h("thead", {}, h("tr", {}, h("th", { text: t("table.settlement") }), h("th", { text: t("table.whists") }),
       h("th", { text: t("table.money") }))),
     h("tbody", {}, names.map((name, i) => h("tr", {}, h("td", { text: name }),
-      h("td", { text: String(settlement.whists?.[i] ?? "") }),
+      h("td", { text: formatWhists(settlement.whists?.[i] ?? "") }),
       h("td", { text: formatMoney(settlement.money?.[i] ?? "") })))));
 }
 

@@ -5,7 +5,7 @@ import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { drawPulka } from "../table/sheet.js";
 import { archiveCss, memberLink, outcomeText, settlementTable } from "./archive-common.js";
 import { chainCheckCard } from "./chain-check.js";
@@ -65,7 +65,7 @@ function pulkaList(pulkas) {
         p.practice ? h("span", { class: "badge", text: t("table.practice") }) : null,
         p.preset && p.preset !== "club" ? h("span", { class: "badge", text: t(`preset.${p.preset}`) }) : null),
       h("p", { class: "small muted" }, `${fmtTime(p.finished_at || p.started_at, true)} · ${ended} · ${t("lobby.target")} ${p.target} · ${t("history.deals")} ${p.deals}`),
-      p.settlement ? h("p", { class: "small" }, p.names.map((n, i) => `${n}: ${p.settlement.whists?.[i] ?? ""} (${formatMoney(p.settlement.money?.[i] ?? "")})`).join(" · ")) : null,
+      p.settlement ? h("p", { class: "small" }, p.names.map((n, i) => `${n}: ${formatWhists(p.settlement.whists?.[i] ?? "")} (${formatMoney(p.settlement.money?.[i] ?? "")})`).join(" · ")) : null,
       show, detail));
   }
   return list;

@@ -8,7 +8,7 @@ import { get } from "../api.js";
 import { attempt, fmtDate } from "../app.js";
 import { h, s } from "../dom.js";
 import { t, tn } from "../i18n.js";
-import { formatDecimal, formatMoney } from "../money.js";
+import { formatDecimal, formatMoney, formatWhists } from "../money.js";
 import { memberLink, outcomeText } from "./archive-common.js";
 
 function table(testid, head, rows) {
@@ -146,7 +146,7 @@ export async function renderMember(root, { args }) {
         h("td", { text: fmtDate(`${p.night}T12:00:00Z`, { year: true }) }),
         h("td", { text: String(p.table_id) }),
         h("td", { text: p.players.join(", ") + (p.left ? ` (${t("member.left")})` : "") }),
-        h("td", { class: "num", text: p.whists }),
+        h("td", { class: "num", text: formatWhists(p.whists) }),
         h("td", { class: "num", text: formatMoney(p.money) }),
         h("td", {}, h("a", { href: `#/sheet/${p.pulka_id}`, text: `${t("archive.pulka")} ${p.pulka_id}` }))))));
   }
@@ -159,7 +159,7 @@ export async function renderMember(root, { args }) {
         h("td", { text: `${d.pulka_id} · ${t("history.table")} ${d.table_id}` }),
         h("td", {}, h("a", { href: `#/replay/${d.pulka_id}/${d.deal_no}`,
           text: `${t("member.deal")} ${d.deal_no}: ${outcomeText(d.outcome, d.names)}` })),
-        h("td", { class: "num", text: d.loss })))));
+        h("td", { class: "num", text: formatWhists(d.loss) })))));
   }
   root.append(h("h2", { text: t("member.luckTitle") }), await luckSection(data.member.id));
   root.append(h("h2", { text: t("member.h2hTitle") }),
@@ -170,7 +170,7 @@ export async function renderMember(root, { args }) {
       data.head_to_head.map((line) => h("tr", {},
         h("td", {}, memberLink(line.member_id, line.name)),
         h("td", { class: "num", text: String(line.pulkas) }),
-        h("td", { class: "num", text: line.whists }),
+        h("td", { class: "num", text: formatWhists(line.whists) }),
         h("td", { class: "num", text: formatMoney(line.money) })))));
   }
 }

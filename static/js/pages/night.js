@@ -8,7 +8,7 @@ import { get, post } from "../api.js";
 import { attempt, fmtDateTime, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { drawPulka } from "../table/sheet.js";
 import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
 
@@ -44,7 +44,7 @@ function playersTable(players) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col", text: t("night.player") }),
       h("th", { scope: "col", text: t("table.whists") }), h("th", { scope: "col", text: t("table.money") }))),
     h("tbody", {}, players.map((p) => h("tr", {}, h("td", { text: p.name }),
-      h("td", { text: String(p.whists) }), h("td", { text: formatMoney(p.money) })))));
+      h("td", { text: formatWhists(p.whists) }), h("td", { text: formatMoney(p.money) })))));
 }
 
 function tableCard(tb) {

@@ -8,6 +8,7 @@ import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { callText, cardFace } from "../table/cards.js";
 import { drawPulka } from "../table/sheet.js";
+import { formatWhists } from "../money.js";
 
 const POLL_MS = 2000;
 const ROTATE_S = 12;
@@ -59,7 +60,7 @@ function standingsView(board, index, count) {
         "standings.ordinal"].map((key) => h("th", { scope: "col", text: t(key) })))),
       h("tbody", {}, board.lines.map((line) => h("tr", { class: line.rank === null ? "muted" : "" },
         h("td", { text: line.rank ?? "—" }), h("td", { text: line.name }),
-        h("td", { class: "num", text: line.whists_per_pulka ?? "—" }),
+        h("td", { class: "num", text: line.whists_per_pulka === null || line.whists_per_pulka === undefined ? "—" : formatWhists(line.whists_per_pulka) }),
         h("td", { class: "num", text: String(line.pulkas) }),
         h("td", { class: "num", text: line.rating === null ? "—" : String(line.rating) })))))
       : h("p", { class: "room-none", text: t("standings.none") }));

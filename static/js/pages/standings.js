@@ -6,7 +6,7 @@ import { get } from "../api.js";
 import { attempt, go } from "../app.js";
 import { h } from "../dom.js";
 import { t, tn } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { archiveCss, memberLink } from "./archive-common.js";
 
 const ORDERS = ["whists", "money", "pulkas", "nights", "rating"];
@@ -56,11 +56,11 @@ export async function renderStandings(root, { args }) {
     h("tbody", {}, data.lines.map((line) => h("tr", { class: line.qualified ? null : "muted" },
       h("td", { text: line.rank === null ? "—" : String(line.rank) }),
       h("td", {}, memberLink(line.member_id, line.name)),
-      h("td", { text: line.whists_per_pulka ?? "—" }),
+      h("td", { text: line.whists_per_pulka === null || line.whists_per_pulka === undefined ? "—" : formatWhists(line.whists_per_pulka) }),
       h("td", { text: line.money_per_pulka ?? "—" }),
       h("td", { text: String(line.pulkas) }),
       h("td", { text: String(line.nights) }),
-      h("td", { text: line.whists }),
+      h("td", { text: formatWhists(line.whists) }),
       h("td", { text: formatMoney(line.money) }),
       h("td", { text: fixed(line.rating?.ordinal, 1) }),
       h("td", { text: line.rating ? `${fixed(line.rating.mu, 1)} ± ${fixed(line.rating.sigma, 1)}` : "—" }))))))));

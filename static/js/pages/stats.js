@@ -5,7 +5,7 @@ import { get } from "../api.js";
 import { attempt, fmtDate, go } from "../app.js";
 import { h, s } from "../dom.js";
 import { t } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { archiveCss } from "./archive-common.js";
 
 const COLUMNS = [
@@ -29,7 +29,7 @@ export async function renderStats(root, { args, me }) {
         class: m.member_id === chosen ? "chosen" : null, tabindex: "0",
         onclick: () => go(`#/stats/${m.member_id}`),
         onkeydown: (ev) => { if (ev.key === "Enter") go(`#/stats/${m.member_id}`); },
-      }, h("td", { text: m.name }), COLUMNS.map(([field]) => h("td", { text: field === "money" ? formatMoney(m[field]) : String(m[field]) }))))))));
+      }, h("td", { text: m.name }), COLUMNS.map(([field]) => h("td", { text: field === "money" ? formatMoney(m[field]) : field.includes("whists") ? formatWhists(m[field]) : String(m[field]) }))))))));
   }
   const one = await attempt(() => get(`/api/members/${chosen}/stats`));
   if (!one) return;
@@ -40,7 +40,7 @@ export async function renderStats(root, { args, me }) {
     return;
   }
   box.append(chart(one.series),
-    h("p", { class: "small" }, `${t("stats.pulkas")}: ${one.pulkas} · ${t("stats.whists")}: ${one.whists} · ${t("stats.money")}: ${formatMoney(one.money)} · ${t("stats.average")}: ${one.average_whists}`));
+    h("p", { class: "small" }, `${t("stats.pulkas")}: ${one.pulkas} · ${t("stats.whists")}: ${formatWhists(one.whists)} · ${t("stats.money")}: ${formatMoney(one.money)} · ${t("stats.average")}: ${formatWhists(one.average_whists)}`));
 }
 
 /** The pulka's day in the club's time zone, as the history shows it. */
@@ -75,7 +75,7 @@ function chart(series) {
     const v = Number(p.whists);
     const top = Math.min(y(v), y(0));
     svg.append(s("rect", { class: v >= 0 ? "bar-pos" : "bar-neg", x: x(i) - bw / 2, y: top, width: bw,
-      height: Math.max(1, Math.abs(y(v) - y(0))) }, s("title", { text: `#${p.pulka_id}: ${p.whists} (${formatMoney(p.money)})` })));
+      height: Math.max(1, Math.abs(y(v) - y(0))) }, s("title", { text: `#${p.pulka_id}: ${formatWhists(p.whists)} (${formatMoney(p.money)})` })));
     if (series.length <= 16 || i % Math.ceil(series.length / 16) === 0) {
       svg.append(s("text", { x: x(i), y: H - pad.b + 14, "text-anchor": "middle", text: dayOf(p.date) }),
         s("text", { x: x(i), y: H - pad.b + 28, "text-anchor": "middle", text: `#${p.pulka_id}` }));

@@ -12,7 +12,7 @@ import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { loadPresets, presetList, presetOf, presetTitle } from "../presets.js";
 import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
@@ -889,15 +889,10 @@ export async function renderTable(root, { args, me }) {
   }
 
   /** A number as the page's language writes it (a decimal comma in Russian). */
-  function localNumber(value) {
-    const text = String(value);
-    return lang() === "ru" ? text.replace(".", ",") : text;
-  }
-
   function settlementView(settlement) {
     const rows = (settlement.whists || []).map((w, i) => h("tr", {},
-      h("td", { text: nameOf(i) }), h("td", { text: localNumber(w) }),
-      h("td", { text: localNumber(settlement.rounded?.[i] ?? "") }),
+      h("td", { text: nameOf(i) }), h("td", { text: formatWhists(w) }),
+      h("td", { text: formatWhists(settlement.rounded?.[i] ?? "") }),
       h("td", { text: formatMoney(settlement.money?.[i] ?? "") })));
     return h("div", { class: "settle-box", "data-testid": "settlement" },
       h("p", { class: "ended", text: endedText(st.info.ended, st.info.notice) }),
