@@ -51,11 +51,12 @@ WARM_UP = 5
 LUCK_ROWS = text(
     """
     INSERT INTO deal_luck (table_id, deal_no, seat, pulka_id, member_id, ended_at, night,
-                           worth, bidding, defence, play, complete, version)
+                           worth, bidding, defence, play, complete, head, version)
     SELECT e.table_id, (e.payload->>'deal_no')::int, ts.seat, p.id, ts.member_id, e.created_at,
            (e.created_at AT TIME ZONE :zone - interval '6 hours')::date,
            round((random() * 80)::numeric, 2), round((random() * 20)::numeric, 2),
-           round((random() * 10)::numeric, 2), round((random() * 30)::numeric, 2), true, 1
+           round((random() * 10)::numeric, 2), round((random() * 30)::numeric, 2), true,
+           ts.seat = min(ts.seat) OVER (PARTITION BY e.table_id, e.seq), 1
     FROM table_events e
     JOIN tables t ON t.id = e.table_id AND NOT t.practice AND t.mode = 'live'
     JOIN pulkas p ON p.table_id = e.table_id

@@ -107,11 +107,7 @@ async def pending(db: AsyncSession, limit: int = PASS_SIZE) -> list[EndedDeal]:
 async def progress(db: AsyncSession) -> dict[str, int]:
     """How far the weighing is: the club's finished deals and how many are weighed."""
     total = int(await db.scalar(TOTAL) or 0)
-    done = await db.scalar(
-        select(func.count()).select_from(
-            select(DealLuck.table_id, DealLuck.deal_no).distinct().subquery()
-        )
-    )
+    done = await db.scalar(select(func.count()).select_from(DealLuck).where(DealLuck.head))
     return {"deals": total, "weighed": min(total, int(done or 0))}
 
 
@@ -146,7 +142,8 @@ def _rows(
     }
     if not figures:
         zero = dict.fromkeys(FIGURES, Decimal(0))
-        return [{**base, **zero, "seat": SKIPPED_SEAT, "member_id": None, "complete": False}]
+        skipped = {"seat": SKIPPED_SEAT, "member_id": None, "complete": False, "head": True}
+        return [{**base, **zero, **skipped}]
     return [
         {
             **base,
@@ -154,8 +151,9 @@ def _rows(
             "seat": seat,
             "member_id": member_ids[seat] if seat < len(member_ids) else None,
             "complete": values[4],
+            "head": n == 0,
         }
-        for seat, values in sorted(figures.items())
+        for n, (seat, values) in enumerate(sorted(figures.items()))
     ]
 
 

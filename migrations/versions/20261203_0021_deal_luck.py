@@ -37,6 +37,7 @@ def upgrade() -> None:
         sa.Column('defence', sa.Numeric(precision=12, scale=2), nullable=False),
         sa.Column('play', sa.Numeric(precision=12, scale=2), nullable=False),
         sa.Column('complete', sa.Boolean(), nullable=False),
+        sa.Column('head', sa.Boolean(), nullable=False),
         sa.Column('version', sa.SmallInteger(), nullable=False),
         sa.CheckConstraint('seat >= -1', name=op.f('ck_deal_luck_seat')),
         sa.ForeignKeyConstraint(['member_id'], ['members.id'],
@@ -49,9 +50,12 @@ def upgrade() -> None:
     )
     op.create_index('ix_deal_luck_member', 'deal_luck', ['member_id', 'night'])
     op.create_index('ix_deal_luck_pulka', 'deal_luck', ['pulka_id'])
+    op.create_index('ix_deal_luck_heads', 'deal_luck', ['table_id', 'deal_no'],
+                    postgresql_where=sa.text('head'))
 
 
 def downgrade() -> None:
+    op.drop_index('ix_deal_luck_heads', table_name='deal_luck')
     op.drop_index('ix_deal_luck_pulka', table_name='deal_luck')
     op.drop_index('ix_deal_luck_member', table_name='deal_luck')
     op.drop_table('deal_luck')

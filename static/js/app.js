@@ -25,10 +25,37 @@ export function notify(message, kind = "error") {
   if (kind !== "error") noticeTimer = setTimeout(() => { box.hidden = true; }, 4000);
 }
 
-/** Run an async action; show its error to the user instead of throwing. */
+/** The button the member just pressed (clicked, or the submit button of the form he pressed
+ * Enter in), if any: the one an action started from. */
+function pressedButton() {
+  const active = document.activeElement;
+  if (active instanceof HTMLButtonElement) return active;
+  if (active && active.form) return active.form.querySelector("button[type=submit], button:not([type])");
+  return null;
+}
+
+/** Hide the error notice (an action has since succeeded). */
+export function clearError() {
+  const box = document.getElementById("notice");
+  if (box.classList.contains("notice-error")) box.hidden = true;
+}
+
+/**
+ * Run an async action; show its error to the user instead of throwing. When a button started
+ * it, the button is disabled until the answer comes (a second click cannot send it twice), and
+ * a success clears the red notice an earlier attempt left.
+ */
 export async function attempt(action) {
+  const button = pressedButton();
+  const wasDisabled = button ? button.disabled : false;
+  if (button) {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+  }
   try {
-    return await action();
+    const result = await action();
+    if (button) clearError();
+    return result;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401 && !["login_failed", "wrong_credentials"].includes(err.code)) {
       me = null;
@@ -36,6 +63,11 @@ export async function attempt(action) {
     }
     notify(describeError(err));
     return undefined;
+  } finally {
+    if (button) {
+      button.removeAttribute("aria-busy");
+      if (!wasDisabled) button.disabled = false;
+    }
   }
 }
 
@@ -154,8 +186,7 @@ async function route() {
     cleanup();
     cleanup = null;
   }
-  const box = document.getElementById("notice");
-  if (box.classList.contains("notice-error")) box.hidden = true;
+  clearError();
   const [name, ...args] = location.hash.replace(/^#\/?/, "").split("/");
   let page = name || "lobby";
   if (location.pathname === "/reset-password" && !name) page = "reset";

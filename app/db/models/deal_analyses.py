@@ -22,6 +22,7 @@ from sqlalchemy import (
     Numeric,
     SmallInteger,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -59,6 +60,7 @@ class DealLuck(Base):
         CheckConstraint("seat >= -1", name="seat"),
         Index("ix_deal_luck_member", "member_id", "night"),
         Index("ix_deal_luck_pulka", "pulka_id"),
+        Index("ix_deal_luck_heads", "table_id", "deal_no", postgresql_where=text("head")),
     )
 
     table_id: Mapped[int] = mapped_column(
@@ -80,4 +82,7 @@ class DealLuck(Base):
     defence: Mapped[Decimal] = mapped_column(Numeric(12, 2), nullable=False)
     play: Mapped[Decimal] = mapped_column(Numeric(12, 2), nullable=False)
     complete: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    head: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    """True on one row per deal (its lowest seat, or the skipped row): the weighed deals are
+    counted on a small partial index instead of a distinct count over every row."""
     version: Mapped[int] = mapped_column(SmallInteger, nullable=False)
