@@ -10,9 +10,10 @@ member), 404 ``season_unknown``, 422 ``bad_season``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 
 from app.api.deps import CurrentMember, SessionDep
 from app.api.error_answers import service_errors
@@ -26,16 +27,16 @@ from app.services.service_errors import NotFoundError
 router = APIRouter(prefix="/api", tags=["luck"], responses=ERRORS)
 
 
-@router.get("/members/{member_id}/luck")
+@router.get("/members/{member_id}/luck", response_class=JSONResponse)
 async def member_luck(
     member_id: IdPath,
     member: CurrentMember,
     db: SessionDep,
     season: Annotated[str, Query(max_length=12, description="a season id, or `all`")] = "all",
-) -> dict[str, Any]:
+) -> JSONResponse:
     """A member's luck and skill figures in whists (docs/luck.md) over a season or all-time:
     ``totals``, ``pulkas`` (newest first) and ``nights`` (for the plot), with ``progress``
-    (how many of the club's finished deals are weighed yet)."""
+    (how many of the club's finished deals are weighed yet, as read in the last 10 s)."""
     season_id = parse_season(season)
     with service_errors():
         if await db.get(Member, member_id) is None:
@@ -44,12 +45,24 @@ async def member_luck(
     first = None if chosen is None else chosen.first_day
     last = None if chosen is None else chosen.last_day
     figures = await deal_luck.member_luck(db, member_id, first, last)
-    return {
-        "member_id": member_id,
-        "season": None if chosen is None else season_service.snapshot(chosen),
-        **figures,
-        "progress": await deal_luck.progress(db),
-    }
+    season_json = (
+        None
+        if chosen is None
+        else {
+            "id": chosen.id,
+            "name": chosen.name,
+            "first_day": chosen.first_day.isoformat(),
+            "last_day": chosen.last_day.isoformat(),
+        }
+    )
+    return JSONResponse(
+        {
+            "member_id": member_id,
+            "season": season_json,
+            **figures,
+            "progress": await deal_luck.recent_progress(db),
+        }
+    )
 
 
 @router.get("/luck/progress")

@@ -178,6 +178,7 @@ from app.rules.scoring.record import export_document, parse_document, score_docu
 from app.rules.scoring.settlement import Settlement, settle
 from app.rules.scoring.sheet import Entry, Sheet, json_number, running_totals, score_deal
 from app.rules.scoring.statistics import (
+    SEAT_CHANGE_KINDS,
     SEATING_KINDS,
     TALLY_KINDS,
     LogFact,
@@ -198,6 +199,7 @@ __all__ = [
     "LUCK_VERSION",
     "PRESET_NAMES",
     "SEATING_KINDS",
+    "SEAT_CHANGE_KINDS",
     "STRAINS",
     "SUIT_LETTERS",
     "TABLE_SIZES",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -45,21 +46,26 @@ SKIPPED_SEAT = -1
 CENT = Decimal("0.01")
 FIGURES = ("worth", "bidding", "defence", "play")
 
-CLUB_DEALS = """
-    FROM table_events e
-    JOIN tables t ON t.id = e.table_id AND NOT t.practice AND t.mode = 'live'
-    JOIN pulkas p ON p.table_id = e.table_id
-    WHERE e.kind = 'deal_ended'
+CLUB_PULKAS = """
+    FROM pulkas p
+    JOIN tables t ON t.id = p.table_id AND NOT t.practice AND t.mode = 'live'
 """
-PENDING = text(
-    "SELECT e.table_id, (e.payload->>'deal_no')::int AS deal_no, p.id AS pulka_id, e.seq, "
-    "e.created_at"
-    + CLUB_DEALS
-    + " AND NOT EXISTS (SELECT 1 FROM deal_luck l WHERE l.table_id = e.table_id "
-    "AND l.deal_no = (e.payload->>'deal_no')::int) "
-    "ORDER BY e.created_at DESC, e.table_id DESC LIMIT :limit"
+WAITING_TABLES = text(
+    "SELECT p.table_id, p.id" + CLUB_PULKAS + "WHERE p.deals > (SELECT count(*) FROM deal_luck l "
+    "WHERE l.table_id = p.table_id AND l.head) ORDER BY p.table_id DESC LIMIT :limit"
 )
-TOTAL = text("SELECT count(*)" + CLUB_DEALS)
+"""The newest club tables with a finished deal not weighed yet: a pulka's ``deals`` (its
+scored deals, one per ``deal_ended``) against its weighed deals (one head row each), so an
+archive whose deals are all weighed costs one probe of a small index per pulka."""
+WAITING_DEALS = text(
+    "SELECT e.seq, (e.payload->>'deal_no')::int AS deal_no, e.created_at FROM table_events e "
+    "WHERE e.table_id = :table_id AND e.kind = 'deal_ended' AND NOT EXISTS (SELECT 1 "
+    "FROM deal_luck l WHERE l.table_id = e.table_id AND l.deal_no = (e.payload->>'deal_no')::int"
+    ") ORDER BY e.seq DESC"
+)
+TOTAL = text("SELECT coalesce(sum(p.deals), 0)" + CLUB_PULKAS)
+PROGRESS_SECONDS = 10.0
+"""How long the member's page may show a progress figure it read before (a club-wide count)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +105,20 @@ def weigh_stored(
 
 
 async def pending(db: AsyncSession, limit: int = PASS_SIZE) -> list[EndedDeal]:
-    """The newest finished club deals not weighed yet."""
-    rows = (await db.execute(PENDING, {"limit": limit})).all()
-    return [EndedDeal(*row) for row in rows]
+    """Up to ``limit`` finished club deals not weighed yet, the newest tables' first and each
+    table's newest deal first."""
+    out: list[EndedDeal] = []
+    for table_id, pulka_id in (await db.execute(WAITING_TABLES, {"limit": limit})).all():
+        for seq, deal_no, ended_at in await db.execute(WAITING_DEALS, {"table_id": table_id}):
+            out.append(EndedDeal(table_id, deal_no, pulka_id, seq, ended_at))
+            if len(out) == limit:
+                return out
+    return out
 
 
 async def progress(db: AsyncSession) -> dict[str, int]:
-    """How far the weighing is: the club's finished deals and how many are weighed."""
+    """How far the weighing is: the club's finished deals (of live club tables) and how many
+    are weighed."""
     total = int(await db.scalar(TOTAL) or 0)
     done = await db.scalar(select(func.count()).select_from(DealLuck).where(DealLuck.head))
     return {"deals": total, "weighed": min(total, int(done or 0))}
@@ -187,6 +200,19 @@ async def weigh(db: AsyncSession, pool: WorkerPool, deal: EndedDeal) -> int:
     return written
 
 
+_last_progress: tuple[float, dict[str, int]] | None = None
+
+
+async def recent_progress(db: AsyncSession) -> dict[str, int]:
+    """:func:`progress` as read at most :data:`PROGRESS_SECONDS` ago in this process: the
+    member's page shows it beside his own figures, which stay exact."""
+    global _last_progress
+    now = time.monotonic()
+    if _last_progress is None or now - _last_progress[0] > PROGRESS_SECONDS:
+        _last_progress = (now, await progress(db))
+    return dict(_last_progress[1])
+
+
 class LuckPass:
     """The background pass of one server: weighs finished club deals, newest first."""
 
@@ -245,6 +271,18 @@ PULKAS_SHOWN = 200
 """The newest pulkas listed with their figures."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Totals:
+    """A member's sums over the nights (added up exactly from the nights' sums)."""
+
+    deals: int
+    incomplete: int
+    worth: Decimal
+    bidding: Decimal
+    defence: Decimal
+    play: Decimal
+
+
 def _sums() -> list[Any]:
     return [func.coalesce(func.sum(getattr(DealLuck, f)), 0).label(f) for f in FIGURES]
 
@@ -266,9 +304,6 @@ async def member_luck(
     if last is not None:
         where.append(DealLuck.night <= last)
     incomplete = func.count().filter(DealLuck.complete.is_(False)).label("incomplete")
-    total = (
-        await db.execute(select(func.count().label("deals"), incomplete, *_sums()).where(*where))
-    ).one()
     pulkas = (
         await db.execute(
             select(
@@ -286,12 +321,17 @@ async def member_luck(
     ).all()
     nights = (
         await db.execute(
-            select(DealLuck.night, func.count().label("deals"), *_sums())
+            select(DealLuck.night, func.count().label("deals"), incomplete, *_sums())
             .where(*where)
             .group_by(DealLuck.night)
             .order_by(DealLuck.night)
         )
     ).all()
+    total = _Totals(
+        deals=sum(n.deals for n in nights),
+        incomplete=sum(n.incomplete for n in nights),
+        **{f: sum((Decimal(getattr(n, f)) for n in nights), Decimal(0)) for f in FIGURES},
+    )
     return {
         "totals": {"deals": total.deals, "incomplete": total.incomplete, **_figures(total)},
         "pulkas": [

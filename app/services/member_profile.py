@@ -20,13 +20,14 @@ pulka_id)`` or a primary key. Money and whists stay exact (decimal strings).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, case, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -34,14 +35,17 @@ from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.season import RatedPulka
 from app.db.models.table import TableEvent
+from app.rules import SEAT_CHANGE_KINDS
 from app.services import rating
 from app.services.accounts import get_member
 from app.services.standings import night_of
 
 PULKAS_SHOWN = 200
 """The newest pulkas listed on the page."""
-DEALS_SCANNED_PULKAS = 100
-"""The newest pulkas whose deals are searched for the costliest ones."""
+DEALS_SCANNED_PULKAS = 30
+"""The newest pulkas whose deals are searched for the costliest ones: most of a season of
+Mondays for a regular. Each deal's writes are read and weighed on every visit, so the page of
+a member of hundreds of pulkas stays under 100 ms (docs/performance.md, bench.pages)."""
 COSTLIEST = 10
 """The costliest deals shown."""
 POINT_IN_WHISTS = 10
@@ -58,10 +62,12 @@ def deal_loss(entries: Iterable[Mapping[str, Any]], players: int, seat: int) -> 
     ...            {"seat": 1, "column": "whists", "amount": 6, "on": 0}], 3, 0)
     Fraction(26, 1)
     """
-    hill = [Fraction(0)] * players
-    net = Fraction(0)
+    hill: list[int | Fraction] = [0] * players
+    net: int | Fraction = 0
     for entry in entries:
-        amount = Fraction(str(entry.get("amount", 0)))
+        raw = entry.get("amount", 0)
+        # whole amounts (nearly all) stay ints: a Fraction per entry was most of the page's time
+        amount = raw if type(raw) is int else Fraction(str(raw))
         writer, column = entry.get("seat"), entry.get("column")
         if column == "hill" and isinstance(writer, int) and 0 <= writer < players:
             hill[writer] += amount
@@ -70,8 +76,9 @@ def deal_loss(entries: Iterable[Mapping[str, Any]], players: int, seat: int) -> 
                 net += amount
             if writer == seat:
                 net -= amount
-    mean = sum(hill, Fraction(0)) / players
-    return POINT_IN_WHISTS * (hill[seat] - mean) + net
+    total = sum(hill)
+    # 10·(hill − total/players) + net, over one denominator: one Fraction per deal
+    return Fraction(POINT_IN_WHISTS * (hill[seat] * players - total) + net * players) / players
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,8 @@ class CostlyDeal:
     loss: Fraction
     outcome: Mapping[str, Any]
     names: Sequence[str]
+    seq: int = 0
+    """The ``seq`` of its ``deal_ended`` event."""
 
 
 def _text(value: Decimal | Fraction) -> str:
@@ -178,8 +187,10 @@ def costliest(deals: Iterable[CostlyDeal], count: int = COSTLIEST) -> list[Costl
 
 
 async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
-    """Every finished deal of his newest pulkas with what it cost him: each deal's seating
-    comes from the ``deal_started`` event before it, its writes from its ``deal_ended``."""
+    """Every finished deal of his newest pulkas with what it cost him (its ``outcome`` left
+    empty: :func:`_with_outcomes` reads it for the few shown). A deal's seating is the last
+    seat change before it (``deal_started`` only repeats it, so its large payload is not read);
+    its writes come from its ``deal_ended``."""
     pulkas = (
         await db.execute(
             select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs)
@@ -196,29 +207,31 @@ async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
         for pulka_id, table_id, seqs in pulkas
         for no, (first, last) in seqs.items()
     }
+    seating_changes = TableEvent.kind.in_(SEAT_CHANGE_KINDS)
     events = (
         await db.execute(
             select(
                 TableEvent.table_id,
+                TableEvent.seq,
                 TableEvent.kind,
                 TableEvent.payload["deal_no"].as_integer(),
-                TableEvent.payload["member_ids"],
-                TableEvent.payload["names"],
-                TableEvent.payload["entries"],
-                TableEvent.payload["outcome"],
+                case((seating_changes, TableEvent.payload["member_ids"])),
+                case((seating_changes, TableEvent.payload["names"])),
+                case((TableEvent.kind == "deal_ended", TableEvent.payload["entries"])),
             )
             .where(
                 TableEvent.table_id.in_(sorted({t for _, t, _ in pulkas})),
-                TableEvent.kind.in_(("deal_started", "deal_ended")),
+                TableEvent.kind.in_((*SEAT_CHANGE_KINDS, "deal_ended")),
             )
             .order_by(TableEvent.table_id, TableEvent.seq)
         )
     ).all()
     seating: dict[int, tuple[Sequence[int | None], Sequence[str]]] = {}
     out: list[CostlyDeal] = []
-    for table_id, kind, deal_no, member_ids, names, entries, outcome in events:
-        if kind == "deal_started":
-            seating[table_id] = (member_ids or [], names or [])
+    for table_id, seq, kind, deal_no, member_ids, names, entries in events:
+        if kind != "deal_ended":
+            if member_ids is not None:
+                seating[table_id] = (member_ids, names or [])
             continue
         ids, seated = seating.get(table_id, ([], []))
         ids = list(ids)
@@ -226,8 +239,24 @@ async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
         if span is None or member_id not in ids:
             continue
         loss = deal_loss(entries or [], len(ids), ids.index(member_id))
-        out.append(CostlyDeal(span[0], table_id, deal_no, loss, outcome or {}, list(seated)))
+        out.append(CostlyDeal(span[0], table_id, deal_no, loss, {}, list(seated), seq))
     return out
+
+
+async def _with_outcomes(db: AsyncSession, deals: Sequence[CostlyDeal]) -> list[CostlyDeal]:
+    """``deals`` with the outcome of each read from its ``deal_ended`` event."""
+    if not deals:
+        return []
+    keys = [(d.table_id, d.seq) for d in deals]
+    found = {
+        (table_id, seq): outcome
+        for table_id, seq, outcome in await db.execute(
+            select(TableEvent.table_id, TableEvent.seq, TableEvent.payload["outcome"]).where(
+                tuple_(TableEvent.table_id, TableEvent.seq).in_(keys)
+            )
+        )
+    }
+    return [dataclasses.replace(d, outcome=found.get((d.table_id, d.seq)) or {}) for d in deals]
 
 
 async def _head_to_head(db: AsyncSession, member_id: int) -> list[dict[str, Any]]:
@@ -291,7 +320,7 @@ async def profile(db: AsyncSession, member_id: int) -> dict[str, Any]:
                 "outcome": dict(d.outcome),
                 "names": list(d.names),
             }
-            for d in costliest(await _deals(db, member_id))
+            for d in await _with_outcomes(db, costliest(await _deals(db, member_id)))
         ],
         "head_to_head": await _head_to_head(db, member_id),
     }

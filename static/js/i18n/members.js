@@ -37,7 +37,7 @@ export default {
   "member.left": ["ушёл до конца", "left before the end"],
   "member.none": ["Клубных пулек ещё не было.", "No club pulka yet."],
   "member.costliestTitle": ["Самые дорогие сдачи", "Costliest deals"],
-  "member.costliestHint": ["Сдачи последних пулек, где он потерял больше всего вистов: гора (10 вистов за очко сверх средней) и висты на него за вычетом его вистов. Ссылка открывает разбор сдачи с анализом.", "The deals of his recent pulkas where he lost the most whists: hill (10 whists a point above the mean) and whists written on him less his own. The link opens the deal's replay with the analysis."],
+  "member.costliestHint": ["Сдачи последних 30 пулек (почти сезон), где он потерял больше всего вистов: гора (10 вистов за очко сверх средней) и висты на него за вычетом его вистов. Ссылка открывает разбор сдачи с анализом.", "The deals of his last 30 pulkas (most of a season) where he lost the most whists: hill (10 whists a point above the mean) and whists written on him less his own. The link opens the deal's replay with the analysis."],
   "member.deal": ["Сдача", "Deal"],
   "member.loss": ["Потеря, вистов", "Loss, whists"],
   "member.noLosses": ["Проигранных сдач нет.", "No lost deal."],
