@@ -7,10 +7,12 @@ It builds a fresh database (the embedded PostgreSQL, unless ``DATABASE_URL`` is 
 ``bench.archive_data``'s ``--archive-pulkas`` generated pulkas, backfilled as ``prefclub
 migrate`` does, then ``bench.season``'s ``--mondays`` Mondays of bots (each a club session
 with its tables), a season over them, and luck rows (docs/luck.md) for every finished club
-deal, so the member's page reads as many rows as a club with that archive would have. The
-figures are made up: the bench times reads, not the weighing. Then it starts ``prefclub serve``
-(``PREFCLUB_LUCK=0``) and, as a logged-in member, reads each page ``--reads`` times after a
-warm-up, one request at a time, timing each request at the client:
+deal, so the member's page reads as many rows as a club with that archive would have (the
+figures are made up: the bench times reads, not the weighing), and ``ANALYZE`` so the planner
+has the statistics a lived-in database has. Then it starts ``prefclub serve``
+(``PREFCLUB_LUCK=0``, and ``PREFCLUB_BACKUP_KEEP=0``: no automatic backup of the big
+database while the pages are read) and, as a logged-in member, reads each page ``--reads``
+times after a warm-up, one request at a time, timing each request at the client:
 
 * ``standings_all`` and ``standings_season``: ``GET /api/standings?season=all|<id>``;
 * ``member_profile`` and ``member_luck``: ``GET /api/members/<id>/profile|luck`` of the
@@ -105,6 +107,10 @@ async def prepare(url: str, archive: int, mondays: int, seed: int) -> dict[str, 
             viewer = await make_member(db, "bench-pages-viewer", "Зритель", now, bot=False)
             await db.flush()
             season_id = season.id
+        async with session_scope(make_sessionmaker(eng)) as db:
+            # a club's database that has lived has planner statistics (autovacuum's ANALYZE);
+            # millions of rows just copied in have none until it comes round
+            await db.execute(text("ANALYZE"))
         assert busiest is not None and night is not None
         return {
             "season": season_id,
@@ -142,6 +148,8 @@ async def run(archive: int, mondays: int, reads: int, seed: int) -> dict[str, An
         ids = await prepare(url, archive, mondays, seed)
         server = ServeProcess(url, work / "data", free_port(), log_path=work / "serve.log")
         server.env["PREFCLUB_LUCK"] = "0"
+        # no automatic backups: 40 ended sessions would each start one while the pages are read
+        server.env["PREFCLUB_BACKUP_KEEP"] = "0"
         await server.start()
         try:
             paths = {

@@ -102,6 +102,10 @@ def _play_a_passed_out_deal(pages: list[Any], dealer: int) -> None:
     watcher = pages[playing[0]]
     roles = watcher.locator(f".seat-box[data-seat='{opposite}'] .role").all_inner_texts()
     assert roles == ["не играет"], roles
+    # the two who sit out read why, in words, instead of a box of disabled bids
+    for seat, words in ((dealer, "Вы сдаёте и в этой сдаче не играете"), (opposite, "не играете")):
+        pages[seat].wait_for_selector(f"[data-testid=sits-out]:has-text('{words}')")
+        assert pages[seat].locator("[data-testid=bidbox]").count() == 0
     for _ in range(3):
         index, page = who_can(pages, "#bid-pass")
         assert index in playing

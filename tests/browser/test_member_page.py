@@ -1,7 +1,8 @@
 """The member's page (issue 27) in real Chromium against a real server: a name in the
 standings opens his page with his pulka (linked to its sheet), his rating plotted from its
-history, his figures against the members he played (linked to their pages), in Russian and
-in English. Axe checks the page in tests/browser/test_axe.py."""
+history, his figures against the members he played (linked to their pages) and his luck
+apart from his skill (docs/luck.md), in Russian and in English. Axe checks the page in
+tests/browser/test_axe.py, and here once its luck section is drawn."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.services import analysis_cache
 from app.services.deal_luck import LuckPass
 from tests.browser.conftest import RESULTS
-from tests.browser.test_axe import PASSWORD, _seed
+from tests.browser.test_axe import PASSWORD, _describe, _seed, _serious
 from tests.browser.test_timer_settings import _json, _run
 from tests.browser.test_ui import login
 from tests.support.server import ServerProcess
@@ -72,6 +73,8 @@ def test_a_name_in_the_standings_opens_the_members_page(
     assert page.locator("[data-testid=luck-chart] circle").count() == 2  # one night, two lines
     rows = page.locator("[data-testid=luck-pulkas] tbody tr")
     assert rows.count() == 1 and rows.locator(f"a[href='#/sheet/{seeded['pulka']}']").count() == 1
+    found = _serious(page)  # the luck section drawn: its table, its chart, its season choice
+    assert not found, _describe(found)
     RESULTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1366, "height": 768})
     page.locator("[data-testid=member-luck]").screenshot(path=str(RESULTS / "member-luck-1366.png"))
@@ -84,4 +87,5 @@ def test_a_name_in_the_standings_opens_the_members_page(
     page.wait_for_selector("h2:has-text('Head to head')")
     page.wait_for_selector("th:has-text('Pulkas together')")
     page.wait_for_selector("h2:has-text('Cards and play')")
+    page.wait_for_selector("[data-testid=luck-totals]:has-text('the cards were worth')")
     page.context.close()

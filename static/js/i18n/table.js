@@ -18,6 +18,8 @@ export default {
   "table.deal": ["Сдача", "Deal"],
   "table.dealer": ["сдаёт", "deals"],
   "table.sitsOut": ["не играет", "sits out"],
+  "table.youDealAndSitOut": ["Вы сдаёте и в этой сдаче не играете: торгуются трое других.", "You deal and sit this deal out: the other three bid."],
+  "table.youSitOut": ["В этой сдаче вы не играете — вместе со сдающим ({dealer}).", "You sit this deal out, with the dealer ({dealer})."],
   "table.forehand": ["первая рука", "forehand"],
   "table.toMove": ["Ход", "To move"],
   "table.yourMove": ["Ваш ход", "Your move"],

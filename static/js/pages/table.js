@@ -528,7 +528,15 @@ export async function renderTable(root, { args, me }) {
     }
     if (d.phase === "auction") {
       handled.add("bid");
-      panel.append(h("h2", { text: t("table.bidding") }), bidBox());
+      // R-T6: the four-player dealer, and at five also the seat opposite him, hold no cards:
+      // words instead of a box of disabled bids
+      const out = st.seat !== null && d.players >= 4 && d.hand_sizes
+        && Object.keys(d.hand_sizes).length && !(String(st.seat) in d.hand_sizes)
+        && !legalOf("bid").length;
+      panel.append(h("h2", { text: t("table.bidding") }), out
+        ? h("p", { class: "small", "data-testid": "sits-out",
+          text: t(st.seat === d.dealer ? "table.youDealAndSitOut" : "table.youSitOut", { dealer: nameOf(d.dealer) }) })
+        : bidBox());
     }
     const take = `table.${presetRules().talon}Talon`;  // take (R-C1) or buy (K-5)
     for (const [type, key] of [["take_talon", take], ["return_talon", "table.returnTalon"]]) {
