@@ -219,13 +219,7 @@ class LuckPass:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], pool: WorkerPool) -> None:
         self.sessionmaker = sessionmaker
         self.pool = pool
-        self.weighed = 0
         self._task: asyncio.Task[None] | None = None
-
-    @property
-    def running(self) -> bool:
-        """Is the background task alive?"""
-        return self._task is not None and not self._task.done()
 
     async def run_once(self, limit: int = PASS_SIZE) -> int:
         """Weigh up to ``limit`` of the newest unweighed deals; how many were weighed.
@@ -237,7 +231,6 @@ class LuckPass:
             async with self.sessionmaker() as db:
                 await weigh(db, self.pool, deal)
             done += 1
-            self.weighed += 1
         return done
 
     async def _loop(self) -> None:

@@ -6,34 +6,34 @@ import { lang } from "./i18n.js";
 
 const NUMBER = /^[-+]?\d+(\.\d+)?$/;
 
+/** The digits of a number text in the page's language: a true minus sign, the language's
+ * digit groups and decimal mark; `places` fixes the decimals (padded, cut), `null` keeps them. */
+function localDigits(text, places) {
+  const negative = text.startsWith("-") && /[1-9]/.test(text);
+  const [whole, fraction] = text.replace(/^[-+]/, "").split(".");
+  const ru = lang() === "ru";
+  const grouped = String(BigInt(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ru ? "\u00a0" : ",");
+  const kept = places === null ? fraction : `${fraction ?? ""}${"0".repeat(places)}`.slice(0, places);
+  const tail = kept === undefined || kept === "" ? "" : `${ru ? "," : "."}${kept}`;
+  return `${negative ? "\u2212" : ""}${grouped}${tail}`;
+}
+
 /** `value` (a decimal string or number) with two decimals in the page's language, or the text
  * unchanged when it is not a number. */
 export function formatDecimal(value) {
   const text = String(value ?? "").trim();
-  if (!NUMBER.test(text)) return text;
-  const negative = text.startsWith("-") && /[1-9]/.test(text);
-  const [whole, fraction = ""] = text.replace(/^[-+]/, "").split(".");
-  const ru = lang() === "ru";
-  const grouped = String(BigInt(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ru ? "\u00a0" : ",");
-  const hundredths = `${fraction}00`.slice(0, 2);
-  return `${negative ? "\u2212" : ""}${grouped}${ru ? "," : "."}${hundredths}`;
+  return NUMBER.test(text) ? localDigits(text, 2) : text;
 }
 
 /** `value` (a decimal string or number of roubles) as the club's money text. */
 export function formatMoney(value) {
   const text = String(value ?? "").trim();
-  return NUMBER.test(text) ? `${formatDecimal(text)}\u00a0₽` : text;
+  return NUMBER.test(text) ? `${localDigits(text, 2)}\u00a0₽` : text;
 }
 
 /** Whists as the sheet writes them: the server's exact figure with the digits it has («−85»,
  * «37,8», «−26,67»), a true minus sign, the language's decimal mark and digit groups. */
 export function formatWhists(value) {
   const text = String(value ?? "").trim();
-  if (!NUMBER.test(text)) return text;
-  const negative = text.startsWith("-") && /[1-9]/.test(text);
-  const [whole, fraction] = text.replace(/^[-+]/, "").split(".");
-  const ru = lang() === "ru";
-  const grouped = String(BigInt(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ru ? "\u00a0" : ",");
-  const tail = fraction === undefined ? "" : `${ru ? "," : "."}${fraction}`;
-  return `${negative ? "\u2212" : ""}${grouped}${tail}`;
+  return NUMBER.test(text) ? localDigits(text, null) : text;
 }

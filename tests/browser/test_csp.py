@@ -25,7 +25,9 @@ def _api(base: str, password: str) -> httpx.Client:
     return client
 
 
-def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess, browser: Any) -> None:
+def admin_table(server: ServerProcess, logins: tuple[str, str]) -> int:
+    """The first admin gets ``PASSWORD``, two new members ``logins``, and a table of the three
+    (target 10); its id."""
     base = server.base_url
     api = _api(base, first_admin_password(server))
     api.post(
@@ -34,12 +36,18 @@ def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess, brow
     ).raise_for_status()
     api = _api(base, PASSWORD)
     ids = [api.get("/api/auth/me").json()["id"]]
-    for login in ("csp1", "csp2"):
+    for login in logins:
         created = api.post("/api/members", json={"login": login, "display_name": login})
         created.raise_for_status()
         ids.append(created.json()["member"]["id"])
     table = api.post("/api/tables", json={"seats": ids, "target": 10})
     table.raise_for_status()
+    return int(table.json()["id"])
+
+
+def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess, browser: Any) -> None:
+    base = server.base_url
+    table_id = admin_table(server, ("csp1", "csp2"))
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ru-RU")
     page = context.new_page()
@@ -62,7 +70,7 @@ def test_pages_and_a_live_table_run_under_the_policy(server: ServerProcess, brow
     for route in ("#/members", "#/fund", "#/history", "#/lobby"):
         page.goto(f"{base}/{route}")
         page.wait_for_load_state("networkidle")
-    page.goto(f"{base}/#/table/{table.json()['id']}")
+    page.goto(f"{base}/#/table/{table_id}")
     page.wait_for_selector(".conn:has-text('На связи')")  # the websocket connected
     page.wait_for_selector("[data-testid=sheet] svg.pulka")
     assert not violations, violations

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import first_admin_password
-from tests.browser.test_csp import PASSWORD, _api
+from tests.browser.test_csp import PASSWORD, _api, admin_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -60,20 +60,7 @@ def test_the_cache_holds_the_shell_and_never_an_answer_of_the_api(
     server: ServerProcess, browser: Any
 ) -> None:
     base = server.base_url
-    first = first_admin_password(server)
-    api = _api(base, first)
-    changed = api.post(
-        "/api/auth/password", json={"current_password": first, "new_password": PASSWORD}
-    )
-    assert changed.status_code in (200, 204), changed.text
-    api = _api(base, PASSWORD)
-    ids = [api.get("/api/auth/me").json()["id"]]
-    for login in ("app1", "app2"):
-        created = api.post("/api/members", json={"login": login, "display_name": login})
-        created.raise_for_status()
-        ids.append(created.json()["member"]["id"])
-    table = api.post("/api/tables", json={"seats": ids, "target": 10})
-    table.raise_for_status()
+    table_id = admin_table(server, ("app1", "app2"))
 
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="ru-RU")
     page = context.new_page()
@@ -85,7 +72,7 @@ def test_the_cache_holds_the_shell_and_never_an_answer_of_the_api(
     page.fill("#password", PASSWORD)
     page.click("form button[type=submit]")
     page.wait_for_selector("#session-title")
-    page.goto(f"{base}/#/table/{table.json()['id']}")
+    page.goto(f"{base}/#/table/{table_id}")
     page.wait_for_selector(".conn:has-text('На связи')")  # the table's socket is open
     page.wait_for_selector("[data-testid=sheet] svg.pulka", state="attached")
     for route in ("#/history", "#/fund", "#/members", "#/lobby"):
