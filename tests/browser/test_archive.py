@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from app.db.models import Member, Role
-from app.security.passwords import hash_password
 from app.services.pulkas import close_pulka
 from app.services.tables import create_table
 from tests.browser.conftest import screenshot
 from tests.browser.test_ui import login, new_page
 from tests.support.archive_play import play_deal
+from tests.support.browser_members import table_members
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -33,21 +32,7 @@ async def _seed(url: str) -> int:
     sessions = make_sessionmaker(engine)
     try:
         async with session_scope(sessions) as db:
-            members = [
-                Member(
-                    login=f"archive{i}",
-                    display_name=name,
-                    role=Role.member,
-                    password_hash=hash_password(PASSWORD) if i == 0 else None,
-                    must_change_password=False,
-                    active=True,
-                    is_bot=False,
-                )
-                for i, name in enumerate(NAMES)
-            ]
-            db.add_all(members)
-            await db.flush()
-            ids = [m.id for m in members]
+            ids = await table_members(db, "archive", NAMES, PASSWORD)
             table = await create_table(
                 db, seat_member_ids=list(ids), practice=False, target=20, first_dealer=0, now=now
             )

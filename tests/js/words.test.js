@@ -27,6 +27,20 @@ test("a remiz makes the opponents' whists a consolation (R-P1)", () => {
   setLang("ru");
 });
 
+test("under a remiz a whister's trick whists and his consolation are named apart (R-P1)", () => {
+  setLang("ru");
+  // 7♠ by seat 0 down one, seat 1 whisted and took 5 tricks, seat 2 passed (the sheet's order).
+  const deal = [
+    { column: "hill", seat: 0, rule: "R-P1", amount: 4 },
+    { column: "whists", seat: 1, on: 0, rule: "R-P1", amount: 20 },
+    { column: "whists", seat: 1, on: 0, rule: "R-P1", amount: 4 },
+    { column: "whists", seat: 2, on: 0, rule: "R-P1", amount: 4 },
+  ];
+  assert.deepEqual(deal.slice(1).map((e) => entryWords(e, deal)),
+    ["вист за взятки", "консоляция за ремиз", "консоляция за ремиз"]);
+  assert.equal(entryWords(deal[1], deal.slice(1)), "вист за взятки");
+});
+
 test("numbers carry their sign", () => {
   assert.equal(signed(5), "+5");
   assert.match(signed(-5), /^[-−]5$/);

@@ -66,7 +66,6 @@ export default {
   "table.pool": ["пуля", "pool"],
   "table.hill": ["гора", "hill"],
   "table.whists": ["висты", "whists"],
-  "table.on": ["на", "on"],
   "table.result": ["Итог", "Result"],
   "table.settlement": ["Расчёт", "Settlement"],
   "table.money": ["Деньги", "Money"],

@@ -9,6 +9,7 @@ import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { analysisPath, analysisView, costlyMarks } from "../table/analysis.js";
 import { callClass, callText, cardFace, cardLabel, sortHand } from "../table/cards.js";
+import { claimWords, entryWords } from "../table/words.js";
 import { archiveCss, outcomeText } from "./archive-common.js";
 
 export async function renderReplay(root, { args }) {
@@ -102,8 +103,9 @@ export async function renderReplay(root, { args }) {
   const defence = deal.defence.length
     ? h("p", {}, `${t("archive.defence")}: `, deal.defence.map((d) => `${nameOf(d.seat)} — ${callText(d.call)}`).join(", "))
     : null;
-  const entries = h("ul", { class: "entries" }, deal.entries.map((e) => h("li", {
-    text: `${nameOf(e.seat)}: ${t(`table.${e.column}`)}${e.on !== undefined && e.on !== null ? ` ${t("table.on")} ${nameOf(e.on)}` : ""} ${e.amount > 0 ? "+" : ""}${e.amount}` })));
+  const entries = h("ul", { class: "entries", "data-testid": "entries" }, deal.entries.map((e) => h("li", {
+    text: `${e.on !== undefined && e.on !== null ? `${nameOf(e.seat)} → ${nameOf(e.on)}` : nameOf(e.seat)}: `
+      + `${t(`table.${e.column}`)} ${Number(e.amount) > 0 ? "+" : ""}${e.amount} — ${entryWords(e, deal.entries)}` })));
   const reveal = deal.reveal;
   const side = h("div", { class: "side" },
     h("section", { class: "card" },
@@ -112,6 +114,7 @@ export async function renderReplay(root, { args }) {
       deal.contract ? h("p", {}, `${t("table.contract")}: `, h("strong", { text: callText(deal.contract) })) : null,
       defence,
       h("p", { class: "deal-result", "data-testid": "outcome", text: outcomeText(deal.outcome, names) }),
+      endLine(deal, nameOf),
       entries),
     h("section", { class: "card" },
       h("h2", { text: t("archive.check") }), badge.cloneNode(true),
@@ -148,4 +151,18 @@ export async function renderReplay(root, { args }) {
   };
   document.addEventListener("keydown", keys);
   return () => document.removeEventListener("keydown", keys);
+}
+
+/** How the play ended when it was not played out (R-W11, R-C4): the claim in its words. */
+function endLine(deal, nameOf) {
+  let text = null;
+  if (deal.end === "claim") {
+    const claim = deal.events.filter((e) => e.type === "claim_accepted").at(-1);
+    if (claim) {
+      const what = claimWords({ kind: deal.kind, declarer: deal.declarer, seat: claim.seat, tricks: claim.tricks });
+      text = t("tp.claim.ended", { who: nameOf(claim.seat), what });
+    }
+  } else if (deal.end === "agreement") text = t("tp.claim.agreed");
+  else if (deal.end === "conceded") text = t("tp.claim.conceded");
+  return text ? h("p", { class: "deal-end", "data-testid": "deal-end", text }) : null;
 }

@@ -21,7 +21,7 @@ import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { extensionAsk } from "../table/extension.js";
 import { verifyDeal } from "../table/verify.js";
-import { endedText, entryWords, errorText, kindText, settlementLines, signed, whistBalance } from "../table/words.js";
+import { claimWords, endedText, entryWords, errorText, kindText, settlementLines, signed, whistBalance } from "../table/words.js";
 
 const LEVELS = [6, 7, 8, 9, 10];
 const STRAINS = ["S", "C", "D", "H", "NT"];
@@ -604,10 +604,11 @@ export async function renderTable(root, { args, me }) {
     const claims = legalOf("claim");
     if (claims.length) {
       handled.add("claim");
-      const pick = h("select", { "aria-label": t("table.claim") },
-        claims.map((a) => h("option", { value: a.tricks, text: a.tricks })));
-      panel.append(h("div", { class: "actions" }, pick, h("button", { type: "button", text: t("table.claim"),
-        onclick: () => send({ type: "claim", tricks: Number(pick.value) }) })));
+      // R-W11: one button per claim the server offers, in the words said at the table
+      panel.append(h("div", { class: "actions", role: "group", "aria-label": t("table.claim") },
+        claims.map((a) => h("button", { type: "button", dataset: { claim: a.tricks },
+          text: claimWords({ kind: d.kind, declarer: d.declarer, seat: st.seat, tricks: a.tricks }),
+          onclick: () => send({ type: "claim", tricks: a.tricks }) }))));
     }
     // anything the protocol allows that this page has no special control for
     const rest = st.legal.filter((a) => !handled.has(a.type) && a.type !== "propose_result");

@@ -16,14 +16,26 @@ export function errorText(error) {
 }
 
 /**
+ * Whether an R-P1 whists entry is the consolation of a declarer's remiz rather than whists for
+ * tricks: the sheet writes each opponent's trick whists first and his consolation last (R-P1),
+ * so under a remiz a writer's last R-P1 whists entry of the deal is his consolation.
+ */
+function isConsolation(entry, entries) {
+  const remiz = entries.some((e) => e.rule === "R-P1" && e.column === "hill" && Number(e.amount) > 0);
+  if (!remiz) return false;
+  const his = entries.filter((e) => e.column === "whists" && e.rule === "R-P1" && e.seat === entry.seat);
+  return !his.length || his[his.length - 1] === entry || !his.includes(entry);
+}
+
+/**
  * The words for one sheet entry (column, rule, amount) given the other entries of its deal
- * (a declarer's remiz makes his opponents' whists "whist and consolation", R-P1).
+ * (a declarer's remiz: each opponent's trick whists and his consolation are named apart, R-P1).
  */
 export function entryWords(entry, entries = []) {
   const { column, rule } = entry;
-  const remiz = entries.some((e) => e.rule === "R-P1" && e.column === "hill" && Number(e.amount) > 0);
   const byRule = {
-    "R-P1": column === "pool" ? "game" : column === "hill" ? "remiz" : remiz ? "consolation" : "whist",
+    "R-P1": column === "pool" ? "game" : column === "hill" ? "remiz"
+      : isConsolation(entry, entries) ? "consolation" : "whist",
     "R-C4": column === "whists" ? "concededWhist" : "conceded",
     "R-C5": "talonBonus", "R-C6": "talonReturn", "R-W10": "misere",
     "R-W9": column === "hill" ? "remiz" : "ten", "R-P2": "responsible", "R-P3": "gentleman",
@@ -35,6 +47,17 @@ export function entryWords(entry, entries = []) {
   // seed 003's remizes (app/rules/variants/classic/classic_penalties.py) K-14 … K-16.
   if (/^(R-X\d+|A-2[34]|K-1[4-6])$/.test(rule || "")) return t(`tp.rule.penalty.${rule}`);
   return t(`tp.rule.${byRule[rule] || "other"}`);
+}
+
+/**
+ * A claim (R-W11) in words, as players say it at the table: in a game the declarer's "the rest
+ * are mine" and a defender's "the rest are ours"; on misère the declarer's "no more tricks" and
+ * a catcher's "the rest are his". `tricks` is the claimer's side's count of the tricks left.
+ */
+export function claimWords({ kind, declarer, seat, tricks }) {
+  if (kind === "misere") return t(seat === declarer ? "tp.claim.misereMine" : "tp.claim.misereHis");
+  const key = seat === declarer ? "tp.claim.mine" : "tp.claim.ours";
+  return t(key, { n: tricks });
 }
 
 /** The kind of a finished deal from its outcome: game, misère, down three, pass-out. */
