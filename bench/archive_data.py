@@ -156,6 +156,7 @@ def tallied(play: Template, seated: list[int], names: list[str]) -> PulkaTally:
                 fields.get("names"),
                 fields.get("outcome"),
                 fields.get("deal_no"),
+                fields.get("entries"),
             )
         )
     return tally(facts, play.settlement)
@@ -219,10 +220,11 @@ def _copy_stats(conn: psycopg.Connection[Any], plan: list[Any], names_of: dict[i
         "miseres_made",
         "whists",
         "money",
+        "costly",
     )
     with conn.cursor().copy(f"COPY pulka_member_stats ({', '.join(columns)}) FROM STDIN") as copy:
         for r in member_rows:
-            copy.write_row(tuple(r[c] for c in columns))
+            copy.write_row(tuple(_json(r[c]) if c == "costly" else r[c] for c in columns))
     conn.execute(TOTALS_FROM_ROWS.text)
 
 

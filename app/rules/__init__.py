@@ -171,6 +171,12 @@ from app.rules.deal.dispatch import (
 )
 from app.rules.deal.phases.claiming import ClaimVerdict, claim_verdict, use_claim_verdict
 from app.rules.deal.timeout import DEFAULT_CUT, default_choice, default_move
+from app.rules.scoring.deal_cost import (
+    COSTLIEST,
+    COSTLY_VERSION,
+    CostlyDeal,
+    deal_loss,
+)
 from app.rules.scoring.luck import LUCK_VERSION, SeatLuck, weigh_deal
 from app.rules.scoring.penalties import catalogue_for
 from app.rules.scoring.pulka import Pulka
@@ -195,6 +201,8 @@ __all__ = [
     "ACTION_TYPES",
     "BUILT_IN_RULE_SETS",
     "CARD_TEXTS",
+    "COSTLIEST",
+    "COSTLY_VERSION",
     "DEFAULT_CUT",
     "LUCK_VERSION",
     "PRESET_NAMES",
@@ -219,6 +227,7 @@ __all__ = [
     "Contract",
     "ContractCall",
     "Conventions",
+    "CostlyDeal",
     "Cut",
     "DarkBid",
     "DealConfig",
@@ -289,6 +298,7 @@ __all__ = [
     "cut_deck",
     "deal_cards",
     "deal_from_json",
+    "deal_loss",
     "deal_reveal",
     "deal_to_json",
     "default_choice",

@@ -8,9 +8,10 @@ his figures against each member he has played, read from rows the archive alread
   player's ``[rank, mu, sigma]`` after it, in the rating's order; his history is those rows
   of his pulkas (joined on the pulka's key), so no history table is needed and a rebuild of
   the rating rebuilds it too.
-- Costliest deals: the finished deals of his newest :data:`DEALS_SCANNED_PULKAS` pulkas with
-  the largest whist loss for him (:func:`deal_loss`), each with its pulka and deal number for
-  the replay with the analysis.
+- Costliest deals: the finished deals of all his club pulkas with the largest whist loss for
+  him (:func:`app.rules.deal_loss`), each with its pulka and deal number for the replay with
+  the analysis, merged from each pulka's ten dearest deals tallied when it ended
+  (``pulka_member_stats.costly``, :mod:`app.rules.scoring.deal_cost`).
 - Head to head: for every member who sat in one of his pulkas, the pulkas both finished at the
   table, and his whists and money in the pulkas they shared.
 
@@ -21,13 +22,14 @@ pulka_id)`` or a primary key. Money and whists stay exact (decimal strings).
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import and_, case, func, select, tuple_
+from sqlalchemy import and_, case, func, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -35,7 +37,8 @@ from app.db.models.archive import PulkaMemberStats, PulkaStats
 from app.db.models.member import Member
 from app.db.models.season import RatedPulka
 from app.db.models.table import TableEvent
-from app.rules import SEAT_CHANGE_KINDS
+from app.rules import COSTLIEST, COSTLY_VERSION, SEAT_CHANGE_KINDS, deal_loss
+from app.rules import CostlyDeal as StoredCostlyDeal
 from app.services import rating
 from app.services.accounts import get_member
 from app.services.standings import night_of
@@ -43,42 +46,9 @@ from app.services.standings import night_of
 PULKAS_SHOWN = 200
 """The newest pulkas listed on the page."""
 DEALS_SCANNED_PULKAS = 30
-"""The newest pulkas whose deals are searched for the costliest ones: most of a season of
-Mondays for a regular. Each deal's writes are read and weighed on every visit, so the page of
-a member of hundreds of pulkas stays under 100 ms (docs/performance.md, bench.pages)."""
-COSTLIEST = 10
-"""The costliest deals shown."""
-POINT_IN_WHISTS = 10
-"""A hill point is worth ten whists on paper (R-P4)."""
-
-
-def deal_loss(entries: Iterable[Mapping[str, Any]], players: int, seat: int) -> Fraction:
-    """What one deal's writes cost ``seat``, in whists (positive: a loss): ten whists for
-    every hill point he took above the table's mean for that deal, plus the whists written on
-    him, minus those he wrote (R-P4's settlement restricted to the deal's hill and whists;
-    pool points are gains whose worth depends on the pulka's closing, so they are left out).
-
-    >>> deal_loss([{"seat": 0, "column": "hill", "amount": 3},
-    ...            {"seat": 1, "column": "whists", "amount": 6, "on": 0}], 3, 0)
-    Fraction(26, 1)
-    """
-    hill: list[int | Fraction] = [0] * players
-    net: int | Fraction = 0
-    for entry in entries:
-        raw = entry.get("amount", 0)
-        # whole amounts (nearly all) stay ints: a Fraction per entry was most of the page's time
-        amount = raw if type(raw) is int else Fraction(str(raw))
-        writer, column = entry.get("seat"), entry.get("column")
-        if column == "hill" and isinstance(writer, int) and 0 <= writer < players:
-            hill[writer] += amount
-        elif column == "whists":
-            if entry.get("on") == seat:
-                net += amount
-            if writer == seat:
-                net -= amount
-    total = sum(hill)
-    # 10·(hill − total/players) + net, over one denominator: one Fraction per deal
-    return Fraction(POINT_IN_WHISTS * (hill[seat] * players - total) + net * players) / players
+"""Of his pulkas whose costly deals were not stored (``pulka_member_stats.costly`` missing or
+of another version), the newest whose deals are weighed again from their logs on a visit; his
+other pulkas' stored lists are all merged (docs/performance.md, bench.pages)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,26 +152,77 @@ async def _history(db: AsyncSession, member_id: int) -> list[dict[str, Any]]:
 def costliest(deals: Iterable[CostlyDeal], count: int = COSTLIEST) -> list[CostlyDeal]:
     """The ``count`` deals with the largest loss (only losses; ties to the newer pulka, then
     the earlier deal)."""
-    losses = [d for d in deals if d.loss > 0]
-    return sorted(losses, key=lambda d: (-d.loss, -d.pulka_id, d.deal_no))[:count]
+    losses = (d for d in deals if d.loss > 0)
+    return heapq.nsmallest(count, losses, key=lambda d: (-d.loss, -d.pulka_id, d.deal_no))
+
+
+DEAREST_STORED = text(
+    """
+    SELECT m.pulka_id, s.table_id, d.value
+    FROM pulka_member_stats m
+    JOIN pulka_stats s ON s.pulka_id = m.pulka_id
+    CROSS JOIN LATERAL jsonb_array_elements(m.costly -> 'deals') AS d(value)
+    WHERE m.member_id = :member_id AND m.practice IS false AND m.costly ->> 'version' = :version
+    ORDER BY (d.value ->> 'sort')::float8 DESC
+    FETCH FIRST :count ROWS WITH TIES
+    """
+)
+"""The dearest of his pulkas' stored deals, by the float ``sort`` (ties at the cut kept, so
+the exact order over these few equals the exact order over all)."""
+UNWEIGHED = text(
+    """
+    SELECT pulka_id FROM pulka_member_stats
+    WHERE member_id = :member_id AND practice IS false
+      AND (costly IS NULL OR costly ->> 'version' IS DISTINCT FROM :version)
+    ORDER BY finished_at DESC, pulka_id DESC
+    LIMIT :count
+    """
+)
+"""His newest pulkas without a stored list of this version."""
 
 
 async def _deals(db: AsyncSession, member_id: int) -> list[CostlyDeal]:
-    """Every finished deal of his newest pulkas with what it cost him (its ``outcome`` left
-    empty: :func:`_with_outcomes` reads it for the few shown). A deal's seating is the last
-    seat change before it (``deal_started`` only repeats it, so its large payload is not read);
-    its writes come from its ``deal_ended``."""
+    """The candidates for his costliest deals over all his club pulkas (their ``outcome`` left
+    empty: :func:`_with_outcomes` reads it for the few shown): the dearest of the pulkas'
+    stored lists (``pulka_member_stats.costly``, :mod:`app.rules.scoring.deal_cost`), and for
+    a pulka without one (or with one of another version) its deals weighed again from its log
+    (:func:`_weighed`, the newest :data:`DEALS_SCANNED_PULKAS` of those)."""
+    version = str(COSTLY_VERSION)
+    out: list[CostlyDeal] = []
+    unweighed = list(
+        await db.scalars(
+            UNWEIGHED,
+            {"member_id": member_id, "version": version, "count": DEALS_SCANNED_PULKAS},
+        )
+    )
+    found = await db.execute(
+        DEAREST_STORED, {"member_id": member_id, "version": version, "count": COSTLIEST}
+    )
+    for pulka_id, table_id, value in found:
+        try:
+            d = StoredCostlyDeal.from_json(value)
+        except (KeyError, TypeError, ValueError):
+            unweighed.append(pulka_id)  # a malformed stored deal: weigh that pulka again
+            continue
+        out.append(CostlyDeal(pulka_id, table_id, d.deal_no, d.loss, {}, d.names, d.seq))
+    if unweighed:
+        again = set(unweighed)
+        out = [d for d in out if d.pulka_id not in again]
+        out.extend(await _weighed(db, member_id, sorted(again)))
+    return out
+
+
+async def _weighed(db: AsyncSession, member_id: int, pulka_ids: Sequence[int]) -> list[CostlyDeal]:
+    """Every finished deal of these pulkas with what it cost him, from their logs. A deal's
+    seating is the last seat change before it (``deal_started`` only repeats it, so its large
+    payload is not read); its writes come from its ``deal_ended``."""
     pulkas = (
         await db.execute(
-            select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs)
-            .join(PulkaMemberStats, PulkaMemberStats.pulka_id == PulkaStats.pulka_id)
-            .where(PulkaMemberStats.member_id == member_id, PulkaMemberStats.practice.is_(False))
-            .order_by(PulkaMemberStats.finished_at.desc(), PulkaMemberStats.pulka_id.desc())
-            .limit(DEALS_SCANNED_PULKAS)
+            select(PulkaStats.pulka_id, PulkaStats.table_id, PulkaStats.deal_seqs).where(
+                PulkaStats.pulka_id.in_(pulka_ids)
+            )
         )
     ).all()
-    if not pulkas:
-        return []
     spans = {
         (table_id, int(no)): (pulka_id, first, last)
         for pulka_id, table_id, seqs in pulkas

@@ -22,7 +22,7 @@ from app.db.models.table import TableEvent
 from app.rules import TALLY_KINDS, LogFact, Pulka, PulkaTally, sheet_lines, tally
 from app.services import standings
 
-FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no")
+FACT_FIELDS = ("member_ids", "names", "outcome", "deal_no", "entries")
 COUNTS = ("deals", "declared", "made", "failed", "miseres", "miseres_made")
 TOTALS = ("pulkas", *COUNTS, "whists", "money")
 """The columns of ``member_stats``: sums over a member's club ``pulka_member_stats`` rows."""
@@ -53,8 +53,8 @@ def facts_query(table_ids: Sequence[int]) -> Select[Any]:
 
 def to_fact(row: Sequence[Any]) -> LogFact:
     """A row of :func:`facts_query` (without its ``table_id``) as a :class:`LogFact`."""
-    seq, kind, member_ids, names, outcome, deal_no = row
-    return LogFact(seq, kind, member_ids, names, outcome, deal_no)
+    seq, kind, member_ids, names, outcome, deal_no, entries = row
+    return LogFact(seq, kind, member_ids, names, outcome, deal_no, entries)
 
 
 def rows_of(
@@ -97,6 +97,7 @@ def rows_of(
             "miseres_made": m.miseres_made,
             "whists": m.whists,
             "money": m.money,
+            "costly": counted.costly.stored(m.member_id),
         }
         for m in counted.members.values()
     ]

@@ -107,7 +107,8 @@ def _backfill(pulka_table: sa.Table, member_table: sa.Table) -> None:
                                 tally(facts.get(b.table_id, []), b.settlement),  # type: ignore[arg-type]
                                 sheet_lines(Pulka.from_json(b.state).entries))
             pulkas.append(one)
-            members.extend(many)
+            # only this revision's columns: today's rows_of may tally more (0022's ``costly``)
+            members.extend({k: v for k, v in m.items() if k in member_table.c} for m in many)
         conn.execute(pulka_table.insert(), pulkas)
         if members:
             conn.execute(member_table.insert(), members)

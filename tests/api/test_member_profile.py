@@ -11,13 +11,14 @@ from decimal import Decimal
 from fractions import Fraction
 
 import httpx
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.clock import FrozenClock
 from app.db.models import Member, PulkaMemberStats, PulkaStats
+from app.rules import deal_loss
 from app.services import rating
-from app.services.member_profile import CostlyDeal, costliest, deal_loss
+from app.services.member_profile import CostlyDeal, costliest
 from tests.api.conftest import LoggedIn
 from tests.support.archive_play import finished_pulka
 
@@ -120,3 +121,34 @@ async def test_the_members_page_sums_the_archive(
     missing = await viewer.get(f"/api/members/{2**31 - 1}/profile")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
     assert (await client.get(f"/api/members/{anna.id}/profile")).status_code == 401
+
+
+async def test_stored_costly_deals_are_those_the_logs_give(
+    logged_in: LoggedIn,
+    db_session: AsyncSession,
+    clock: FrozenClock,
+    make_member: Callable[..., Awaitable[Member]],
+) -> None:
+    """Each pulka's stored dearest deals (``pulka_member_stats.costly``) give the page what
+    weighing every deal again from the logs gives; a row of another version is weighed again."""
+    anna, boris, vera = [await make_member(name=n) for n in ("Анна", "Борис", "Вера")]
+    for contracts in (["misere", "6S", "7NT"], ["8H", "6C"], ["misere", "9D"]):
+        await finished_pulka(db_session, [anna, boris, vera], clock, contracts)
+    viewer, _ = await logged_in()
+    members = (anna, boris, vera)
+
+    async def pages() -> list[list[dict[str, object]]]:
+        return [
+            (await viewer.get(f"/api/members/{m.id}/profile")).json()["costliest_deals"]
+            for m in members
+        ]
+
+    stored = await pages()
+    assert any(stored), "seven scored deals: someone lost whists"
+    kept = (await db_session.scalars(select(PulkaMemberStats.costly))).all()
+    assert len(kept) == 9 and all(k is not None and k["version"] == 1 for k in kept)
+
+    await db_session.execute(update(PulkaMemberStats).values(costly=None))
+    assert await pages() == stored, "weighed from the logs"
+    await db_session.execute(update(PulkaMemberStats).values(costly={"version": 99, "deals": []}))
+    assert await pages() == stored, "a list of another version is weighed again"

@@ -24,19 +24,23 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker
+from app.db.models.archive import PulkaMemberStats
 from app.db.models.table import Pulka as PulkaRow
 from app.db.models.table import Table
 from app.main import create_app
 from app.realtime import engine
 from app.realtime.formats import STORED_FORMAT_UNKNOWN, StoredFormatError
 from app.realtime.store import load_state
+from app.rules import COSTLY_VERSION
 from app.rules.scoring.record import score_document
-from app.services import archive, fund
+from app.services import archive, fund, member_profile
 from app.services.archive import REPLAY_MISMATCH, ArchiveError
+from app.services.member_profile import costliest
 from tests.support.databases import (
     PROJECT_ROOT,
     drop_database,
@@ -137,7 +141,21 @@ async def test_an_older_database_upgrades_and_reads_the_same(
                 assert replayed["outcome"] == deal["outcome"] and replayed["verified"]
     await _same_fund(db, manifest["fund"])
     await _same_live_table(db, manifest["live"])
+    await _stored_costly_deals_as_the_logs_say(db)
     await _everyone_logs_in(upgraded.url, manifest["members"], tmp_path)
+
+
+async def _stored_costly_deals_as_the_logs_say(db: AsyncSession) -> None:
+    """Migration 0022 tallied every member's costly deals of every pulka: the member's page
+    finds from them what weighing every deal again from the logs finds."""
+    rows = (await db.execute(select(PulkaMemberStats.member_id, PulkaMemberStats.costly))).all()
+    assert rows and all(costly["version"] == COSTLY_VERSION for _, costly in rows)
+    members = sorted({member_id for member_id, _ in rows})
+    stored = [costliest(await member_profile._deals(db, m)) for m in members]
+    await db.execute(update(PulkaMemberStats).values(costly=None))
+    weighed = [costliest(await member_profile._deals(db, m)) for m in members]
+    await db.rollback()
+    assert any(stored) and stored == weighed
 
 
 async def _same_fund(db: AsyncSession, expected: dict[str, Any]) -> None:

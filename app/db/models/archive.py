@@ -74,6 +74,9 @@ class PulkaMemberStats(Base):
     miseres_made: Mapped[int] = mapped_column(Integer, nullable=False)
     whists: Mapped[Decimal] = mapped_column(Numeric, nullable=False)
     money: Mapped[Decimal] = mapped_column(Numeric, nullable=False)
+    costly: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
+    """His costliest deals of the pulka, versioned (:mod:`app.rules.scoring.deal_cost`,
+    migration 0022); ``None`` only on a row its migration could not weigh."""
 
     __table_args__ = (
         Index("ix_pulka_member_stats_member", "member_id", "finished_at", "pulka_id"),

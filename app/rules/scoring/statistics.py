@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from app.rules.core.seats import playing_seats
+from app.rules.scoring.deal_cost import CostlyDeals
 from app.rules.scoring.sheet import Entry, json_number, running_totals
 
 SEATING_KINDS = ("pulka_started", "deal_started", "player_joined", "player_replaced")
@@ -36,6 +37,8 @@ class LogFact:
     names: Sequence[str] | None = None
     outcome: Mapping[str, Any] | None = None
     deal_no: int | None = None
+    entries: Sequence[Mapping[str, Any]] | None = None
+    """A ``deal_ended``'s sheet writes (for each member's costliest deals)."""
 
 
 @dataclass
@@ -65,6 +68,8 @@ class PulkaTally:
     member_ids: list[int | None] = field(default_factory=list)
     deal_seqs: dict[str, list[int]] = field(default_factory=dict)
     members: dict[int, MemberLine] = field(default_factory=dict)
+    costly: CostlyDeals = field(default_factory=CostlyDeals)
+    """Each member's costly deals (:mod:`app.rules.scoring.deal_cost`)."""
 
 
 def made(outcome: Mapping[str, Any]) -> bool | None:
@@ -129,6 +134,8 @@ def tally(facts: Iterable[LogFact], settlement: Mapping[str, Any] | None) -> Pul
         elif f.kind == "deal_ended" and f.outcome is not None:
             if start is not None and f.deal_no is not None and f.deal_no == start.deal_no:
                 out.deal_seqs.setdefault(str(f.deal_no), [start.seq, f.seq])
+                if f.entries is not None:
+                    out.costly.add(ids, names, f.deal_no, f.seq, f.entries)
             _count_deal(out, ids, f.outcome)
     whists = (settlement or {}).get("whists") or []
     money = (settlement or {}).get("money") or []
