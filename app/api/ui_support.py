@@ -62,4 +62,8 @@ async def sheet_lines(table_id: IdPath, member: CurrentMember, db: SessionDep) -
         ],
         "last_deal": last_deal,
         "seats": pulka.seat_marks(),  # R-A1: each player's bombs (arabic), else None
+        "bomb_factor": pulka.bomb_factor(),  # the next deal's opening-round factor, else 1
+        # R-P4, R-P9: each player's whists if the pulka were closed now, by its own closing
+        "balance": list(pulka.settle().shown),
+        "closing": pulka.conventions.closing,
     }

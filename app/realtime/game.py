@@ -492,6 +492,7 @@ def table_info(state: TableState) -> dict[str, Any]:
         "deal_no": state.deal_no,
         "sheet": state.pulka.sheet.to_json(),
         "seat_marks": state.pulka.seat_marks(),  # R-A1: each player's bombs (arabic), else None
+        "bomb_factor": state.pulka.bomb_factor(),  # the opening round's ×2, ×4, ×8, else 1
         "target": state.pulka.target,
         "preset": state.pulka.conventions.preset,
         "chat_open": not state.deal_in_progress,

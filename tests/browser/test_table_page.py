@@ -482,6 +482,9 @@ def test_sheet_text_is_large_and_dark_enough(
         rgb = tuple(int(v) for v in re.findall(r"\d+", item["fill"])[:3])
         assert contrast(rgb, paper) >= 4.5, item
     assert page.locator("[data-testid=balance] li").count() == 3
+    # R-P9: the club's closing, named in words (the server settles by the table's own rule)
+    hint = page.locator("[data-testid=balance-hint]").inner_text()
+    assert hint.startswith("Недобор до пули идёт в гору вдвойне")
     page.context.close()
 
 

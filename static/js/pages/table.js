@@ -21,7 +21,7 @@ import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { extensionAsk } from "../table/extension.js";
 import { verifyDeal } from "../table/verify.js";
-import { claimWords, endedText, entryWords, errorText, kindText, settlementLines, signed, whistBalance } from "../table/words.js";
+import { claimWords, endedText, entryWords, errorText, kindText, settlementLines, signed } from "../table/words.js";
 
 const LEVELS = [6, 7, 8, 9, 10];
 const STRAINS = ["S", "C", "D", "H", "NT"];
@@ -48,6 +48,7 @@ export async function renderTable(root, { args, me }) {
   let presence = { connected: [], spectators: 0 };
   let conn = "connecting";
   let lines = null;
+  let balance = null; // sheet-lines' `balance` and `closing`: the pulka settled as it stands
   let lastTrick = null;
   let selected = new Set();
   let chatDraft = "";
@@ -101,6 +102,10 @@ export async function renderTable(root, { args, me }) {
     if (out) {
       lines = out.lines;
       if (!st.info.last_deal && out.last_deal) st.info.last_deal = out.last_deal;
+      // R-A1, A-3: the bombs and the opening round's factor change only when a deal ends
+      if ("seats" in out) st.info.seat_marks = out.seats;
+      if ("bomb_factor" in out) st.info.bomb_factor = out.bomb_factor;
+      balance = { balance: out.balance, closing: out.closing };
       render();
     }
   }
@@ -533,7 +538,11 @@ export async function renderTable(root, { args, me }) {
       const out = st.seat !== null && d.players >= 4 && d.hand_sizes
         && Object.keys(d.hand_sizes).length && !(String(st.seat) in d.hand_sizes)
         && !legalOf("bid").length;
-      panel.append(h("h2", { text: t("table.bidding") }), out
+      // A-3 (arabic): an opening round is a pass-out without bidding; say why only «Пас» is live
+      const bombRound = d.min_level > 10
+        ? h("p", { class: "small", "data-testid": "bomb-round", text: t("tp.bombRound", { f: st.info.bomb_factor ?? 2 }) })
+        : null;
+      panel.append(h("h2", { text: t("table.bidding") }), bombRound, out
         ? h("p", { class: "small", "data-testid": "sits-out",
           text: t(st.seat === d.dealer ? "table.youDealAndSitOut" : "table.youSitOut", { dealer: nameOf(d.dealer) }) })
         : bidBox());
@@ -750,15 +759,16 @@ export async function renderTable(root, { args, me }) {
         h("strong", { text: m.bombs ? t("tp.bombsOf", { n: m.bombs, f: m.next_game }) : "—" })))));
   }
 
+  // R-P4, R-P9: the server settles the pulka as it stands by the table's own closing rule
+  // (sheet-lines' `balance`), and the hint names that rule
   function balanceView(n) {
-    const sheet = st.info.sheet;
-    if (!sheet?.pool?.length || st.info.settlement) return null;
-    const balance = whistBalance(sheet, st.info.target);
+    if (!balance?.balance?.length || st.info.settlement) return null;
+    const whists = balance.balance.map(Number);
     return h("div", { class: "balance-box", "data-testid": "balance" },
       h("h3", { text: t("tp.balance") }),
-      h("ul", { class: "balance-list" }, balance.slice(0, n).map((b, i) => h("li", { class: b < 0 ? "neg" : "" },
+      h("ul", { class: "balance-list" }, whists.slice(0, n).map((b, i) => h("li", { class: b < 0 ? "neg" : "" },
         h("span", { text: nameOf(i) }), h("strong", { text: signed(b) })))),
-      h("p", { class: "small muted", text: t("tp.balanceHint") }));
+      h("p", { class: "small muted", "data-testid": "balance-hint", text: t(`tp.balanceHint.${balance.closing}`) }));
   }
 
   function lastDealBox(last) {

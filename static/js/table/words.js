@@ -1,6 +1,6 @@
 // What the server says in codes, said in the player's words: error codes, the rule behind a
 // sheet entry (never its rule ID), the kind of a deal, why a pulka ended, its settlement, and a
-// running whist balance. The server's English `message`/`detail` is shown in English mode only.
+// balance's sign. The server's English `message`/`detail` is shown in English mode only.
 import { lang, t } from "../i18n.js";
 import { formatMoney } from "../money.js";
 
@@ -77,24 +77,6 @@ const num = (v) => {
   const n = Number(v);
   return Number.isFinite(n) ? n : 0;
 };
-
-/**
- * The whist balance if the pulka were closed now (R-P4, club correction R-P9): each hill is
- * corrected for the pool (hill + 2·(target − pool)), then
- * result_i = 10·(mean(hill) − hill_i) + Σ_j (whists_i→j − whists_j→i).
- */
-export function whistBalance(sheet, target) {
-  const n = sheet?.pool?.length || 0;
-  if (!n) return [];
-  const goal = num(target);
-  const hills = sheet.pool.map((p, i) => num(sheet.hill[i]) + 2 * (goal - num(p)));
-  const mean = hills.reduce((a, b) => a + b, 0) / n;
-  return hills.map((hill, i) => {
-    let whists = 0;
-    for (let j = 0; j < n; j += 1) whists += num(sheet.whists?.[i]?.[j]) - num(sheet.whists?.[j]?.[i]);
-    return 10 * (mean - hill) + whists;
-  });
-}
 
 const fmt = (n, digits = 2) => {
   const abs = Math.abs(n);
