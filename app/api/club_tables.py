@@ -34,6 +34,7 @@ class SeatIn(BaseModel):
             "examples": [
                 {"mode": "draw", "target": 20},
                 {"mode": "choice", "seats": [9, 7, 12], "target": 20},
+                {"mode": "draw", "target": 20, "cards": "real"},
             ]
         }
     )
@@ -44,6 +45,9 @@ class SeatIn(BaseModel):
     preset: Line = Field(default="club", max_length=40)
     """The conventions preset the table plays: ``club``, ``sochi``, ``leningrad``, ``rostov``,
     ``arabic`` (docs/rules-arabic.md) or ``classic`` (docs/rules-classic.md)."""
+    cards: Literal["dealt", "real"] = "dealt"
+    """``dealt``: the server deals; ``real``: the players play real cards and a seated player
+    enters each deal (a recorded table, RULES.md §10, docs/club.md), with no move timer."""
 
     @model_validator(mode="after")
     def _seats_with_choice(self) -> SeatIn:
@@ -272,6 +276,7 @@ async def seat_drawn_table(
             order=body.seats,
             target=body.target,
             preset=body.preset,
+            mode="recorded" if body.cards == "real" else "live",
         )
     return _seated(result)
 

@@ -201,6 +201,7 @@ async def _open_table(
     preset: str = "club",
     move_timer_seconds: int | None = None,
     drawn_dealer: tuple[int, dict[str, Any]] | None = None,
+    mode: str = "live",
 ) -> Seated:
     """The first dealer — R-T3's lot, or ``drawn_dealer`` (the seat and its record) when the
     rule set's own seating named him (A-26) — then the live table."""
@@ -234,6 +235,7 @@ async def _open_table(
             first_dealer=first,
             now=now,
             move_timer_seconds=move_timer_seconds,
+            mode=mode,
         )
     except TableSetupError as exc:
         if practice:  # the member's own settings (preset, timer): unprocessable
@@ -256,11 +258,13 @@ async def seat_drawn_table(
     order: list[int] | None,
     target: int = DEFAULT_TARGET,
     preset: str = "club",
+    mode: str = "live",
 ) -> Seated:
     """Seat a drawn table: by the players' choice (``order``: member ids clockwise from seat 0)
     or by the seat draw (R-T2, when ``order`` is None); then the first-dealer lot (R-T3); then
     open the live table under the conventions ``preset`` (the table's choice; club by default),
-    with the club's move timer (``club_settings``; off by default).
+    with the club's move timer (``club_settings``; off by default). ``mode="recorded"``: real
+    cards, each deal entered by a seated player (RULES.md §10), never a move timer.
 
     The drawn table's row is locked and re-read first, so concurrent requests seat it once
     (the others get a 409 ``already_seated``)."""
@@ -333,9 +337,10 @@ async def seat_drawn_table(
         rng=rng,
         now=now,
         seat_record=seat_row,
-        move_timer_seconds=timer,
+        move_timer_seconds=timer if mode == "live" else None,
         preset=preset,
         drawn_dealer=drawn_dealer,
+        mode=mode,
     )
     drawn.table_id = result.table_id
     await db.flush()

@@ -37,3 +37,9 @@ export function formatWhists(value) {
   const text = String(value ?? "").trim();
   return NUMBER.test(text) ? localDigits(text, null) : text;
 }
+
+/** A sheet write's amount as written beside its column: «+24», «−4», «+37,5» (a true minus). */
+export function signedWhists(value) {
+  const text = formatWhists(value);
+  return Number(value) > 0 ? `+${text}` : text;
+}

@@ -15,7 +15,7 @@ from app.db.models import Attendance, DrawRecord, Member, Role
 from app.rules.core.cards import ACE_RANK, parse_card, rank_of
 from app.rules.core.draw import seat_draw_key
 from app.services import schedule
-from tests.api.conftest import AT_2215, LoggedIn
+from tests.api.conftest import AT_1900, AT_2215, LoggedIn
 
 
 @pytest.mark.parametrize(("n", "sizes"), [(6, [3, 3]), (7, [4, 3]), (8, [4, 4])])
@@ -237,3 +237,43 @@ async def test_admin_role_is_not_needed_for_members_but_is_for_admin_actions(
         ).status_code == 403
         clock.set(AT_2215 + timedelta(minutes=1))
         assert (await client.post(f"/api/sessions/{ev.session_id}/end")).status_code == 403
+
+
+async def test_a_drawn_table_plays_real_cards(
+    evening, db_session: AsyncSession, clock: FrozenClock
+) -> None:
+    # RULES.md §10: the players of a session's drawn table choose real cards; the table is a
+    # recorded one (no deal dealt, no move timer) and a seated player enters the first deal
+    ev = await evening(6)
+    drawn = (await ev.admin.post(f"/api/sessions/{ev.session_id}/draw-tables", json={})).json()[
+        "tables"
+    ][0]
+    player = next(c for c, m in ev.players if m.id == drawn["member_ids"][0])
+    odd = await player.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw", "cards": "paper"}
+    )
+    assert odd.status_code == 422, "only dealt or real cards"
+    seated = await player.post(
+        f"/api/drawn-tables/{drawn['id']}/seat", json={"mode": "draw", "cards": "real"}
+    )
+    assert seated.status_code == 201, seated.text
+    table_id = seated.json()["table_id"]
+    from app.db.models.table import Table
+
+    table = await db_session.get(Table, table_id)
+    assert table is not None and table.mode == "recorded" and table.move_timer_seconds is None
+    assert table.club_session_id == ev.session_id and not table.practice
+    view = (await player.get(f"/api/tables/{table_id}/recording")).json()
+    assert view["deal_no"] == 0
+    deal = {"type": "pass_out", "dealer": view["next_dealer"], "tricks": {"0": 4, "1": 3, "2": 3}}
+    early = await player.post(
+        f"/api/tables/{table_id}/recording/deals", json={"deal_no": 0, "deal": deal}
+    )
+    # R-S1: a club table deals from the session's start, real cards as well
+    assert early.status_code == 409 and "R-S1" in early.json()["detail"], early.text
+    clock.set(AT_1900 + timedelta(minutes=5))
+    entered = await player.post(
+        f"/api/tables/{table_id}/recording/deals", json={"deal_no": 0, "deal": deal}
+    )
+    assert entered.status_code == 201, entered.text
+    assert entered.json()["type"] == "recorded_deal"

@@ -7,7 +7,7 @@ import { installBrowser } from "./dom-stub.js";
 
 installBrowser("ru");
 const { setLang } = await import("../../static/js/i18n.js");
-const { formatMoney } = await import("../../static/js/money.js");
+const { formatMoney, signedWhists } = await import("../../static/js/money.js");
 
 test("Russian: comma, grouped thousands, a minus sign, ₽", () => {
   setLang("ru");
@@ -48,4 +48,12 @@ test("whists keep their own digits, with a true minus and the language's mark", 
   setLang("en");
   assert.equal(formatWhists("-1234.5"), "\u22121,234.5");
   setLang("ru");
+});
+
+test("a sheet write reads with its sign: a true minus, a plus for a gain", () => {
+  setLang("ru");
+  assert.equal(signedWhists("24"), "+24");
+  assert.equal(signedWhists(-4), "\u22124");
+  assert.equal(signedWhists("37.5"), "+37,5");
+  assert.equal(signedWhists("0"), "0");
 });

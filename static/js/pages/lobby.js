@@ -58,13 +58,17 @@ function peopleList(title, items, testid) {
       : h("p", { class: "muted", text: t("lobby.nobody") }));
 }
 
-/** Seating a drawn table by the seat draw, under the preset the players choose (issue 13). */
+/** Seating a drawn table by the seat draw, under the preset the players choose (issue 13),
+ * with the server's deal or real cards whose deals a seated player enters (RULES.md §10). */
 function seatDrawControls(d) {
   const preset = presetSelect(`d-preset-${d.id}`);
-  return h("span", { class: "seat-draw" }, preset, " ",
+  const cards = h("select", { id: `d-cards-${d.id}`, "aria-label": t("lobby.cards"), "data-testid": "cards" },
+    h("option", { value: "dealt", text: t("lobby.cardsDealt") }),
+    h("option", { value: "real", text: t("lobby.cardsReal") }));
+  return h("span", { class: "seat-draw" }, preset, " ", cards, " ",
     h("button", { type: "button", text: t("lobby.seatDraw"), onclick: async () => {
       const out = await attempt(() => post(`/api/drawn-tables/${d.id}/seat`,
-        { mode: "draw", preset: preset.value }));
+        { mode: "draw", preset: preset.value, cards: cards.value }));
       if (out) go(`#/table/${out.table_id}`);
     } }));
 }

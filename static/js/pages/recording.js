@@ -8,7 +8,7 @@ import { api, get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
-import { formatMoney } from "../money.js";
+import { formatMoney, formatWhists } from "../money.js";
 import { loadPresets, presetOf } from "../presets.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
@@ -37,7 +37,8 @@ export async function renderRecording(root, { args, me }) {
   const logBox = h("div", { class: "rec-log" });
   const disputes = h("ul", { class: "rec-disputes", "data-testid": "rec-disputes" });
   root.append(h("h1", { text: t("rec.title", { id: tableId }) }),
-    h("p", { class: "muted", text: t("rec.intro") }), sheetBox, formBox, logBox,
+    h("p", { class: "muted", text: t("rec.intro") }),
+    h("div", { class: "rec-layout" }, sheetBox, formBox), logBox,
     h("h2", { text: t("rec.disputes") }), disputes);
   let seq = view.seq;
 
@@ -101,7 +102,7 @@ export async function renderRecording(root, { args, me }) {
       const penaltyRules = new Set(view.catalogue.map((c) => c.rule));
       const penaltyEntries = view.entries.filter((e) => e.deal === i && penaltyRules.has(e.rule));
       for (const e of penaltyEntries) {
-        item.append(h("div", { class: "rec-penalty", text: `${entryWords(e)} — ${view.names[e.seat]}: ${e.amount}` }));
+        item.append(h("div", { class: "rec-penalty", text: `${entryWords(e)} — ${view.names[e.seat]}: ${formatWhists(e.amount)}` }));
       }
       if (mySeat !== null) {
         const input = h("input", { type: "text", maxlength: "500", "aria-label": t("rec.disputeWhy") });
@@ -189,7 +190,8 @@ export async function renderRecording(root, { args, me }) {
       event.preventDefault();
       submit(false);
     });
-    const field = (key, ...inputs) => h("label", { class: "rec-field" }, h("span", { text: t(key) }), ...inputs);
+    const field = (key, ...inputs) => h("label", { class: "rec-field" }, h("span", { text: t(key) }),
+      h("span", { class: "rec-inputs" }, ...inputs));
     form.append(
       h("h2", { text: t("rec.next", { n: view.deal_no + 1 }) }),
       field("rec.dealer", dealer), field("rec.outOfTurn", outOfTurn), field("rec.typeLabel", type), field("rec.declarer", declarer),
@@ -201,7 +203,7 @@ export async function renderRecording(root, { args, me }) {
       h("fieldset", {}, h("legend", { text: t("rec.penalties") }), penalties,
         h("button", { type: "button", class: "link", "data-testid": "rec-add-penalty",
           text: t("rec.addPenalty"), onclick: addPenalty })),
-      h("button", { type: "submit", "data-testid": "rec-enter", text: t("rec.enter") }),
+      h("button", { type: "submit", class: "primary", "data-testid": "rec-enter", text: t("rec.enter") }),
     );
     if (view.correctable !== null && view.correctable !== undefined) {
       form.append(h("button", { type: "button", "data-testid": "rec-correct",

@@ -7,6 +7,7 @@ import { get } from "../api.js";
 import { attempt } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { signedWhists } from "../money.js";
 import { analysisPath, analysisView, costlyMarks } from "../table/analysis.js";
 import { callClass, callText, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { claimWords, entryWords } from "../table/words.js";
@@ -105,7 +106,7 @@ export async function renderReplay(root, { args }) {
     : null;
   const entries = h("ul", { class: "entries", "data-testid": "entries" }, deal.entries.map((e) => h("li", {
     text: `${e.on !== undefined && e.on !== null ? `${nameOf(e.seat)} → ${nameOf(e.on)}` : nameOf(e.seat)}: `
-      + `${t(`table.${e.column}`)} ${Number(e.amount) > 0 ? "+" : ""}${e.amount} — ${entryWords(e, deal.entries)}` })));
+      + `${t(`table.${e.column}`)} ${signedWhists(e.amount)} — ${entryWords(e, deal.entries)}` })));
   const reveal = deal.reveal;
   const side = h("div", { class: "side" },
     h("section", { class: "card" },

@@ -12,7 +12,7 @@ import { get, post } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { lang, t } from "../i18n.js";
-import { formatMoney, formatWhists } from "../money.js";
+import { formatMoney, formatWhists, signedWhists } from "../money.js";
 import { loadPresets, presetList, presetOf, presetTitle } from "../presets.js";
 import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
@@ -783,7 +783,7 @@ export async function renderTable(root, { args, me }) {
     const all = last.entries || [];
     const entries = all.map((e) => {
       const who = e.column === "whists" ? `${nameOf(e.seat)} → ${nameOf(e.on)}` : nameOf(e.seat);
-      const amount = Number(e.amount) > 0 ? `+${e.amount}` : String(e.amount);
+      const amount = signedWhists(e.amount);
       return h("li", {}, `${who}: ${columns[e.column] || e.column} ${amount} `,
         h("span", { class: "rule-word", text: `— ${entryWords(e, all)}` }));
     });

@@ -12,6 +12,7 @@
 // dark enough (contrast ≥ 4.5:1 on the paper) to be read at the table.
 import { s } from "../dom.js";
 import { t } from "../i18n.js";
+import { formatWhists } from "../money.js";
 
 const HILL = [0.22, 0.5];
 const POOL = [0.5, 0.75];
@@ -56,8 +57,8 @@ function pathOf(points) {
 
 function num(value) {
   const n = Number(value);
-  if (Number.isInteger(n)) return String(n);
-  return Number.isFinite(n) ? n.toFixed(1).replace(/\.0$/, "") : String(value);
+  if (Number.isInteger(n)) return formatWhists(String(n));
+  return Number.isFinite(n) ? formatWhists(n.toFixed(1).replace(/\.0$/, "")) : String(value);
 }
 
 /** The running totals of one column, from the sheet lines (or the current total alone). */
