@@ -48,7 +48,7 @@ def _errors() -> Iterator[None]:
         yield
     except recording.RecordingError as exc:
         detail = str(exc) if exc.field is None else f"{exc.field}: {exc}"
-        raise ApiError(exc.status, detail, exc.code) from exc
+        raise ApiError(exc.status, detail, exc.code, params=exc.params) from exc
     except ServiceError as exc:
         raise ApiError(exc.status, str(exc), exc.code) from exc
 

@@ -103,7 +103,11 @@ def _parse(raw: object, deal_no: int, pulka: Pulka) -> DealOutcome:
 
 
 def _invalid(exc: InvalidRecordError) -> RecordingError:
-    return RecordingError(exc.message, code="invalid_entry", field=exc.field)
+    """An entry that could not have happened: its field and the figures at fault go to the
+    page (``params``), which says which field to check and why."""
+    error = RecordingError(exc.message, code="invalid_entry", field=exc.field)
+    error.params = {"field": exc.field, **exc.facts} if exc.field else dict(exc.facts) or None
+    return error
 
 
 def _record(pulka: Pulka, outcome: DealOutcome) -> tuple[Pulka, list[Any]]:

@@ -41,7 +41,7 @@ function statusCode(status) {
  */
 export function errorText(status, code, params = null, detail = null) {
   const vars = params && typeof params === "object" ? params : {};
-  const field = code === "invalid_input" ? fieldErrorText(vars) : null;
+  const field = code === "invalid_input" ? fieldErrorText(vars) : code === "invalid_entry" ? entryErrorText(vars) : null;
   if (field) return field;
   if (code && !GENERIC.has(code)) {
     const key = `err.code.${code}`;
@@ -64,6 +64,17 @@ function fieldErrorText(params) {
   const key = `err.input.${params.problem}`;
   const vars = { field: name, limit: params.limit ?? "" };
   return t(key) === key ? t("err.input.invalid", vars) : t(key, vars);
+}
+
+/**
+ * A recorded deal that could not have happened (422 `invalid_entry`), by the deal field at fault
+ * (`params.field`, app/services/recording.py) and its figures: «Такой сдачи быть не могло:
+ * взятки в сумме 11, а их всегда 10.»; null for a field the catalogue has no words for.
+ */
+function entryErrorText(params) {
+  if (typeof params.field !== "string") return null;
+  const key = params.field === "tricks" && Number.isInteger(params.total) ? "err.entry.tricksSum" : `err.entry.${params.field}`;
+  return t(key) === key ? null : t(key, params);
 }
 
 /**

@@ -39,6 +39,11 @@ async def test_recording_over_http(logged_in: LoggedIn) -> None:  # noqa: F811
         await outsider.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
     ).status_code == 403
 
+    eleven = {**PASSED, "defence": {"2": "whist", "0": "pass"}, "tricks": {"0": 2, "1": 7, "2": 2}}
+    wrong = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": eleven})
+    assert wrong.status_code == 422 and wrong.json()["code"] == "invalid_entry"
+    assert wrong.json()["params"] == {"field": "tricks", "total": 11}  # the page says it in words
+
     entered = await anna_client.post(f"{base}/deals", json={"deal_no": 0, "deal": PASSED})
     assert entered.status_code == 201, entered.text
     assert entered.json()["type"] == "recorded_deal"

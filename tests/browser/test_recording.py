@@ -163,18 +163,19 @@ def test_a_whole_pulka_recorded_with_every_penalty(server: ServerProcess, browse
     # Deal 4 (dealer Boris, Anna's left): 7♥ by Anna, Boris whists, Vera passes; tricks 6-3-1,
     # but Boris revoked (R-X9): one of his tricks is Anna's, 7-2-1: the game is made (pool 4) and
     # Boris whists for the defence's 3 tricks: 3 × 4 × 2 = 24 on Anna.
-    _enter(
-        page,
-        {
-            "dealer": 1,
-            "declarer": 0,
-            "contract": "7H",
-            "defence": {1: "whist", 2: "pass"},
-            "tricks": {0: 6, 1: 3, 2: 1},
-            "penalties": [("late_revoke", 1)],
-        },
-        4,
-    )
+    fourth = {"dealer": 1, "declarer": 0, "contract": "7H", "defence": {1: "whist", 2: "pass"}}
+    # First entered with tricks adding up to 11: it could not have happened; the page says so
+    # in words, naming the figure, and nothing is written
+    before = _sheet(page)["seq"]
+    _fill(page, {**fourth, "tricks": {0: 6, 1: 3, 2: 2}})
+    page.click("[data-testid=rec-enter]")
+    page.wait_for_selector("#notice.notice-error:not([hidden])")
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith("Такой сдачи быть не могло: взятки в сумме 11, а их всегда 10.")
+    assert _sheet(page)["seq"] == before
+    page.reload()
+    page.wait_for_selector("[data-testid=rec-form]")
+    _enter(page, {**fourth, "tricks": {0: 6, 1: 3, 2: 1}, "penalties": [("late_revoke", 1)]}, 4)
     # Deal 5 (dealer Vera): 7♦ by Anna, both pass: pool 4. Entered as 8♦ (pool 6) and corrected:
     # the second correction of the pulka, its over-entry of 2 fined into Anna's hill (R-X11).
     fifth = _game(2, 0, "7D")

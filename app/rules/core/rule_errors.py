@@ -23,11 +23,20 @@ class InvalidRecordError(RulesError):
     """A pulka record or deal outcome that cannot have happened under the rules.
 
     ``deal`` is the index of the offending deal (``None`` for errors outside the deals) and
-    ``field`` names the offending field, as the ``pulka/1`` error object reports them.
+    ``field`` names the offending field, as the ``pulka/1`` error object reports them;
+    ``facts`` the figures the message names (``{"total": 11}``), for a page to say them in words.
     """
 
-    def __init__(self, message: str, *, deal: int | None = None, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        deal: int | None = None,
+        field: str | None = None,
+        facts: dict[str, int] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.deal = deal
         self.field = field
+        self.facts = dict(facts or {})

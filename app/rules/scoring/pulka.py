@@ -421,8 +421,8 @@ class Pulka:
     def _validate(self, o: DealOutcome) -> Resolution:
         deal = self.deal_index
 
-        def fail(field: str | None, message: str) -> InvalidRecordError:
-            return InvalidRecordError(message, deal=deal, field=field)
+        def fail(field: str | None, message: str, **facts: int) -> InvalidRecordError:
+            return InvalidRecordError(message, deal=deal, field=field, facts=facts)
 
         n = self.players
         if self.closed is not None:
@@ -545,7 +545,7 @@ class Pulka:
                 raise fail("tricks", f"seat {seat}: {t!r} is not a trick count 0-10")
         total = sum(tricks.values())
         if total != 10:
-            raise fail("tricks", f"tricks sum to {total}, expected 10")
+            raise fail("tricks", f"tricks sum to {total}, expected 10", total=total)
         if o.kind == "pass_out" and dealer_on_talon(self.players) and tricks.get(o.dealer, 0) > 2:
             raise fail("tricks", "the dealer can win at most the two talon tricks")
 
