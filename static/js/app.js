@@ -4,8 +4,10 @@
 import { ApiError, errorText, get, post } from "./api.js";
 import { clear, h, setClubZone } from "./dom.js";
 import { lang, setLang, t } from "./i18n.js";
+import { wordNativeChecks } from "./validity.js";
 
 const app = document.getElementById("app");
+wordNativeChecks();
 let me = null;
 let cleanup = null;
 

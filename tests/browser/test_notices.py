@@ -72,4 +72,6 @@ def test_a_button_waits_for_its_answer_and_a_success_clears_the_error(
     notice.wait_for(state="visible")
     page.goto(server.base_url + "/#/lobby")
     page.wait_for_function("() => document.getElementById('notice').hidden")
+    # hidden means not shown: no class of the notice's may display it anyway
+    assert not page.locator("#notice").is_visible()
     page.context.close()

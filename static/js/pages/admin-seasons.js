@@ -5,6 +5,7 @@ import { del, get, post, put } from "../api.js";
 import { attempt, notify } from "../app.js";
 import { clear, h } from "../dom.js";
 import { t, tn } from "../i18n.js";
+import { wholeNumber } from "../validity.js";
 
 const field = (id, label, input) => h("div", { class: "field" }, h("label", { for: id, text: t(label) }), input);
 
@@ -42,8 +43,8 @@ export function adminSeasonsSection() {
 
   async function load() {
     const [seasons, settings] = await Promise.all([attempt(() => get("/api/seasons")), attempt(() => get("/api/club/settings"))]);
-    const minimum = h("input", { id: "min-pulkas", name: "min_pulkas", type: "number", min: 0, max: 1000, required: true,
-      value: settings?.min_pulkas ?? 5 });
+    const minimum = h("input", wholeNumber({ id: "min-pulkas", name: "min_pulkas", min: 0, max: 1000, required: true,
+      value: settings?.min_pulkas ?? 5 }));
     const minForm = h("form", { class: "row", id: "min-pulkas-form" }, field("min-pulkas", "seasons.minimum", minimum),
       h("button", { type: "submit", class: "primary", text: t("seasons.save") }));
     minForm.addEventListener("submit", async (e) => {

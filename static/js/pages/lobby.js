@@ -8,6 +8,7 @@ import { clear, fmtTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { defaultPreset, loadPresets, presetList, presetTitle } from "../presets.js";
 import { TIMER_CHOICES, timerChoice } from "../table/extras.js";
+import { wholeNumber } from "../validity.js";
 
 const SUITS = ["♠", "♣", "♦", "♥"];
 /** A <select name="preset"> of every preset the server plays (GET /api/presets), named in the
@@ -268,7 +269,7 @@ export async function renderLobby(root, { me }) {
       h("select", { id: "p-players", name: "players" },
         h("option", { value: "3", text: "3" }), h("option", { value: "4", text: "4" }))),
     h("div", { class: "field" }, h("label", { for: "p-target", text: t("lobby.target") }),
-      h("input", { id: "p-target", name: "target", type: "number", min: 1, max: 200, value: 10 })),
+      h("input", wholeNumber({ id: "p-target", name: "target", min: 1, max: 200, value: 10 }))),
     h("div", { class: "field" }, h("label", { for: "p-level", text: t("botlevel.label") }),
       h("select", { id: "p-level", name: "bot_level" },
         ...["beginner", "club", "strong"].map((v) => h("option", { value: v, text: t(`botlevel.${v}`) })))),

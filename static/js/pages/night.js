@@ -11,6 +11,7 @@ import { t } from "../i18n.js";
 import { formatMoney, formatWhists } from "../money.js";
 import { drawPulka } from "../table/sheet.js";
 import { archiveCss, outcomeText, settlementTable } from "./archive-common.js";
+import { wholeNumber } from "../validity.js";
 
 const REFRESH_MS = 2000;
 
@@ -90,7 +91,7 @@ function correctionsCard(night, me, reload) {
           night.tables.filter((x) => x.pulka_id).map((x) => h("option", { value: x.pulka_id,
             text: t("night.table", { id: x.table_id }) })))),
       h("div", { class: "field" }, h("label", { for: "nc-entry", text: t("night.entry") }),
-        h("input", { id: "nc-entry", name: "entry", type: "number", min: 1 })),
+        h("input", wholeNumber({ id: "nc-entry", name: "entry", min: 1 }))),
       h("button", { type: "submit", class: "primary", text: t("night.correct") }));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();

@@ -13,6 +13,7 @@ import { loadPresets, presetOf } from "../presets.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { entryWords } from "../table/words.js";
+import { wholeNumber } from "../validity.js";
 
 const TYPES = ["game", "misere", "pass_out", "conceded", "redeal"];
 const STRAINS = ["S", "C", "D", "H", "NT"];
@@ -137,7 +138,7 @@ export async function renderRecording(root, { args, me }) {
       h("option", { value: "closed", text: t("rec.closed") }));
     const calls = view.names.map((_, i) => h("select", { "data-call": String(i), "aria-label": seatName(i) },
       ...["", "whist", "pass", "half"].map((c) => h("option", { value: c, text: c ? t(`rec.call.${c}`) : "—" }))));
-    const tricks = view.names.map((_, i) => h("input", { type: "number", min: "0", max: "10",
+    const tricks = view.names.map((_, i) => h("input", { ...wholeNumber({ min: 0, max: 10 }),
       "data-tricks": String(i), "aria-label": seatName(i), class: "rec-tricks" }));
     const penalties = h("div", { class: "rec-penalties" });
     const addPenalty = () => {
@@ -145,7 +146,7 @@ export async function renderRecording(root, { args, me }) {
         ...view.catalogue.map((c) => h("option", { value: c.id, text: c.words[lang()] || c.words.en })));
       const who = seatSelect("pen-seat", 0);
       who.dataset.pen = "seat";
-      const size = h("input", { type: "number", min: "0", "data-pen": "size", placeholder: t("rec.size") });
+      const size = h("input", wholeNumber({ min: 0, "data-pen": "size", placeholder: t("rec.size") }));
       const row = h("div", { class: "rec-penalty-row" }, id, who, size,
         h("button", { type: "button", class: "link", text: "×", onclick: () => row.remove() }));
       penalties.append(row);
