@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { installBrowser } from "./dom-stub.js";
 
 installBrowser("ru");
-const { drawPulka } = await import("../../static/js/table/sheet.js");
+const { drawPulka, whistsLabel } = await import("../../static/js/table/sheet.js");
 
 function sheetOf(players) {
   return {
@@ -74,4 +74,12 @@ test("a pool that reached the target is drawn closed", () => {
   const svg = draw(3, 0, { sheet });
   assert.match(svg.byTestId("pool-1").attributes.class, /closed/);
   assert.doesNotMatch(svg.byTestId("pool-2").attributes.class, /closed/);
+});
+
+test("a whists part names its player whole, else by his first name, cut only if even that is long", () => {
+  assert.equal(whistsLabel("Лев", 8), "→ Лев");
+  assert.equal(whistsLabel("Кира Живая", 11), "Кира Живая");
+  assert.equal(whistsLabel("Кира Живая", 7), "→ Кира");
+  assert.equal(whistsLabel("Тамара Сидорова", 6), "Тамара");
+  assert.equal(whistsLabel("Тамара Сидорова", 4), "Там…");
 });

@@ -55,6 +55,20 @@ function pathOf(points) {
   return points.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
 }
 
+/**
+ * The caption of a whists part, `room` characters wide: "→ name" when it fits, else the name
+ * alone (the part's place says whose), else the first name («Кира» for «Кира Живая»), and only
+ * a first name too long for the part is cut.
+ */
+export function whistsLabel(whom, room) {
+  if (whom.length + 2 <= room) return `→ ${whom}`;
+  if (whom.length <= room) return whom;
+  const first = whom.split(/\s+/)[0];
+  if (first.length + 2 <= room) return `→ ${first}`;
+  if (first.length <= room) return first;
+  return `${first.slice(0, Math.max(1, room - 1))}…`;
+}
+
 function num(value) {
   const n = Number(value);
   if (Number.isInteger(n)) return formatWhists(String(n));
@@ -192,10 +206,7 @@ export function drawPulka(data) {
       const at = place(WHISTS, (k + 0.5) / (n - 1));
       const row = sheet.whists[seat] || [];
       const whom = data.names[on] || `${t("table.seat")} ${on + 1}`;
-      // "→ name" when it fits the part, else the name alone (the part's place says whose), cut
-      const label = whom.length + 2 <= at.room ? `→ ${whom}`
-        : whom.length <= at.room ? whom : `${whom.slice(0, at.room - 1)}…`;
-      svg.append(caption(at.cap, label));
+      svg.append(caption(at.cap, whistsLabel(whom, at.room)));
       svg.append(writeSeries(at.num.x, at.num.y, series(data.lines, "whists", seat, on, row[on] ?? 0),
         { "data-testid": `whists-${seat}-${on}` }));
     });
