@@ -14,11 +14,12 @@ import night from "./i18n/night.js";
 import recording from "./i18n/recording.js";
 import standings from "./i18n/standings.js";
 import table from "./i18n/table.js";
+import tableBlind from "./i18n/table-blind.js";
 import tableWords from "./i18n/table-words.js";
 
 /** Every catalogue by its file's name (static/js/i18n/<name>.js). */
 export const CATALOGUES = {
-  common, login, lobby, table, "table-words": tableWords, members, archive, fund, admin, audit,
+  common, login, lobby, table, "table-words": tableWords, "table-blind": tableBlind, members, archive, fund, admin, audit,
   recording, night, standings,
 };
 

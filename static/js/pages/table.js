@@ -15,6 +15,7 @@ import { lang, t } from "../i18n.js";
 import { formatMoney, formatWhists, signedWhists } from "../money.js";
 import { loadPresets, presetList, presetOf, presetTitle } from "../presets.js";
 import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
+import { blindMode } from "../table/blind.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { beep, setSound, soundOn, tick } from "../table/extras.js";
 import { drawPulka } from "../table/sheet.js";
@@ -76,7 +77,8 @@ export async function renderTable(root, { args, me }) {
   let wasMyMove = false;
   let metaTimer = null;
 
-  const felt = h("section", { class: "felt", "aria-label": `${t("table.t")} ${tableId}` });
+  const feltBody = h("div", { class: "felt-body" });
+  const felt = h("section", { class: "felt", "aria-label": `${t("table.t")} ${tableId}` }, feltBody);
   const side = h("aside", { class: "side" });
   const tabs = h("nav", { class: "table-tabs", "aria-label": t("tp.tabs") });
   const page = h("div", { class: "table-page", "data-tab": tab }, tabs, felt, side);
@@ -122,6 +124,23 @@ export async function renderTable(root, { args, me }) {
     }, 150);
   }
 
+  // the blind member's log and command line (table/blind.js): made once, fed every message
+  const blind = blindMode({
+    state: () => st,
+    nameOf: (seat) => nameOf(seat),
+    myMove: () => myMove(),
+    deadline: () => meta.deadline_at || st.deal?.deadline_at || null,
+    balance: () => balance?.balance ?? null,
+    signed: (n) => signed(n),
+    send: (command) => send(command),
+    rerender: () => render(),
+    hint: practice ? async () => {
+      const out = await post(`/api/tables/${tableId}/hint`).catch((err) => ({ error: err }));
+      return out?.action ?? (out?.error?.status === 503 ? "busy" : null);
+    } : null,
+  });
+  felt.append(blind.box);
+
   const socket = new TableSocket(tableId, {
     status(state) {
       conn = state;
@@ -143,6 +162,7 @@ export async function renderTable(root, { args, me }) {
         loadLines();
         loadMeta();
         render();
+        blind.snapshot();
         return;
       case "presence":
         notePresence(msg);
@@ -151,7 +171,10 @@ export async function renderTable(root, { args, me }) {
       case "ack":
         return;
       case "error":
-        if (msg.code !== "stale_seq") notify(errorText(msg));
+        if (msg.code !== "stale_seq") {
+          notify(errorText(msg));
+          blind.refused(errorText(msg));
+        }
         return;
       case "last_trick":
         lastTrick = { trick: msg.trick, winner: msg.winner };
@@ -194,6 +217,7 @@ export async function renderTable(root, { args, me }) {
     if (["deal_started", "deal_ended", "deal_refused"].includes(msg.type)) extension?.reload();
     if (meta.move_timer_seconds && !(msg.table && "deadline_at" in msg.table)) loadMeta();
     render();
+    blind.event(msg);
   }
 
   /**
@@ -437,15 +461,15 @@ export async function renderTable(root, { args, me }) {
       "data-testid": mine ? "my-hand" : `open-hand-${seat}` },
       sorted.map((card) => {
         if (discarding) {
-          return cardFace(card, { id: idOf(card), selected: selected.has(card), onclick: () => {
+          return cardFace(card, { id: idOf(card), label: blind.label(card), selected: selected.has(card), onclick: () => {
             if (selected.has(card)) selected.delete(card);
             else if (selected.size < 2) selected.add(card);
             render();
           } });
         }
-        if (!d || d.phase !== "play" || !playable.size) return cardFace(card);
+        if (!d || d.phase !== "play" || !playable.size) return cardFace(card, { label: blind.label(card) });
         const can = playable.has(card);
-        return cardFace(card, { id: idOf(card), playable: can, disabled: !can,
+        return cardFace(card, { id: idOf(card), label: blind.label(card), playable: can, disabled: !can,
           onclick: () => send({ type: "play_card", card }) });
       }));
   }
@@ -488,7 +512,7 @@ export async function renderTable(root, { args, me }) {
 
   function actionPanel() {
     const d = st.deal;
-    const panel = h("div", { class: "panel", "aria-live": "polite", "data-testid": "actions" });
+    const panel = h("div", { class: "panel", "aria-live": blind.on ? null : "polite", "data-testid": "actions" });
     if (!d || st.info.status !== "playing") {
       if (st.info.status === "waiting" && st.info.deal_no && st.seat !== null) {
         panel.append(h("button", { type: "button", class: "primary", text: t("table.nextDeal"),
@@ -670,7 +694,7 @@ export async function renderTable(root, { args, me }) {
       h("strong", { text: t("tp.keysTitle") }),
       h("ul", {}, ["tp.keysBid", "tp.keysPass", "tp.keysDefend", "tp.keysCards", "tp.keysHelp"].map((k) =>
         h("li", { text: t(k) })))) : null;
-    return [sound, button, help];
+    return [blind.toggle(), sound, button, help];
   }
 
   function renderFelt() {
@@ -684,7 +708,7 @@ export async function renderTable(root, { args, me }) {
       .filter(([seat, cards]) => Number(seat) !== st.seat && cards.length) : [];
     const talon = d && d.talon && d.talon.length && d.kind !== "pass_out" && !["play", "done"].includes(d.phase)
       ? d.talon : null;
-    clear(felt).append(...[
+    clear(feltBody).append(...[
       h("div", { class: "table-head" },
         h("h1", {}, `${t("table.t")} ${tableId}`),
         st.info.preset ? h("span", { class: "badge", "data-testid": "preset",
@@ -937,7 +961,7 @@ export async function renderTable(root, { args, me }) {
     } }, input, h("button", { type: "submit", disabled: !open || st.seat === null, text: t("table.send") }));
     return h("section", { class: "card side-chat", "aria-labelledby": "chat-title" },
       h("h2", { id: "chat-title", text: t("table.chat") }),
-      h("div", { class: "chat-log", "aria-live": "polite" },
+      h("div", { class: "chat-log", "aria-live": blind.on ? null : "polite" },
         (info.chat || []).map((line) => h("p", {}, h("strong", { text: `${line.name}: ` }), line.text))),
       open ? null : h("p", { class: "muted small", text: t("tp.chatClosed") }),
       form);
@@ -962,6 +986,10 @@ export async function renderTable(root, { args, me }) {
     if (event.key === "?") {
       helpOpen = !helpOpen;
       render();
+      event.preventDefault();
+      return;
+    }
+    if (blind.key(event)) {
       event.preventDefault();
       return;
     }
@@ -1026,6 +1054,8 @@ export async function renderTable(root, { args, me }) {
     verifyLast: (overrides) => verifyFinished(overrides),
     lastReveal: () => st.info.finished_deal?.reveal ?? null,
     send: (command) => socket.send(command),
+    seat: () => st.seat,
+    declarer: () => st.deal?.declarer ?? null,
   };
   renderTabs();
   render();

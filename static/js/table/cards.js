@@ -32,7 +32,7 @@ export function cardLabel(card) {
 
 /**
  * A card face. Options: `small`, `onclick` (makes it a button), `disabled`, `playable`,
- * `selected`. Without `onclick` it is a plain image with a text label.
+ * `selected`, `label` (the accessible name, else the short «Д♠»). Without `onclick` it is a plain image with a text label.
  */
 export function cardFace(card, options = {}) {
   const { rank, suit } = parseCard(card);
@@ -46,11 +46,11 @@ export function cardFace(card, options = {}) {
   ];
   if (options.onclick) {
     return h("button", {
-      type: "button", class: cls, id: options.id, "aria-label": cardLabel(card), "aria-pressed": options.selected ? "true" : null,
+      type: "button", class: cls, id: options.id, "aria-label": options.label ?? cardLabel(card), "aria-pressed": options.selected ? "true" : null,
       disabled: options.disabled, onclick: options.onclick, dataset: { card },
     }, inner);
   }
-  return h("span", { class: cls, role: "img", "aria-label": cardLabel(card), dataset: { card } }, inner);
+  return h("span", { class: cls, role: "img", "aria-label": options.label ?? cardLabel(card), dataset: { card } }, inner);
 }
 
 export function cardBack(small = false) {
