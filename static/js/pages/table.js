@@ -18,6 +18,7 @@ import { analysisPath, analysisView, playedTricks } from "../table/analysis.js";
 import { blindMode } from "../table/blind.js";
 import { callClass, callText, cardBack, cardFace, cardLabel, sortHand } from "../table/cards.js";
 import { beep, setSound, soundOn, tick } from "../table/extras.js";
+import { sentButton, showSent } from "../table/pending.js";
 import { drawPulka } from "../table/sheet.js";
 import { TableSocket } from "../table/socket.js";
 import { extensionAsk } from "../table/extension.js";
@@ -74,6 +75,7 @@ export async function renderTable(root, { args, me }) {
   const analysisShut = new Set(); // deal numbers whose loaded analysis the player folded
   let pulkaId = kind?.pulka?.id ?? null;
   let pendingLevel = null;
+  let sent = null; // the move sent and shown as made, until the server answers: {seq, command}
   let wasMyMove = false;
   let metaTimer = null;
 
@@ -175,6 +177,8 @@ export async function renderTable(root, { args, me }) {
           notify(errorText(msg));
           blind.refused(errorText(msg));
         }
+        sent = null;
+        render();  // a move shown as sent (table/pending.js) is undone: the state is unchanged
         return;
       case "last_trick":
         lastTrick = { trick: msg.trick, winner: msg.winner };
@@ -293,6 +297,22 @@ export async function renderTable(root, { args, me }) {
   const send = (command) => {
     if (!socket.send(command)) notify(t("table.reconnecting"));
   };
+  /** Send a move made by pressing `button` and show its effect at once (table/pending.js). */
+  const move = (command, button) => {
+    if (socket.send(command)) {
+      sent = { seq: st.seq, command };
+      showSent(felt, button, command, nameOf(st.seat));
+    } else notify(t("table.reconnecting"));
+  };
+  /** Until the server answers, a redraw (presence, a timer) keeps the sent move shown. */
+  function keepSent() {
+    if (!sent || sent.seq !== st.seq) {
+      sent = null;
+      return;
+    }
+    const button = felt.querySelector(sentButton(sent.command));
+    if (button) showSent(felt, button, sent.command, nameOf(st.seat));
+  }
   const myMove = () => st.seat !== null && st.info.status === "playing" && st.legal.length > 0
     && st.deal && st.deal.to_move === st.seat;
 
@@ -470,7 +490,7 @@ export async function renderTable(root, { args, me }) {
         if (!d || d.phase !== "play" || !playable.size) return cardFace(card, { label: blind.label(card) });
         const can = playable.has(card);
         return cardFace(card, { id: idOf(card), label: blind.label(card), playable: can, disabled: !can,
-          onclick: () => send({ type: "play_card", card }) });
+          onclick: (e) => move({ type: "play_card", card }, e.currentTarget) });
       }));
   }
 
@@ -485,27 +505,27 @@ export async function renderTable(root, { args, me }) {
       const label = named ? `${callText(call)} ${t(named)}` : callText(call);
       box.append(h("button", { type: "button", class: named ? `${callClass(call)} named` : callClass(call),
         disabled: !legal.has(call), id: `bid-${call}`, "aria-label": label, dataset: { call }, text: label,
-        onclick: () => send({ type: "bid", call }) }));
+        onclick: (e) => move({ type: "bid", call }, e.currentTarget) }));
     }
     const noTalon = rules.ladder_no_talon && [...legal].some((c) => c.endsWith("BP"));
     if (noTalon) {  // A-12: games without the talon
       for (const call of rules.ladder.map((c) => `${c}BP`)) {
         box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call),
           id: `bid-${call}`, "aria-label": callText(call), dataset: { call }, text: callText(call),
-          onclick: () => send({ type: "bid", call }) }));
+          onclick: (e) => move({ type: "bid", call }, e.currentTarget) }));
       }
     }
     const bpOn = noTalon || legal.has("misere_bp");
     const specials = rules.special_calls.filter((call) => call !== "misere_bp" || bpOn);
     box.append(h("div", { class: "specials" }, specials.map((call) =>
       h("button", { type: "button", disabled: !legal.has(call), dataset: { call }, text: callText(call),
-        id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: () => send({ type: "bid", call }) }))));
+        id: `bid-${call}`, class: call === "pass" ? "primary" : "", onclick: (e) => move({ type: "bid", call }, e.currentTarget) }))));
     const dark = [...legal].filter((c) => c.startsWith("dark_"));  // A-10, A-11: before looking
     if (dark.length) {
       box.append(h("div", { class: "specials dark", "data-testid": "dark-calls", "aria-label": t("table.darkCalls") },
         h("span", { class: "small muted", text: t("table.darkCalls") }),
         dark.slice(0, 11).map((call) => h("button", { type: "button", dataset: { call }, text: callText(call),
-          class: callClass(call), id: `bid-${call}`, onclick: () => send({ type: "bid", call }) }))));
+          class: callClass(call), id: `bid-${call}`, onclick: (e) => move({ type: "bid", call }, e.currentTarget) }))));
     }
     return box;
   }
@@ -598,12 +618,12 @@ export async function renderTable(root, { args, me }) {
           const call = `${level}${strain}`;
           box.append(h("button", { type: "button", class: callClass(call), disabled: !legal.has(call), dataset: { call },
             id: `contract-${call}`,
-            text: callText(call), onclick: () => send({ type: "name_contract", contract: call }) }));
+            text: callText(call), onclick: (e) => move({ type: "name_contract", contract: call }, e.currentTarget) }));
         }
       }
       box.append(h("div", { class: "specials" },
         h("button", { type: "button", disabled: !legal.has("misere"), dataset: { call: "misere" }, text: callText("misere"),
-          onclick: () => send({ type: "name_contract", contract: "misere" }) })));
+          onclick: (e) => move({ type: "name_contract", contract: "misere" }, e.currentTarget) })));
       panel.append(h("h2", { text: t("table.contract") }), box);
     }
     if (legalOf("concede").length) {
@@ -617,7 +637,7 @@ export async function renderTable(root, { args, me }) {
       handled.add("return_whist");
       panel.append(h("h2", { text: `${t("table.whist")} / ${t("table.pass")}` }), h("div", { class: "actions" },
         defend.map((a) => h("button", { type: "button", class: a.call === "whist" ? "primary" : "",
-          dataset: { call: a.call }, text: callText(a.call), onclick: () => send({ type: "defend", call: a.call }) })),
+          dataset: { call: a.call }, text: callText(a.call), onclick: (e) => move({ type: "defend", call: a.call }, e.currentTarget) })),
         legalOf("return_whist").length ? h("button", { type: "button", text: t("table.returnWhist"),
           onclick: () => send({ type: "return_whist" }) }) : null));
     }
@@ -1039,6 +1059,7 @@ export async function renderTable(root, { args, me }) {
   function render() {
     const focused = document.activeElement?.id;
     renderFelt();
+    keepSent();
     renderSide();
     if (focused) document.getElementById(focused)?.focus();
     const mine = myMove();
