@@ -58,8 +58,9 @@ export async function renderAdmin(root, { me }) {
       const seconds = Number(new FormData(form).get("move_timer_seconds")) || null;
       const out = await attempt(() => put("/api/club/settings", { move_timer_seconds: seconds }));
       if (!out) return;
+      // the form already shows what was saved: redrawing it from a second read would put back
+      // the old choice over one the admin makes meanwhile (the race test_timer_settings met)
       notify(t("timer.saved", { what: timerChoice(out.move_timer_seconds || 0) }), "info");
-      await loadSettings();
     });
     clear(settingsBox).append(h("h2", { id: "adm-settings", text: t("timer.clubTitle") }),
       h("p", { class: "muted small", text: t("timer.clubHint") }), form,
