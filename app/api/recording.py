@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import AddressDep, ClockDep, CurrentMember, SessionDep
 from app.api.error_answers import ApiError
+from app.api.schemas import Text
 from app.services import recording
 from app.services.service_errors import ServiceError
 
@@ -39,7 +40,7 @@ class CorrectionIn(BaseModel):
 
 
 class DisputeIn(BaseModel):
-    text: str = Field(min_length=1, max_length=recording.MAX_DISPUTE_CHARS)
+    text: Text = Field(min_length=1, max_length=recording.MAX_DISPUTE_CHARS)
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import AddressDep, AdminMember, CurrentMember, SessionDep
 from app.api.error_answers import CodedHTTPException, service_errors
-from app.api.schemas import ERRORS, INT4_MAX, IdPath
+from app.api.schemas import ERRORS, INT4_MAX, IdPath, Line
 from app.db.models.season import Season
 from app.services import seasons as season_service
 from app.services import standings as standings_service
@@ -38,7 +38,7 @@ class SeasonIn(BaseModel):
         }
     )
 
-    name: str = Field(min_length=1, max_length=100)
+    name: Line = Field(min_length=1, max_length=100)
     first_day: date
     last_day: date
 

@@ -122,3 +122,44 @@ def test_bad_values_get_specific_words_and_change_nothing(
     _sweep(page, "#fund-proposal", "#fprop-amount", MONEY, {"#fprop-title-in": "Колода"})
 
     assert state() == before, "a refused value changed nothing"
+    _sweep_seasons_and_payment(page, server, seen)
+
+
+def _sweep_seasons_and_payment(page: Any, server: ServerProcess, seen: Any) -> None:
+    """The season form, the standings' minimum and a fund payment (issue 28's sweep, the
+    admin's other forms)."""
+
+    def state() -> tuple[Any, ...]:
+        return (
+            len(seen.get("/api/seasons").json()),
+            seen.get("/api/club/settings").json()["min_pulkas"],
+            seen.get("/api/fund").json()["balance"],
+        )
+
+    before = state()
+    page.goto(server.base_url + "/#/admin")
+    page.wait_for_selector("#season-name-new")
+    season = "#admin-seasons form:has(#season-name-new)"
+    _sweep(
+        page,
+        season,
+        "#season-name-new",
+        TEXTS,
+        {"#season-first-new": "2026-09-01", "#season-last-new": "2027-05-31"},
+    )
+    for first, last in (("2027-05-31", "2026-09-01"), ("", "2027-05-31"), ("2026-09-01", "")):
+        for selector, value in (
+            ("#season-name-new", "Сезон"),
+            ("#season-first-new", first),
+            ("#season-last-new", last),
+        ):
+            _type(page, selector, value)
+        _assert_words(_answer(page, season), f"season {first}..{last}")
+    _sweep(page, "#min-pulkas-form", "#min-pulkas", NUMBERS, {})
+
+    page.goto(server.base_url + "/#/fund")
+    page.wait_for_selector("#fund-payment")
+    page.select_option("#fp-member", index=1)
+    _sweep(page, "#fund-payment", "#fp-amount", MONEY, {})
+
+    assert state() == before, "a refused value changed nothing"

@@ -178,4 +178,10 @@ export default {
   "field.preset": ["Правила", "Rules"],
   "field.bot_level": ["Сила ботов", "Bot strength"],
   "field.text": ["Сообщение", "Message"],
+  "field.name": ["Название", "Name"],
+  "field.first_day": ["Первый день", "First day"],
+  "field.last_day": ["Последний день", "Last day"],
+  "field.min_pulkas": ["Минимум пулек", "Minimum of pulkas"],
+  "field.member_id": ["Участник", "Member"],
+  "field.kind": ["Вид", "Kind"],
 };

@@ -5,6 +5,7 @@ export default {
   "bl.toggle": ["Для незрячих", "Blind mode"],
   "bl.toggleHint": ["Озвучивать каждый ход словами и принимать ходы, набранные с клавиатуры", "Say every move in words and take moves typed on the keyboard"],
   "bl.title": ["Режим для незрячих", "Blind mode"],
+  "bl.submit": ["Сказать", "Say"],
   "bl.log": ["Что происходит за столом", "What happens at the table"],
   "bl.command": ["Ваш ход или вопрос", "Your move or a question"],
   "bl.commandHint": ["Например: 6т, пас, вист, дп (дама пик), 10ч, снос дп 7ч, рука, стол, последняя, контракт, пулька, время, можно, помощь. Клавиши вне поля: / — к этому полю, Р — рука, Т — стол, Л — последняя взятка, К — контракт, П — пулька, О — время.",

@@ -36,13 +36,13 @@ const KEY_STRAINS = { KeyS: "S", KeyC: "C", KeyD: "D", KeyH: "H", KeyN: "NT" };
 export async function renderTable(root, { args, me }) {
   const tableId = Number(args[0]);
   // A real-cards table is recorded, not played here (RULES.md §10): its page is #/recording/<id>.
-  const kind = await get(`/api/tables/${tableId}`).catch(() => null);
+  // the table and the presets are asked at once: the first render waits for both (issue 28)
+  const [kind] = await Promise.all([get(`/api/tables/${tableId}`).catch(() => null), loadPresets()]);
   if (kind?.mode === "recorded") {
     location.replace(`#/recording/${tableId}`);
     return undefined;
   }
   const storeKey = `prefclub.table.${tableId}.${me.id}`;
-  await loadPresets();
   /** The table's preset as the server describes it (GET /api/presets). */
   const presetRules = () => presetOf(st.info.preset) ?? presetList()[0];
   let st = loadStored() || { seq: null, seat: null, deal: null, legal: [], info: {} };
@@ -136,12 +136,12 @@ export async function renderTable(root, { args, me }) {
     signed: (n) => signed(n),
     send: (command) => send(command),
     rerender: () => render(),
+    place: (box) => felt.append(box),
     hint: practice ? async () => {
       const out = await post(`/api/tables/${tableId}/hint`).catch((err) => ({ error: err }));
       return out?.action ?? (out?.error?.status === 503 ? "busy" : null);
     } : null,
   });
-  felt.append(blind.box);
 
   const socket = new TableSocket(tableId, {
     status(state) {
@@ -1080,9 +1080,9 @@ export async function renderTable(root, { args, me }) {
   };
   renderTabs();
   render();
-  await attempt(loadLines);
+  socket.connect();  // the snapshot and the sheet's lines are asked at once
   loadMeta();
-  socket.connect();
+  await attempt(loadLines);
   if (clubTable) extension = extensionAsk(tableId, me, render);
   return () => {
     extension?.stop();

@@ -33,7 +33,8 @@ export function blindStored() {
 /**
  * The blind mode of one table page. `table` gives what it reads: `state()` (the page's `st`),
  * `nameOf(seat)`, `myMove()`, `deadline()`, `balance()`, `signed(n)`, `send(command)`,
- * `rerender()` (the page redraws when the mode is switched) and, at a practice table,
+ * `rerender()` (the page redraws when the mode is switched), `place(box)` (puts the mode's
+ * section on the page: it is there only while the mode is on) and, at a practice table,
  * `hint()` (the strong bot's suggested action, `"busy"`, or null: docs/bots.md).
  */
 export function blindMode(table) {
@@ -47,9 +48,9 @@ export function blindMode(table) {
     "aria-describedby": "blind-command-hint", "data-testid": "blind-command" });
   const form = h("form", { class: "blind-form", onsubmit: (event) => { event.preventDefault(); typed(); } },
     h("label", { for: "blind-command", text: t("bl.command") }), input,
-    h("button", { type: "submit", text: t("table.send") }),
+    h("button", { type: "submit", text: t("bl.submit") }),
     h("p", { id: "blind-command-hint", class: "small muted", text: t("bl.commandHint") }));
-  const box = h("section", { class: "blind-box", "aria-labelledby": "blind-title", "data-testid": "blind", hidden: !on },
+  const box = h("section", { class: "blind-box", "aria-labelledby": "blind-title", "data-testid": "blind" },
     h("h2", { id: "blind-title", text: t("bl.title") }), form, log);
 
   /** Append sentences to the log (each a paragraph: a screen reader reads each once). */
@@ -131,8 +132,9 @@ export function blindMode(table) {
     say([t(out.error, vars)]);
   }
 
+  if (on) table.place(box);
+
   return {
-    box,
     get on() { return on; },
     /** The head's switch: the page redraws with the mode's card names and focuses the field. */
     toggle() {
@@ -142,7 +144,8 @@ export function blindMode(table) {
           try {
             localStorage.setItem(STORE, on ? "1" : "0");
           } catch { /* storage off: the mode lasts for this page */ }
-          box.hidden = !on;
+          if (on) table.place(box);
+          else box.remove();
           table.rerender();
           if (on) {
             say([t("bl.on"), turnWords()]);
