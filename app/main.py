@@ -57,6 +57,7 @@ from app.security.passwords import PasswordHasherBusy
 from app.services import analysis_cache, backups, first_deal, print_pdf, schedule, seat_changes
 from app.services.backup_schedule import BackupScheduler
 from app.services.deal_luck import LuckPass
+from app.services.move_guard import FAST_WRITER
 from app.services.table_commands import TableCommands
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ async def serving(state: AppState) -> AsyncIterator[None]:
             stack.push_async_callback(close_pools, state)
             state.solver_pool = make_solver_pool()
             stack.push_async_callback(state.solver_pool.aclose)
-            state.writer = make_writer(state.sessionmaker)
+            state.writer = make_writer(state.sessionmaker, FAST_WRITER)
             stack.push_async_callback(state.writer.close)
             hub = Hub(
                 state.sessionmaker,

@@ -78,7 +78,7 @@ def _count_write(
     conn: Connection, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
 ) -> None:
     """Engine hook: count the statements of a grouped unit that may have written — any but a
-    ``SELECT``. (``store.write_if_current`` goes to the driver and counts itself, with
+    ``SELECT``. (``store.MovesWriter.write_one`` goes to the driver and counts itself, with
     :func:`count_write`, only when it wrote.)"""
     info = conn.info
     if _WRITES not in info or statement.lstrip()[:6].upper() == "SELECT":
@@ -346,7 +346,7 @@ def _resolve(unit: _Unit, value: Any) -> None:
 
 def _used(db: AsyncSession) -> bool:
     """Did the unit work through the session? A unit that sent its one statement straight to
-    the driver (``store.write_if_current``) left nothing to flush or close: skipping both saves
+    the driver (``store.MovesWriter.write_one``) left nothing to flush or close: skipping both saves
     two trips through SQLAlchemy's greenlet bridge, about 40 µs per move."""
     return bool(db.in_transaction() or db.new or db.identity_map)
 

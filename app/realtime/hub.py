@@ -40,11 +40,11 @@ from app.realtime.presence import SENDS_PER_TURN, Presence
 from app.realtime.store import (
     WRITER_SETUP,
     Appended,
+    MovesWriter,
     Note,
     StateCache,
     events_after,
     rebuild,
-    write_moves,
 )
 from app.realtime.table_messages import (
     MAX_REPLAY,
@@ -83,14 +83,17 @@ def make_solver_pool() -> WorkerPool:
     return WorkerPool(max_workers=SOLVER_WORKERS, max_pending=SOLVER_PENDING)
 
 
-def make_writer(sessionmaker: async_sessionmaker[AsyncSession]) -> GroupCommit:
+def make_writer(
+    sessionmaker: async_sessionmaker[AsyncSession], moves: MovesWriter | None = None
+) -> GroupCommit:
     """The process's writer of table commands: commands of different tables that arrive
-    together share one transaction, and moves decided in advance share one statement
-    (:func:`~app.realtime.store.write_moves`)."""
+    together share one transaction, and moves decided in advance share one statement of
+    ``moves`` (the use cases' guard, ``app.services.move_guard.FAST_WRITER``, handed in by the
+    composition root; None: no move is written in advance)."""
     return GroupCommit(
         sessionmaker,
         harmless=(game.CommandRejected,),
-        direct=write_moves,
+        direct=moves,
         direct_setup=WRITER_SETUP,
     )
 
@@ -152,7 +155,8 @@ class Hub:
         """The claim solver's process pool (started by the first claim). Made and stopped by
         the app's lifespan; a hub made without one (a test's) makes its own and stops it."""
         self.committer = committer if committer is not None else make_writer(sessionmaker)
-        """The writer (:func:`make_writer`): the lifespan's, or the hub's own as above."""
+        """The writer (:func:`make_writer`): the lifespan's, or the hub's own as above (which
+        writes no move in advance: the guard of such moves is the use cases', handed in)."""
         self.command_stats = CommandStats()
         """Commands this process's sockets answered, and their latency (``/metrics``)."""
 

@@ -16,14 +16,12 @@ from typing import Any
 
 import orjson
 import psycopg
-from sqlalchemy import exists, func, inspect, select, text, true
+from sqlalchemy import ColumnElement, ScalarSelect, TextClause, func, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm.attributes import flag_modified
 
 from app.db.group_commit import count_write
-from app.db.models.auth import AuthSession
-from app.db.models.member import Member
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime.connection import dumps
 from app.realtime.game import CHECKPOINT_KINDS, TableState, fold
@@ -83,7 +81,7 @@ class Appended:
 @dataclasses.dataclass(frozen=True, slots=True)
 class TableSettings:
     """A table's settings that decide whether a move may take the hot path, fixed when the
-    table is made (``app.services.table_commands.decide_in_advance``)."""
+    table is made (``app.services.move_guard``)."""
 
     move_timer: int | None
     """The move timer in seconds, None without one (a timed table takes the ordinary path)."""
@@ -125,7 +123,7 @@ class StateCache:
     def put_settings(self, table_id: int, timer: int | None, gated: bool) -> None:
         """Remember a table's move timer and whether a club session gates its deals (settings
         fixed when the table is made), read by the hot path of a command (a move decided in
-        advance: ``app.services.table_commands.decide_in_advance``)."""
+        advance: ``app.services.move_guard``)."""
         if len(self._settings) >= self._limit and table_id not in self._settings:
             self._settings.pop(next(iter(self._settings)))
         self._settings[table_id] = TableSettings(timer, gated)
@@ -145,26 +143,20 @@ async def lock_table(db: AsyncSession, table_id: int) -> Table | None:
     )
 
 
-async def recheck_command(
-    db: AsyncSession,
-    table_id: int,
-    member_id: int,
-    command_id: str,
-    session_id: int | None,
-    now: datetime,
-) -> tuple[bool, int | None]:
-    """Under the table's row lock: (is the login session still live, the seq the command id
-    already produced or None) — one indexed round trip.
+@dataclasses.dataclass(frozen=True, slots=True)
+class Checked:
+    """What the lookups beside a command's lock found: the locked table row (None: no such
+    table; unlocked from :func:`recheck_command`), whether the caller's ``live`` condition held
+    (the login session, ``app.services.move_guard.session_live``) and the seq the command id
+    already produced (None: a new command)."""
 
-    This runs as a statement of its own *after* :func:`lock_table` returned: in READ COMMITTED
-    each statement sees every transaction committed before it started, so a twin of this
-    command that held the lock a moment ago is seen here (a lookup inside the locking statement
-    would use the snapshot from before the wait and miss it). A command checked before a logout
-    committed is ordered before it (the logout then closes the socket); every command after it
-    is refused. The session row is only read, never locked: no write per command.
-    ``session_id`` None (an internal caller) skips the session check.
-    """
-    done = (
+    table: Table | None
+    live: bool
+    done: int | None
+
+
+def _done(table_id: int, member_id: int, command_id: str) -> ScalarSelect[int]:
+    return (
         select(TableCommand.seq)
         .where(
             TableCommand.table_id == table_id,
@@ -173,24 +165,28 @@ async def recheck_command(
         )
         .scalar_subquery()
     )
-    if session_id is None:
-        return True, await db.scalar(select(done))
-    row = (
-        await db.execute(
-            select(AuthSession.id, done)
-            .join(Member, Member.id == AuthSession.member_id)
-            .where(
-                AuthSession.id == session_id,
-                AuthSession.member_id == member_id,
-                AuthSession.revoked_at.is_(None),
-                AuthSession.expires_at > now,
-                Member.active.is_(True),
-            )
-        )
-    ).first()
-    if row is None:
-        return False, None
-    return True, row[1]
+
+
+async def recheck_command(
+    db: AsyncSession,
+    table_id: int,
+    member_id: int,
+    command_id: str,
+    live: ColumnElement[bool] | TextClause,
+) -> Checked:
+    """Under the table's row lock: does ``live`` hold, and the seq the command id already
+    produced — one indexed round trip (``table`` is None: nothing is locked here).
+
+    This runs as a statement of its own *after* :func:`lock_table` returned: in READ COMMITTED
+    each statement sees every transaction committed before it started, so a twin of this
+    command that held the lock a moment ago is seen here (a lookup inside the locking statement
+    would use the snapshot from before the wait and miss it). A command checked before a logout
+    committed is ordered before it (the logout then closes the socket); every command after it
+    is refused. Nothing is locked or written here. ``live`` is the caller's condition (a
+    ``true()`` for an internal caller).
+    """
+    row = (await db.execute(select(_done(table_id, member_id, command_id), live))).one()
+    return Checked(None, bool(row[1]), row[0])
 
 
 async def lock_and_check(
@@ -198,12 +194,10 @@ async def lock_and_check(
     table_id: int,
     member_id: int,
     command_id: str,
-    session_id: int | None,
-    now: datetime,
-) -> tuple[Table | None, bool, int | None]:
+    live: ColumnElement[bool] | TextClause,
+) -> Checked:
     """The hot path's first round trip: lock the table row and, in the same statement, look up
-    the command id and the login session — (the locked table or None, is the session live, the
-    seq the command id already produced or None).
+    the command id and evaluate the caller's ``live`` condition (the login session).
 
     The lookups use the statement's snapshot, taken *before* any wait for the lock, so a twin
     of this command that held the lock a moment ago may be missed here. That is safe: the
@@ -211,40 +205,19 @@ async def lock_and_check(
     answers it as a duplicate, see :func:`recheck_command`), and a refusal is only sent after
     :func:`recheck_command` looked again with a fresh snapshot. A session checked at the start
     of the statement is ordered before a logout that commits during the wait (the logout then
-    closes the socket). ``session_id`` None (an internal caller) skips the session check.
+    closes the socket).
     """
-    done = (
-        select(TableCommand.seq)
-        .where(
-            TableCommand.table_id == table_id,
-            TableCommand.member_id == member_id,
-            TableCommand.command_id == command_id,
-        )
-        .scalar_subquery()
-    )
-    live = (
-        exists().where(
-            AuthSession.id == session_id,
-            AuthSession.member_id == member_id,
-            AuthSession.revoked_at.is_(None),
-            AuthSession.expires_at > now,
-            Member.id == AuthSession.member_id,
-            Member.active.is_(True),
-        )
-        if session_id is not None
-        else true()
-    )
     row = (
         await db.execute(
-            select(Table, done, live)
+            select(Table, _done(table_id, member_id, command_id), live)
             .where(Table.id == table_id)
             .with_for_update(of=Table)
             .execution_options(populate_existing=True)
         )
     ).first()
     if row is None:
-        return None, True, None
-    return row[0], bool(row[2]), row[1]
+        return Checked(None, True, None)
+    return Checked(row[0], bool(row[2]), row[1])
 
 
 async def events_after(
@@ -398,30 +371,50 @@ async def write_command(
     db.expunge(table)
 
 
-_WRITE_MOVES = """
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteGuard:
+    """The conditions under which :class:`MovesWriter`'s statement writes a move decided in
+    advance, as SQL — the use cases' to state (``app.services.move_guard``), this module's only
+    to place. Each may name the move's row ``mv`` (the columns of :meth:`Move.row`, and
+    ``ends_deal``); ``table`` may also name the ``tables`` row being locked."""
+
+    table: str
+    """Must hold for the table row to be locked (besides its being at the move's ``base``)."""
+    move: str
+    """Must hold for the move to be written (besides its command id being new)."""
+
+
+def moves_statement(guard: WriteGuard) -> str:
+    """The one statement that writes moves decided in advance under ``guard``.
+
+    For each move: lock its table row if it is still at ``base`` and ``guard.table`` holds,
+    and — if the command id is new and ``guard.move`` holds — append the events, move the
+    table's version, store the command id, rewrite the pulka row after a deal's end (from the
+    ``deal_ended`` payload's pulka and sheet, as the ordinary path's derived rows have it) and
+    ``NOTIFY``. Sent straight to the driver (psycopg, ``%(name)s`` parameters): the moves travel
+    as one JSON array, so one statement text serves any number of them (prepared once).
+
+    Each table row is locked by its own lookup (``LATERAL ... LIMIT 1``: never a scan of every
+    table), in the order of the array — ascending table ids, as the caller sorts them — so two
+    writers take their locks in the same order. The writer's connection plans it with
+    :data:`WRITER_SETUP`."""
+    return f"""
 WITH mv AS (
-    SELECT * FROM jsonb_to_recordset(CAST(%(moves)s AS jsonb)) AS mv(
+    SELECT *, pulka_at IS NOT NULL AS ends_deal
+    FROM jsonb_to_recordset(CAST(%(moves)s AS jsonb)) AS mv(
         table_id integer, base integer, version integer, member_id integer, command_id text,
         session_id integer, at timestamptz, events jsonb, head text, pulka_at integer,
         deals integer)
 ), t AS (
     SELECT locked.id FROM mv CROSS JOIN LATERAL (
         SELECT tables.id FROM tables
-        WHERE tables.id = mv.table_id AND tables.version = mv.base
-          AND tables.deadline_at IS NULL
-          AND (mv.pulka_at IS NULL OR tables.practice OR tables.club_session_id IS NULL)
+        WHERE tables.id = mv.table_id AND tables.version = mv.base AND ({guard.table})
         LIMIT 1 FOR UPDATE) AS locked
 ), ok AS (
     SELECT mv.* FROM mv JOIN t ON t.id = mv.table_id
     WHERE NOT EXISTS (SELECT 1 FROM table_commands c WHERE c.table_id = mv.table_id
                       AND c.member_id = mv.member_id AND c.command_id = mv.command_id)
-      AND (mv.session_id IS NULL OR EXISTS (
-          SELECT 1 FROM auth_sessions s JOIN members m ON m.id = s.member_id
-          WHERE s.id = mv.session_id AND s.member_id = mv.member_id AND s.revoked_at IS NULL
-            AND s.expires_at > mv.at AND m.active))
-      AND (mv.pulka_at IS NULL OR NOT EXISTS (
-          SELECT 1 FROM seat_changes sc WHERE sc.table_id = mv.table_id
-            AND sc.status = 'agreed'))
+      AND ({guard.move})
 ), ev AS (
     INSERT INTO table_events (table_id, seq, kind, payload)
     SELECT ok.table_id, e.seq, e.kind, e.payload
@@ -431,7 +424,7 @@ WITH mv AS (
 ), pk AS (
     UPDATE pulkas SET state = ok.events -> ok.pulka_at -> 'payload' -> 'pulka',
         sheet = ok.events -> ok.pulka_at -> 'payload' -> 'sheet', deals = ok.deals
-    FROM ok WHERE pulkas.table_id = ok.table_id AND ok.pulka_at IS NOT NULL
+    FROM ok WHERE pulkas.table_id = ok.table_id AND ok.ends_deal
 ), cmd AS (
     INSERT INTO table_commands (table_id, member_id, command_id, seq, response)
     SELECT table_id, member_id, command_id, version, jsonb_build_object('seq', version)
@@ -441,31 +434,26 @@ SELECT ok.table_id, pg_notify(%(channel)s, CASE
     WHEN octet_length(ok.head) + octet_length(ok.events::text) + 1 < %(limit)s
     THEN ok.head || '|' || ok.events::text ELSE ok.head END) FROM ok
 """
-"""Sent straight to the driver (psycopg, ``%(name)s`` parameters): the moves travel as one
-JSON array, so one statement text serves any number of them (prepared once).
 
-Each table row is locked by its own lookup (``LATERAL ... LIMIT 1``: never a scan of every
-table), in the order of the array — ascending table ids, as the caller sorts them — so two
-writers take their locks in the same order. The writer's connection plans it with
-:data:`WRITER_SETUP`."""
+
 WRITER_SETUP = "SET enable_seqscan = off"
-"""Set on the connection that runs :data:`_WRITE_MOVES`: every lookup of the statement has an
-index (the primary keys, ``table_commands``'s key, the pulka's and the seat changes' table id),
-and a plan made while a table was small (a fresh database, before its first ``ANALYZE``) must
-not scan it once it has grown — a prepared statement keeps its plan."""
+"""Set on the connection that runs a :class:`MovesWriter`'s statement: every lookup of the
+statement has an index (the primary keys, ``table_commands``'s key, the pulka's table id, and
+those of the guard's conditions), and a plan made while a table was small (a fresh database,
+before its first ``ANALYZE``) must not scan it once it has grown — a prepared statement keeps
+its plan."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Move:
     """A command decided in advance from the cached state at ``base``: its events ``base + 1``
-    ... (each ``(kind, payload as JSON text)``), the command id and the login session to check.
+    ... (each ``(kind, payload as JSON text)``), the command id and the login session the
+    guard checks (``app.services.move_guard``).
 
     Most moves are one ``action`` event. A move that ends a deal also carries its
     ``deal_ended`` and the next ``deal_started``, and ``deals`` (the pulka's deal count after
-    it): the pulka row is then rewritten from the ``deal_ended`` payload's pulka and sheet, as
-    :func:`app.services.live_table.sync_rows` writes it, and the statement writes such a move
-    only at a table whose deals no session gates (a practice table) and that has no agreed seat
-    change waiting for the deal's end — the ordinary path handles both."""
+    it): the statement then rewrites the pulka row from the ``deal_ended`` payload's pulka and
+    sheet, and its row's ``ends_deal`` is true for the guard."""
 
     table_id: int
     base: int
@@ -511,51 +499,56 @@ class Move:
         }
 
 
-async def write_moves(driver: psycopg.AsyncConnection[Any], moves: Sequence[Move]) -> set[int]:
-    """Commands of different tables, each decided in advance (:class:`Move`), written in one
-    statement (on a connection in autocommit mode, one statement is one transaction and one
-    WAL flush): for each move, lock its table row *if it is still at* ``base`` and has no move
-    deadline, and — if the command id is new and the login session live — append the events,
-    move the table's version, store the command id and ``NOTIFY`` (and rewrite the pulka row
-    after a deal's end). Returns the ids of the tables written; a move not written (the table
-    moved on, the id is known, the session ended, the deal end needs the ordinary path)
-    leaves nothing, and its caller takes the ordinary path, which explains a refusal.
+class MovesWriter:
+    """Writes moves decided in advance (:class:`Move`) with the one statement of its
+    :class:`WriteGuard` (:func:`moves_statement`)."""
 
-    The rows are locked in table id order, as every batch of the group commit locks them, so
-    two writers cannot deadlock. A writer that committed while this statement waited for a
-    lock moved that table's version on (every event does), so the re-check of ``version =
-    base`` on the newest row refuses that move; the command-id, session and seat-change
-    lookups use the statement's snapshot, as in :func:`lock_and_check` (the command row's key
-    still refuses a twin: ``psycopg.IntegrityError``, and then nothing of the statement is
-    written; a seat change agreed meanwhile waits for the next deal's end). At most one move
-    per table: the caller keeps twins apart. The table's status and move deadline stay as
-    they are: only moves that leave the pulka playing, at tables without a move timer, come
-    here.
-    """
-    cursor = await driver.execute(
-        _WRITE_MOVES,
-        {
-            "moves": orjson.dumps([m.row() for m in moves]).decode(),
-            "channel": NOTIFY_CHANNEL,
-            "limit": NOTE_LIMIT,
-        },
-    )
-    return {int(row[0]) for row in await cursor.fetchall()}
+    def __init__(self, guard: WriteGuard) -> None:
+        self.guard = guard
+        self.statement = moves_statement(guard)
 
+    async def __call__(
+        self, driver: psycopg.AsyncConnection[Any], moves: Sequence[Move]
+    ) -> set[int]:
+        """Commands of different tables, each decided in advance, written in one statement (on
+        a connection in autocommit mode, one statement is one transaction and one WAL flush).
+        Returns the ids of the tables written; a move not written (the table moved on, the id is
+        known, the guard refused it) leaves nothing, and its caller takes the ordinary path,
+        which explains a refusal.
 
-async def write_if_current(db: AsyncSession, move: Move) -> bool:
-    """:func:`write_moves` of one move in the session's transaction (a command executed
-    without the group commit); True if it was written. A twin's key violation is raised as
-    SQLAlchemy raises it (``IntegrityError``): the caller looks the twin up again."""
-    bind = db.bind
-    conn = bind if isinstance(bind, AsyncConnection) else await db.connection()
-    driver = (await conn.get_raw_connection()).driver_connection
-    assert isinstance(driver, psycopg.AsyncConnection)
-    try:
-        written = await write_moves(driver, [move])
-    except psycopg.IntegrityError as exc:
-        raise IntegrityError(_WRITE_MOVES, None, exc) from exc
-    if not written:
-        return False
-    count_write(conn.info)
-    return True
+        The rows are locked in table id order, as every batch of the group commit locks them,
+        so two writers cannot deadlock. A writer that committed while this statement waited for
+        a lock moved that table's version on (every event does), so the re-check of ``version =
+        base`` on the newest row refuses that move; the command-id lookup and the guard's use
+        the statement's snapshot, as in :func:`lock_and_check` (the command row's key still
+        refuses a twin: ``psycopg.IntegrityError``, and then nothing of the statement is
+        written). At most one move per table: the caller keeps twins apart. The table's status
+        and move deadline stay as they are: the guard lets only moves that leave the pulka
+        playing, at tables without a move deadline, come here.
+        """
+        cursor = await driver.execute(
+            self.statement,
+            {
+                "moves": orjson.dumps([m.row() for m in moves]).decode(),
+                "channel": NOTIFY_CHANNEL,
+                "limit": NOTE_LIMIT,
+            },
+        )
+        return {int(row[0]) for row in await cursor.fetchall()}
+
+    async def write_one(self, db: AsyncSession, move: Move) -> bool:
+        """One move in the session's transaction (a command executed without the group
+        commit); True if it was written. A twin's key violation is raised as SQLAlchemy raises
+        it (``IntegrityError``): the caller looks the twin up again."""
+        bind = db.bind
+        conn = bind if isinstance(bind, AsyncConnection) else await db.connection()
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert isinstance(driver, psycopg.AsyncConnection)
+        try:
+            written = await self(driver, [move])
+        except psycopg.IntegrityError as exc:
+            raise IntegrityError(self.statement, None, exc) from exc
+        if not written:
+            return False
+        count_write(conn.info)
+        return True

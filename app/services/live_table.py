@@ -28,6 +28,7 @@ from app.realtime.game import TableState
 from app.realtime.store import append, load_state, stamp_deadline
 from app.rules import export_document
 from app.services import fund, pulka_stats, rating
+from app.services.move_guard import Next, gates_deals, what_follows
 from app.services.session_clock import deal_start_refusal, record_deal_started
 
 
@@ -41,14 +42,14 @@ class AfterDeal(Protocol):
 
 async def deal_refusal(db: AsyncSession, table: Table, now: datetime) -> str | None:
     """R-S2: may a new deal start at this table now? (practice tables always may)."""
-    if table.practice or table.club_session_id is None:
+    if not gates_deals(table):
         return None
     return await deal_start_refusal(db, table.id, now)
 
 
 async def record_deal_start(db: AsyncSession, table: Table, dealer: int, now: datetime) -> None:
     """Count a club table's new deal for the R-S2 extension round (practice tables: nothing)."""
-    if table.practice or table.club_session_id is None:
+    if not gates_deals(table):
         return
     await record_deal_started(db, table.id, dealer, now)
 
@@ -73,17 +74,15 @@ async def advance(
         state = append(db, table, state, *ended)
         if (
             after_deal is not None
-            and state.status == "playing"
             and allow_new_deal
-            and not state.pulka.is_complete
+            and what_follows(state) is Next.NEW_DEAL
             and await after_deal(db, table.id, now)
         ):
             state = await load_state(db, table, None)
-    if state.status != "playing" or not allow_new_deal:
+    follows = what_follows(state)
+    if follows in (Next.STOPPED, Next.PLAY_ON) or not allow_new_deal:
         return state
-    if state.deal is not None and not state.scored:
-        return state
-    if state.pulka.is_complete:
+    if follows is Next.PULKA_ENDS:
         return append(db, table, state, *game.pulka_ended(state, "target"))
     reason = await deal_refusal(db, table, now)
     if reason is not None:

@@ -25,11 +25,8 @@ from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime import engine, game
 from app.realtime.chat_rate import RecentChats
-from app.realtime.connection import dumps
 from app.realtime.game import CommandRejected, TableState
 from app.realtime.store import (
-    Appended,
-    Move,
     StateCache,
     append,
     appended,
@@ -39,14 +36,20 @@ from app.realtime.store import (
     notify,
     recheck_command,
     write_command,
-    write_if_current,
 )
-from app.rules import ACTION_TYPES, DEFAULT_CUT, action_to_json, default_move
+from app.rules import DEFAULT_CUT, action_to_json, default_move
 from app.services.live_table import AfterDeal, advance, deal_refusal, sync_rows
+from app.services.move_guard import (
+    ACTION_COMMANDS,
+    FAST_WRITER,
+    CommandResult,
+    decide_in_advance,
+    holds_seat,
+    remember_terms,
+    session_live,
+)
 from app.workers import PoolBusy, WorkerPool
 
-ACTION_COMMANDS = frozenset(ACTION_TYPES)
-"""Commands that are engine actions (the codec's action types)."""
 WRITE_COMMANDS = ACTION_COMMANDS | {"chat", "next_deal"}
 MAX_COMMAND_ID = 64
 SESSION_ENDED = "session_ended"
@@ -59,17 +62,6 @@ CHAT_RATE_LINES = 5
 CHAT_RATE_SECONDS = 10
 """A member writes at most ``CHAT_RATE_LINES`` chat lines per ``CHAT_RATE_SECONDS`` at a table
 (over all his sockets and every server process: counted from the log under the row lock)."""
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class CommandResult:
-    """What the connection acknowledges: the table's ``seq`` after the command."""
-
-    seq: int
-    duplicate: bool
-    state: TableState | None
-    events: tuple[Appended, ...] = ()
-    """The committed events of this command, for the local fan-out."""
 
 
 async def _check_chat_rate(db: AsyncSession, table_id: int, member_id: int) -> None:
@@ -231,11 +223,13 @@ async def execute(
         refusal = _chat_refused_in_advance(cache, chats, table_id, member_id, name, command)
         if refusal is not None:
             async with sessionmaker() as db:
-                live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
-            if not live:
+                checked = await recheck_command(
+                    db, table_id, member_id, cid, session_live(session_id, member_id, now)
+                )
+            if not checked.live:
                 raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
-            if done is not None:
-                return CommandResult(seq=done, duplicate=True, state=None)
+            if checked.done is not None:
+                return CommandResult(seq=checked.done, duplicate=True, state=None)
             raise refusal
     if kind == "claim" and solver is not None:
         await _solve_claim(sessionmaker, cache, table_id, member_id, command, solver)
@@ -252,9 +246,10 @@ async def execute(
             now=now,
             session_id=session_id,
         )
-        if decided is not None and await committer.write(table_id, decided[0]):
-            cache.put(decided[1].state)  # type: ignore[arg-type]
-            return decided[1]
+        if decided is not None and await committer.write(table_id, decided.move):
+            assert decided.result.state is not None
+            cache.put(decided.result.state)
+            return decided.result
     try:
 
         async def work(db: AsyncSession) -> CommandResult:
@@ -292,11 +287,13 @@ async def execute(
         # The lock statement's lookup may have missed a twin that committed while this one
         # waited for the lock: look again with a fresh snapshot (refusals and conflicts only).
         async with sessionmaker() as db:
-            live, done = await recheck_command(db, table_id, member_id, cid, session_id, now)
-        if not live:
+            checked = await recheck_command(
+                db, table_id, member_id, cid, session_live(session_id, member_id, now)
+            )
+        if not checked.live:
             raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT) from None
-        if done is not None:
-            return CommandResult(seq=done, duplicate=True, state=None)
+        if checked.done is not None:
+            return CommandResult(seq=checked.done, duplicate=True, state=None)
         raise
 
 
@@ -320,8 +317,8 @@ async def _apply(
 ) -> CommandResult:
     """The command's unit of work in the caller's transaction: lock + checks (one statement),
     the engine, one write — or, with ``in_advance``, for a move decided in advance, one
-    statement in all (:func:`decide_in_advance`). Nothing here commits; running it again after
-    a rollback is safe."""
+    statement in all (:func:`app.services.move_guard.decide_in_advance`). Nothing here
+    commits; running it again after a rollback is safe."""
     if in_advance and cache is not None and client_seq is not None:
         decided = decide_in_advance(
             cache,
@@ -335,15 +332,18 @@ async def _apply(
             now=now,
             session_id=session_id,
         )
-        if decided is not None and await write_if_current(db, decided[0]):
-            return decided[1]
-    table, live, done = await lock_and_check(db, table_id, member_id, cid, session_id, now)
+        if decided is not None and await FAST_WRITER.write_one(db, decided.move):
+            return decided.result
+    checked = await lock_and_check(
+        db, table_id, member_id, cid, session_live(session_id, member_id, now)
+    )
+    table = checked.table
     if table is None:
         raise CommandRejected("no_table", f"there is no table {table_id}")
-    if not live:
+    if not checked.live:
         raise CommandRejected(SESSION_ENDED, _SESSION_ENDED_TEXT)
-    if done is not None:
-        return CommandResult(seq=done, duplicate=True, state=None)
+    if checked.done is not None:
+        return CommandResult(seq=checked.done, duplicate=True, state=None)
     try:
         state = await _decide(
             db,
@@ -364,95 +364,8 @@ async def _apply(
         raise
     await write_command(db, table, member_id, cid, cache.owner if cache else None)
     if cache is not None:
-        cache.put_settings(
-            table_id,
-            table.move_timer_seconds,
-            gated=not table.practice and table.club_session_id is not None,
-        )
+        remember_terms(cache, table)
     return CommandResult(seq=state.seq, duplicate=False, state=state, events=tuple(appended(db)))
-
-
-def decide_in_advance(
-    cache: StateCache,
-    *,
-    table_id: int,
-    member_id: int,
-    seat: int,
-    command: Mapping[str, Any],
-    cid: str,
-    kind: str,
-    client_seq: int,
-    now: datetime,
-    session_id: int | None,
-) -> tuple[Move, CommandResult] | None:
-    """The hot path of most moves: decided before the table is locked, written in one statement.
-
-    When this process holds the table's state at the client's ``seq`` (its last command or
-    fan-out left it in the cache), the move, checked by the engine on that state, has effects
-    known before the table is locked: its ``action`` event, the version, the command id — and,
-    when it ends the deal and the pulka goes on, the ``deal_ended`` and the next
-    ``deal_started`` (a fresh shuffle) with the pulka row, as :func:`live_table.advance` and
-    :func:`live_table.sync_rows` would write them at a practice table. Returns the
-    :class:`~app.realtime.store.Move` to write (:func:`~app.realtime.store.write_moves` writes
-    it only if the table is still at that ``seq``, the id is new, the session live and, for a
-    deal end, no session gates the next deal and no seat change waits) and the result to
-    acknowledge once it is written. None: take the ordinary path (which explains any refusal
-    under the lock). Tables with a move timer take the ordinary path: their deadline rule stays
-    in one place (``live_table.sync_rows``)."""
-    if kind not in ACTION_COMMANDS or kind == "claim":
-        return None
-    state = cache.get(table_id, client_seq)
-    settings = cache.settings(table_id)
-    if (
-        state is None
-        or settings is None
-        or settings.move_timer
-        or state.status != "playing"
-        or state.member_ids[seat : seat + 1] != (member_id,)
-    ):
-        return None
-    body = {k: v for k, v in command.items() if k not in ("id", "seq")}
-    seq = client_seq + 1
-    try:
-        event_kind, payload, after = game.action_played(state, seq, seat, body)
-    except CommandRejected:
-        return None
-    if (
-        after.deal is None
-        or after.scored
-        or after.pulka is not state.pulka
-        or after.status != state.status
-    ):
-        return None
-    events = [Appended(seq, event_kind, payload, after)]
-    deals = None
-    ended = game.deal_ended(after)
-    if ended is not None:
-        if settings.gated:
-            return None  # R-S2: a club session's gate and count, under the lock
-        scored = game.fold(after, table_id, seq + 1, *ended)
-        if scored.status != "playing" or scored.pulka.is_complete:
-            return None  # the pulka ends: its settlement, archive rows and debts
-        started = game.deal_started(scored)
-        events += [
-            Appended(seq + 1, *ended, scored),
-            Appended(seq + 2, *started, game.fold(scored, table_id, seq + 2, *started)),
-        ]
-        deals = scored.pulka.deal_index
-    move = Move(
-        table_id,
-        client_seq,
-        member_id,
-        cid,
-        session_id,
-        now,
-        tuple((e.kind, dumps(e.payload)) for e in events),
-        cache.owner,
-        deals,
-    )
-    return move, CommandResult(
-        seq=events[-1].seq, duplicate=False, state=events[-1].state, events=tuple(events)
-    )
 
 
 async def _decide(
@@ -479,7 +392,7 @@ async def _decide(
             f"{table.version}; nothing was applied",
         )
     state = before = await load_state(db, table, cache)
-    if state.member_ids[seat : seat + 1] != (member_id,):
+    if not holds_seat(state, seat, member_id):
         # The connection's seat is out of date (a player joined or was replaced): the log's
         # seating decides. A replaced player holds no seat any more.
         actual = state.seat_of(member_id)

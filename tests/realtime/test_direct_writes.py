@@ -29,9 +29,10 @@ from app.realtime import engine as rules
 from app.realtime import game
 from app.realtime.cross_process import libpq_url
 from app.realtime.game import CommandRejected, TableState
-from app.realtime.store import WRITER_SETUP, StateCache, rebuild, write_moves
+from app.realtime.store import WRITER_SETUP, StateCache, rebuild
+from app.services.move_guard import FAST_WRITER, decide_in_advance
 from app.services.seat_changes import apply_waiting
-from app.services.table_commands import CommandResult, decide_in_advance, execute
+from app.services.table_commands import CommandResult, execute
 from app.services.tables import create_table
 from tests.realtime.test_hot_path import NOW
 from tests.support.wire import Wire
@@ -48,9 +49,10 @@ async def committers(sessions: Sessions) -> AsyncIterator[list[GroupCommit]]:
 
 
 def _hub_committer(made: list[GroupCommit], sessions: Sessions) -> GroupCommit:
-    """A committer as the hub makes it: moves decided in advance go to ``write_moves``."""
+    """A committer as the server makes it: moves decided in advance go to the guard's
+    ``FAST_WRITER``."""
     committer = GroupCommit(
-        sessions, harmless=(CommandRejected,), direct=write_moves, direct_setup=WRITER_SETUP
+        sessions, harmless=(CommandRejected,), direct=FAST_WRITER, direct_setup=WRITER_SETUP
     )
     made.append(committer)
     return committer
@@ -353,9 +355,9 @@ async def test_a_deal_end_at_a_club_table_takes_the_ordinary_path(
         now=NOW,
         session_id=None,
     )
-    assert decided is not None and decided[0].deals is not None  # a deal end
+    assert decided is not None and decided.move.deals is not None  # a deal end
     async with await psycopg.AsyncConnection.connect(libpq_url(live_db), autocommit=True) as driver:
-        assert await write_moves(driver, [decided[0]]) == set()
+        assert await FAST_WRITER(driver, [decided.move]) == set()
 
     writes, batches = committer.direct_writes, committer.batches
     statements = committer.direct_statements
