@@ -25,6 +25,13 @@ from app.db.pgtools import libpq_url, run_tool
 from app.services.service_errors import ConflictError, ServiceError
 
 RESET_SCHEMA = b"DROP SCHEMA IF EXISTS public CASCADE;\nCREATE SCHEMA public;\n"
+NEWER_SETTINGS = {b"SET transaction_timeout = 0;\n": 170000}
+"""Session settings the client tools (the wheel's newest) write at the head of a script, with
+the server version that first knows each: an older server (``postgres:16`` of
+docker-compose.yml, or a ``DATABASE_URL`` of PostgreSQL 15) refuses the unknown name, so the
+line is left out for it."""
+_HEAD_LINES = (b"SET ", b"SELECT pg_catalog.set_config(", b"--", b"\\", b"\n")
+"""How the lines of a script's head start (settings, comments, psql's meta-commands)."""
 _ALEMBIC_TOC = re.compile(rb"^\d+; \d+ \d+ TABLE DATA public alembic_version ", re.MULTILINE)
 _REVISION = re.compile(r"^[0-9A-Za-z_]{1,32}$")
 
@@ -97,6 +104,32 @@ async def public_tables(url: str) -> int:
     return int(row[0]) if row else 0
 
 
+async def server_version(url: str) -> int:
+    """The server's ``server_version_num`` (160004 for 16.4)."""
+    async with await psycopg.AsyncConnection.connect(libpq_url(url)) as conn:
+        row = await (await conn.execute("SHOW server_version_num")).fetchone()
+    return int(row[0]) if row else 0
+
+
+def fit_script(script: Path, version: int) -> None:
+    """Leave out of the script's head — the session settings before its first statement of
+    data or schema — the settings the server at ``version`` does not know
+    (:data:`NEWER_SETTINGS`); everything from the first other line on is copied as it is."""
+    unknown = {line for line, since in NEWER_SETTINGS.items() if version < since}
+    if not unknown:
+        return
+    fitted = script.with_suffix(".fitted.sql")
+    with script.open("rb") as source, fitted.open("wb") as target:
+        while line := source.readline():
+            if line not in unknown:
+                target.write(line)
+            if not line.startswith(_HEAD_LINES):
+                break
+        while chunk := source.read(1 << 20):
+            target.write(chunk)
+    fitted.replace(script)
+
+
 async def restore(url: str, file: Path, *, force: bool) -> ArchiveInfo:
     """Restore the backup ``file`` into the database at ``url`` in one transaction.
 
@@ -118,6 +151,7 @@ async def restore(url: str, file: Path, *, force: bool) -> ArchiveInfo:
         made = await run_tool("pg_restore", "--no-owner", "--no-acl", f"--file={script}", str(file))
         if not made.ok:
             raise BadBackupError(f"{file} cannot be read ({made.stderr})")
+        fit_script(script, await server_version(url))
         applied = await run_tool(
             "psql",
             "--no-psqlrc",

