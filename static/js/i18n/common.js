@@ -156,6 +156,7 @@ export default {
   "err.input.not_a_choice": ["«{field}»: выберите одно из предложенных значений.", "«{field}»: choose one of the offered values."],
   "err.input.not_a_date": ["«{field}»: нужна дата.", "«{field}»: a date is needed."],
   "err.input.not_a_time": ["«{field}»: нужно время (ЧЧ:ММ).", "«{field}»: a time is needed (HH:MM)."],
+  "err.input.bad_character": ["«{field}»: недопустимый символ (нулевой байт или управляющий символ).", "«{field}»: a character that is not allowed (a NUL or control character)."],
   "err.input.invalid": ["«{field}»: недопустимое значение.", "«{field}»: not an allowed value."],
   "field.display_name": ["Имя", "Name"],
   "field.login": ["Логин", "Login"],
@@ -184,4 +185,7 @@ export default {
   "field.min_pulkas": ["Минимум пулек", "Minimum of pulkas"],
   "field.member_id": ["Участник", "Member"],
   "field.kind": ["Вид", "Kind"],
+  "field.pulka_id": ["Пулька", "Pulka"],
+  "field.fund_entry_id": ["Запись фонда", "Fund entry"],
+  "field.token": ["Ссылка", "Link"],
 };
