@@ -108,6 +108,7 @@ export default {
   "err.entry.defence": ["Такой сдачи быть не могло: проверьте вист и пас.", "That deal could not have happened: check the whists and passes."],
   "err.entry.dealer": ["Такой сдачи быть не могло: проверьте, кто сдавал.", "That deal could not have happened: check who dealt."],
   "err.entry.type": ["Такой сдачи быть не могло: проверьте, что играли.", "That deal could not have happened: check what was played."],
+  "err.entry.text": ["«Почему запись неверна»: напишите причину, от 1 до {max} символов.", "«Why the entry is wrong»: write the reason, 1 to {max} characters."],
   "err.entry.penalties": ["Такой сдачи быть не могло: проверьте штрафы.", "That deal could not have happened: check the penalties."],
   "err.code.stale_entry": ["Эту сдачу уже записали: обновите страницу.", "This deal has already been entered: reload the page."],
   "err.code.correction_closed": ["Исправить можно только последнюю запись, пока не записана следующая.", "Only the last entry can be corrected, until the next deal is entered."],
