@@ -1,8 +1,9 @@
 """The bad-value sweep of issue 28, its other forms: the night's corrections (#/night/<id>), the
-disputes on a real-cards table (#/recording/<id>) and the three password forms (#/password, the
-forced first change, the reset link). Each bad value gets a specific message in Russian naming
-the field and its limit — never a generic «Проверьте введённые данные» nor, for «abc», the
-«must differ» rule — and nothing changes on the server (checked over the API)."""
+disputes on a real-cards table (#/recording/<id>), the three password forms (#/password, the
+forced first change, the reset link) and the table's chat line. Each bad value gets a specific
+message in Russian naming the field and its limit — never a generic «Проверьте введённые
+данные» nor, for «abc», the «must differ» rule — and nothing changes on the server (checked over
+the API). An empty chat line is not sent at all (the table page's own check, silent)."""
 
 from __future__ import annotations
 
@@ -188,3 +189,29 @@ def test_the_password_forms_say_each_fault(
             json={"token": link.json()["token"], "new_password": "gleb's own password"},
         )
     assert done.status_code == 200, done.text
+
+
+def test_a_chat_line_says_its_faults(
+    server: ServerProcess, admin: tuple[Any, httpx.Client]
+) -> None:
+    """The chat goes over the table's socket; a NUL or a line over the server's 500 characters
+    (app/realtime/game.py CHAT_MAX_CHARS) is said on the field before anything is sent."""
+    page, api = admin
+    me = api.get("/api/auth/me").json()["id"]
+    seats = [me, _member(api, "dina")["member"]["id"], _member(api, "efim")["member"]["id"]]
+    made = api.post("/api/tables", json={"seats": seats})
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    before = api.get(f"/api/tables/{table}").json()
+    page.goto(f"{server.base_url}/#/table/{table}")
+    page.wait_for_selector("#chat-text:enabled")
+    form = "form:has(#chat-text)"
+    answers = []
+    for text in (NUL, "я" * 501):
+        _type(page, "#chat-text", text)
+        answers.append(answer := _answer(page, form))
+        _assert_words(answer, f"chat = {text[:20]!r}")
+        assert "Сообщение" in answer, answer
+    assert "недопустимый символ" in answers[0] and "500" in answers[1], answers
+    after = api.get(f"/api/tables/{table}").json()
+    assert after.get("seq") == before.get("seq") and not after.get("chat"), after
