@@ -28,7 +28,7 @@ from app.api.deps import (
     request_address,
 )
 from app.api.error_answers import service_errors
-from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message
+from app.api.schemas import ERRORS, ErrorOut, MemberOut, Message, bad_character
 from app.config import Settings
 from app.db.models import Member
 from app.security import ratelimit
@@ -57,7 +57,7 @@ def _no_nul_or_surrogates(value: str) -> str:
     """Refuse text PostgreSQL cannot store (NUL) or UTF-8 cannot encode (lone surrogates), so
     bad input is a 422, never a 500 from the database or the hasher."""
     if any(ch == "\x00" or "\ud800" <= ch <= "\udfff" for ch in value):
-        raise ValueError("must not contain NUL bytes or lone surrogates")
+        raise bad_character("must not contain NUL bytes or lone surrogates")
     return value
 
 
@@ -65,7 +65,7 @@ def _printable(value: str) -> str:
     """Names and logins: no control characters either."""
     _no_nul_or_surrogates(value)
     if any(unicodedata.category(ch) == "Cc" for ch in value):
-        raise ValueError("must not contain control characters")
+        raise bad_character("must not contain control characters")
     return value
 
 

@@ -35,6 +35,7 @@ PROBLEMS: dict[str, tuple[str, str | None]] = {
     "date_from_datetime_parsing": ("not_a_date", None),
     "date_from_datetime_inexact": ("not_a_date", None),
     "time_parsing": ("not_a_time", None),
+    "bad_character": ("bad_character", None),
 }
 """Pydantic's error ``type`` → (our ``problem``, the ``ctx`` key holding its limit). Anything
 else is ``invalid`` (a wrong type, a refused character...)."""

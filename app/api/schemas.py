@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import Path
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from app.db.models import Role
 
@@ -29,15 +30,22 @@ IdPath = Annotated[int, Path(ge=1, le=INT4_MAX)]
 _MULTILINE_OK = frozenset("\t\n\r")
 
 
+def bad_character(message: str) -> PydanticCustomError:
+    """The refusal of a character a field may not hold (NUL, a lone surrogate, a control
+    character): its error ``type`` is ``bad_character``, which the 422's ``params`` name as the
+    ``problem`` ``bad_character`` (app/api/field_errors.py), so the page can say which rule."""
+    return PydanticCustomError("bad_character", message)
+
+
 def _refuse_bad_characters(value: str, allowed: frozenset[str]) -> str:
     for ch in value:
         category = unicodedata.category(ch)
         if ch == "\x00":
-            raise ValueError("must not contain NUL bytes")
+            raise bad_character("must not contain NUL bytes")
         if category == "Cs":
-            raise ValueError("must not contain unpaired surrogates (invalid Unicode)")
+            raise bad_character("must not contain unpaired surrogates (invalid Unicode)")
         if category == "Cc" and ch not in allowed:
-            raise ValueError(f"must not contain control characters (found U+{ord(ch):04X})")
+            raise bad_character(f"must not contain control characters (found U+{ord(ch):04X})")
     return value
 
 

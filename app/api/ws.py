@@ -235,7 +235,7 @@ def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
     except (UnicodeEncodeError, ValueError, RecursionError):
         return "bad_json", "strings must be valid Unicode"
     if "\\u0000" in canonical:
-        return "bad_json", "strings must not contain NUL characters"
+        return "bad_character", "strings must not contain NUL characters"
     return data
 
 

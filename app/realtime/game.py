@@ -412,10 +412,14 @@ def chat_event(
     state: TableState, seat: int | None, name: str, text: object
 ) -> tuple[str, dict[str, Any]]:
     """A chat line; closed while a deal is in progress (R-W12)."""
-    if not isinstance(text, str) or not text.strip():
-        raise CommandRejected("bad_command", "chat needs a non-empty text")
+    if not isinstance(text, str):
+        raise CommandRejected("bad_command", "chat needs a text (a string)")
+    if not text.strip():
+        raise CommandRejected("chat_empty", "chat needs a non-empty text")
     if len(text) > CHAT_MAX_CHARS:
-        raise CommandRejected("bad_command", f"chat lines are at most {CHAT_MAX_CHARS} characters")
+        raise CommandRejected(
+            "chat_too_long", f"chat lines are at most {CHAT_MAX_CHARS} characters"
+        )
     if state.deal_in_progress:
         raise CommandRejected(
             "chat_closed",

@@ -279,11 +279,13 @@ async def dispute_deal(
         raise RecordingError(f"there is no entered deal {deal_no}", code="no_such_deal", status=404)
     text = text.strip()
     if not text or len(text) > MAX_DISPUTE_CHARS:
-        raise RecordingError(
+        refused = RecordingError(
             f"a dispute says why in 1-{MAX_DISPUTE_CHARS} characters",
             code="invalid_entry",
             field="text",
         )
+        refused.params = {"field": "text", "max": MAX_DISPUTE_CHARS}
+        raise refused
     payload = {"deal_no": deal_no, "seat": seat, "name": state.names[seat], "text": text}
     after = append(db, table, state, "recorded_dispute", payload)
     await notify(db, table.id, table.version)

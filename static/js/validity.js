@@ -24,7 +24,23 @@ export function wholeNumberText(el) {
   return "";
 }
 
-const own = (el) => (el.dataset && "whole" in el.dataset ? wholeNumberText(el) : "");
+/**
+ * What the browser's own checks let through but the server refuses, worded before sending: a
+ * NUL or a lone surrogate (no field takes one), and a text longer than its `maxlength` (the
+ * browser checks the limit only while the member types, not on a value put there otherwise).
+ */
+export function textFieldText(el) {
+  const value = typeof el.value === "string" ? el.value : "";
+  if (!value || el.disabled || !["text", "password", "search", "textarea"].includes(el.type)) return "";
+  const field = fieldName(el);
+  if (value.includes("\u0000") || !value.isWellFormed()) {
+    return t("err.input.bad_character", { field });
+  }
+  if (el.maxLength > 0 && value.length > el.maxLength) return t("err.input.too_long", { field, limit: el.maxLength });
+  return "";
+}
+
+const own = (el) => (el.dataset && "whole" in el.dataset ? wholeNumberText(el) : "") || textFieldText(el);
 
 /** The field's name as the member reads it: its label, else its aria-label or placeholder. */
 export function fieldName(el) {
@@ -60,6 +76,18 @@ export function wordNativeChecks(doc = document) {
   const reset = (ev) => {
     if (typeof ev.target?.setCustomValidity === "function") ev.target.setCustomValidity(own(ev.target));
   };
+  // A value the browser's checks let through (textFieldText) stops the sending here, before the
+  // form's own submit handler runs, and is said on the field like any other check.
+  doc.addEventListener("submit", (ev) => {
+    const form = ev.target;
+    if (!(form instanceof HTMLFormElement) || form.noValidate) return;
+    const bad = [...form.elements].find((el) => typeof el.setCustomValidity === "function" && textFieldText(el));
+    if (!bad) return;
+    bad.setCustomValidity(textFieldText(bad));
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    form.reportValidity();
+  }, true);
   doc.addEventListener("input", reset, true);
   doc.addEventListener("change", reset, true);
 }

@@ -307,7 +307,7 @@ CODES = [
     "login_bad_characters",
     "login_mixed_scripts",
 ]
-PROBLEMS = ["required", "too_short", "too_long", "too_small", "too_big", "invalid"]
+PROBLEMS = ["required", "too_short", "too_long", "too_small", "too_big", "bad_character", "invalid"]
 
 
 def test_every_new_code_has_russian_and_english_words() -> None:
@@ -320,3 +320,15 @@ def test_every_new_code_has_russian_and_english_words() -> None:
     docs = (ROOT / "docs/club.md").read_text(encoding="utf-8")
     for code in CODES:
         assert f"`{code}`" in docs, code
+
+
+def test_the_chat_limit_the_page_says_is_the_servers() -> None:
+    """«Сообщение в чат: не длиннее 500 символов» (tp.err.chat_too_long) names the server's
+    limit (app/realtime/game.py CHAT_MAX_CHARS), and every chat refusal has words."""
+    from app.realtime.game import CHAT_MAX_CHARS
+
+    catalogue = (ROOT / "static/js/i18n/table-words.js").read_text(encoding="utf-8")
+    line = next(x for x in catalogue.splitlines() if '"tp.err.chat_too_long"' in x)
+    assert f"не длиннее {CHAT_MAX_CHARS} символов" in line, line
+    for code in ("chat_empty", "chat_too_long", "bad_character"):
+        assert f'"tp.err.{code}": ["' in catalogue, code

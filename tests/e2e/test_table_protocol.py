@@ -367,4 +367,9 @@ async def test_hello_must_come_first_and_oversized_frames_are_refused(
         again = await player.command({"type": "hello"})
         assert again["code"] == "bad_command"
         long_chat = await player.command({"type": "chat", "text": "я" * 501})
-        assert long_chat["code"] == "bad_command"
+        assert long_chat["code"] == "chat_too_long"
+        blank = await player.command({"type": "chat", "text": "  "})
+        assert blank["code"] == "chat_empty"
+        await player.ws.send(json.dumps({"id": "nul", "type": "chat", "text": "a\u0000b"}))
+        nul = await player.wait_for(lambda m: m.get("code") == "bad_character")
+        assert nul["type"] == "error" and "NUL" in nul["message"]

@@ -150,7 +150,9 @@ async def test_refused_commands_change_nothing(sessions: Sessions) -> None:
         (2, {"type": "cut", "position": 9}, "bad_command"),
         (None, {"id": "e", "type": "cut", "position": 9}, "not_seated"),
         (2, {"id": "f", "type": "fold"}, "unknown_command"),
-        (2, {"id": "g", "type": "chat", "text": ""}, "bad_command"),
+        (2, {"id": "g", "type": "chat", "text": ""}, "chat_empty"),
+        (2, {"id": "h", "type": "chat", "text": "я" * 501}, "chat_too_long"),
+        (2, {"id": "i", "type": "chat", "text": 7}, "bad_command"),
     ]
     for seat, command, code in cases:
         with pytest.raises(CommandRejected) as info:

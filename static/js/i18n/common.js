@@ -108,6 +108,7 @@ export default {
   "err.entry.defence": ["Такой сдачи быть не могло: проверьте вист и пас.", "That deal could not have happened: check the whists and passes."],
   "err.entry.dealer": ["Такой сдачи быть не могло: проверьте, кто сдавал.", "That deal could not have happened: check who dealt."],
   "err.entry.type": ["Такой сдачи быть не могло: проверьте, что играли.", "That deal could not have happened: check what was played."],
+  "err.entry.text": ["«Почему запись неверна»: напишите причину, от 1 до {max} символов.", "«Why the entry is wrong»: write the reason, 1 to {max} characters."],
   "err.entry.penalties": ["Такой сдачи быть не могло: проверьте штрафы.", "That deal could not have happened: check the penalties."],
   "err.code.stale_entry": ["Эту сдачу уже записали: обновите страницу.", "This deal has already been entered: reload the page."],
   "err.code.correction_closed": ["Исправить можно только последнюю запись, пока не записана следующая.", "Only the last entry can be corrected, until the next deal is entered."],
@@ -156,6 +157,7 @@ export default {
   "err.input.not_a_choice": ["«{field}»: выберите одно из предложенных значений.", "«{field}»: choose one of the offered values."],
   "err.input.not_a_date": ["«{field}»: нужна дата.", "«{field}»: a date is needed."],
   "err.input.not_a_time": ["«{field}»: нужно время (ЧЧ:ММ).", "«{field}»: a time is needed (HH:MM)."],
+  "err.input.bad_character": ["«{field}»: недопустимый символ (нулевой байт или управляющий символ).", "«{field}»: a character that is not allowed (a NUL or control character)."],
   "err.input.invalid": ["«{field}»: недопустимое значение.", "«{field}»: not an allowed value."],
   "field.display_name": ["Имя", "Name"],
   "field.login": ["Логин", "Login"],
@@ -184,4 +186,7 @@ export default {
   "field.min_pulkas": ["Минимум пулек", "Minimum of pulkas"],
   "field.member_id": ["Участник", "Member"],
   "field.kind": ["Вид", "Kind"],
+  "field.pulka_id": ["Пулька", "Pulka"],
+  "field.fund_entry_id": ["Запись фонда", "Fund entry"],
+  "field.token": ["Ссылка", "Link"],
 };

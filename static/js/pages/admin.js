@@ -40,7 +40,9 @@ export async function renderAdmin(root, { me }) {
   const settingsBox = h("section", { class: "card", "aria-labelledby": "adm-settings" });
   const backupsBox = h("section", { class: "card", "aria-labelledby": "adm-backups" });
   root.append(h("h1", { text: t("admin.title") }),
-    h("div", { class: "admin-grid" }, h("div", {}, extraBox, settingsBox, sessionsBox), tablesBox), backupsBox);
+    // the sessions' list takes the page's whole width: in a column of the grid its buttons were
+    // cut off at 1366×768 (issue 28)
+    h("div", { class: "admin-grid" }, h("div", {}, extraBox, settingsBox), tablesBox), sessionsBox, backupsBox);
   renderBackups(backupsBox);
 
   /** The club's move timer for club tables opened from now on (PUT /api/club/settings). */

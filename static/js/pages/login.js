@@ -6,12 +6,15 @@ import { t } from "../i18n.js";
 
 /** The shortest password the server accepts (app/services/accounts.py MIN_PASSWORD). */
 export const MIN_PASSWORD = 8;
+/** The longest password the server takes (app/api/auth.py: max_length=256). */
+const MAX_PASSWORD = 256;
 
 function field(id, label, attrs = {}, hint = null) {
   const hintId = hint ? `${id}-hint` : null;
   return h("div", { class: "field" },
     h("label", { for: id, text: label }),
-    h("input", { id, name: id, required: true, "aria-describedby": hintId, ...attrs }),
+    h("input", { id, name: id, required: true, "aria-describedby": hintId,
+      ...(attrs.type === "password" ? { maxlength: MAX_PASSWORD } : {}), ...attrs }),
     hint ? h("p", { id: hintId, class: "hint small", text: hint }) : null);
 }
 

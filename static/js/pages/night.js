@@ -100,12 +100,27 @@ function correctionsCard(night, me, reload) {
       if (form.entry.value) body.fund_entry_id = Number(form.entry.value);
       if (await attempt(() => post(`/api/nights/${night.session.id}/corrections`, body))) {
         notify(t("night.saved"), "info");
+        form.reset();  // the redraw keeps what the form holds: a sent correction is not kept
         await reload();
       }
     });
     box.append(form);
   }
   return box;
+}
+
+/** What the correction form holds now, as a function that puts it back into a new form. */
+function correctionDraft(root) {
+  const form = root.querySelector("#night-correct");
+  if (!form) return null;
+  const values = [...form.elements].filter((el) => el.name).map((el) => [el.name, el.value]);
+  const focused = form.contains(document.activeElement) ? document.activeElement.id : null;
+  return () => {
+    const again = root.querySelector("#night-correct");
+    if (!again) return;
+    for (const [name, value] of values) if (again.elements[name]) again.elements[name].value = value;
+    if (focused) document.getElementById(focused)?.focus();
+  };
 }
 
 export async function renderNight(root, { args, me }) {
@@ -116,9 +131,23 @@ export async function renderNight(root, { args, me }) {
   root.append(body);
   let timer = null;
   let alive = true;
+  let shown = "";
   async function load() {
     const night = await attempt(() => get(`/api/nights/${id}`));
     if (!night || !alive) return;
+    // Asked again every 2 s until final: drawn again only when the answer changed, and then with
+    // the correction an officer is writing kept (it was wiped every 2 s, issue 28)
+    const json = JSON.stringify(night);
+    if (json !== shown) {
+      shown = json;
+      const draft = correctionDraft(body);
+      draw(night);
+      draft?.();
+    }
+    clearTimeout(timer);
+    if (night.status !== "final") timer = setTimeout(load, REFRESH_MS);
+  }
+  function draw(night) {
     clear(body).append(...[
       h("h1", {}, `${t("night.title")} · ${fmtDateTime(night.session.starts_at)}`),
       printBar(`/api/nights/${id}/pdf`),
@@ -131,8 +160,6 @@ export async function renderNight(root, { args, me }) {
       night.tables.length ? h("h2", { text: t("night.tables") }) : null,
       ...night.tables.map(tableCard),
       correctionsCard(night, me, load)].filter(Boolean));
-    clearTimeout(timer);
-    if (night.status !== "final") timer = setTimeout(load, REFRESH_MS);
   }
   await load();
   return () => { alive = false; clearTimeout(timer); };

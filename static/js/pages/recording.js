@@ -106,14 +106,18 @@ export async function renderRecording(root, { args, me }) {
         item.append(h("div", { class: "rec-penalty", text: `${entryWords(e)} — ${view.names[e.seat]}: ${formatWhists(e.amount)}` }));
       }
       if (mySeat !== null) {
-        const input = h("input", { type: "text", maxlength: "500", "aria-label": t("rec.disputeWhy") });
-        item.append(h("span", { class: "rec-dispute" }, input,
-          h("button", { type: "button", class: "link", text: t("rec.dispute"), onclick: async () => {
-            if (!input.value.trim()) return;
-            const done = await attempt(() => post(`/api/tables/${tableId}/recording/deals/${i}/disputes`,
-              { text: input.value }));
-            if (done) input.value = "";
-          } })));
+        // A form of its own, so an empty reason is said in words (validity.js), not ignored.
+        const input = h("input", { type: "text", name: "text", required: true, maxlength: "500",
+          "aria-label": t("rec.disputeWhy") });
+        const form = h("form", { class: "rec-dispute", "data-testid": "rec-dispute" }, input,
+          h("button", { type: "submit", class: "link", text: t("rec.dispute") }));
+        form.addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const done = await attempt(() => post(`/api/tables/${tableId}/recording/deals/${i}/disputes`,
+            { text: input.value }));
+          if (done) input.value = "";
+        });
+        item.append(form);
       }
       list.append(item);
     });
