@@ -107,8 +107,8 @@ export async function renderAdmin(root, { me }) {
           h("td", { class: "when" }, `${fmtDate(s.starts_at, { weekday: true })} `,
             h("strong", { text: `${fmtTime(s.starts_at)}–${fmtTime(s.ends_at)}` })),
           h("td", { text: s.extra ? t("lobby.extra") : t("admin.regular") }),
-          h("td", {}, sessionState(s, now), now >= new Date(s.starts_at).getTime()
-            ? h("a", { class: "night-link", href: `#/night/${s.id}`, text: ` · ${t("night.link")}` }) : null),
+          h("td", {}, sessionState(s, now), ...(now >= new Date(s.starts_at).getTime()
+            ? [" · ", h("a", { class: "night-link", href: `#/night/${s.id}`, text: t("night.link") })] : [])),
           h("td", {}, !s.ended_at && now >= new Date(s.ends_at).getTime()
             ? h("button", { type: "button", class: "danger", text: t("admin.endSession"),
               onclick: async () => {
