@@ -1,7 +1,7 @@
 """The table page redraws by part (issue 28, static/js/table/part.js), in real Chromium: a
 presence change (someone starts watching) leaves the hand's very element and its card buttons in
-place while the line of who is connected changes; a chat line between deals leaves the seats,
-the sheet and the last deal's box in place while the chat shows it; and a played card does
+place while the line of who is connected changes; a chat line before a club session's first deal
+leaves the seats, the status and the sheet in place while the chat shows it; and a played card does
 redraw the hand. Elements are marked with a JS property: a page that rebuilt everything on each
 message would lose the marks and fail."""
 
@@ -16,19 +16,26 @@ from typing import Any
 import pytest
 
 from app.db.models import Role
+from tests.browser.test_table_page import _early_club_table, members, seat_pages
 from tests.browser.test_ui import login, new_page
 from tests.support.browser_members import add_members
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
+__all__ = ["members"]  # the fixture of test_table_page.py: the members tp0… with their password
 
 PASSWORD = "a partial page's password"
 
-PASS = """() => {
-  const pass = document.querySelector("#bid-pass:not(:disabled)")
-    || document.querySelector("[data-testid=actions] button[data-call=pass]:not(:disabled)");
-  if (pass) pass.click();
-  return Boolean(pass);
+# The seat's move other than a card: the cut in the middle, a pass, or the first enabled button
+# of the panel (never a concession).
+MOVE = """() => {
+  if (!document.title.startsWith("▶")) return false;
+  const button = document.querySelector("#cut-auto")
+    || document.querySelector("#bid-pass:not(:disabled)")
+    || document.querySelector("[data-testid=actions] button[data-call=pass]:not(:disabled)")
+    || document.querySelector("[data-testid=actions] button:not(.danger):not(:disabled)");
+  if (button) button.click();
+  return Boolean(button);
 }"""
 PLAYABLE = "[data-testid=my-hand] button.card-face:not(:disabled)"
 # Mark the elements of `selectors` (the first match of each) with a property a redraw loses.
@@ -47,20 +54,29 @@ def _run(coro: Any) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
+def _mark_when_still(page: Any, selectors: list[str]) -> None:
+    """Mark the elements once the page has stopped redrawing them (a second without a change)."""
+    for _ in range(15):
+        assert page.evaluate(MARK, selectors) == [True] * len(selectors)
+        time.sleep(1.0)
+        if page.evaluate(STILL_MARKED, selectors) == [True] * len(selectors):
+            return
+    raise AssertionError(f"the page kept redrawing {selectors}")
+
+
 def _until(page: Any, ready: str, timeout: float = 120) -> None:
     """Cut, pass every call and play any card until `ready` (a selector) is on the page."""
     deadline = time.monotonic() + timeout
     while not page.query_selector(ready):
         assert time.monotonic() < deadline, f"never reached {ready}"
-        if page.query_selector("#cut-auto"):
-            page.click("#cut-auto")
-        page.evaluate(PASS)
         if ready != PLAYABLE and page.query_selector(PLAYABLE):
             page.click(PLAYABLE)
+        elif not page.query_selector(PLAYABLE):
+            page.evaluate(MOVE)
         time.sleep(0.1)
 
 
-def test_presence_and_chat_redraw_their_own_part_and_a_card_redraws_the_hand(
+def test_a_presence_change_leaves_the_hand_and_a_played_card_redraws_it(
     server: ServerProcess, browser: Any
 ) -> None:
     _run(
@@ -86,7 +102,7 @@ def test_presence_and_chat_redraw_their_own_part_and_a_card_redraws_the_hand(
     # the player's move in play: nothing moves at the table until he plays
     _until(page, PLAYABLE)
     hand_parts = ["[data-testid=my-hand]", PLAYABLE, "[data-testid=sheet] svg", ".opponents"]
-    assert page.evaluate(MARK, hand_parts) == [True] * 4
+    _mark_when_still(page, hand_parts)
     before = page.inner_text(".side-presence")
     assert "зрителей" not in before
 
@@ -106,13 +122,23 @@ def test_presence_and_chat_redraw_their_own_part_and_a_card_redraws_the_hand(
     )
     assert page.evaluate(STILL_MARKED, hand_parts[:1]) == [False]
 
-    # between deals the chat is open: a line redraws the chat alone
-    _until(page, "[data-testid=last-deal]")
-    page.wait_for_selector("#chat-text:not(:disabled)")
-    between = ["[data-testid=sheet] svg", ".opponents", "[data-testid=last-deal]", ".table-head"]
-    assert page.evaluate(MARK, between) == [True] * 4
-    page.fill("#chat-text", "Хорошо сыграли")
-    page.press("#chat-text", "Enter")
-    page.wait_for_selector(".chat-log p:has-text('Хорошо сыграли')")
-    assert page.evaluate(STILL_MARKED, between) == [True] * 4
-    assert watcher.wait_for_selector(".chat-log p:has-text('Хорошо сыграли')")
+
+def test_a_chat_line_redraws_the_chat_alone(
+    server: ServerProcess, browser: Any, members: list[int]
+) -> None:
+    """Before a club session's first deal the chat is open (R-W12): one player's line reaches
+    the other page, whose seats, status, sheet and head stay the very same elements."""
+    table_id = _run(_early_club_table(server.env["DATABASE_URL"], members[:3]))
+    writer, reader = seat_pages(browser, server.base_url, table_id, [0, 1])
+    for page in (writer, reader):
+        page.wait_for_selector("[data-testid=waiting-first]")
+        page.wait_for_selector("#chat-text:not(:disabled)")
+    still = ["[data-testid=sheet] svg", ".opponents", ".status-line", ".table-head", ".hand-area"]
+    _mark_when_still(reader, still)
+    writer.fill("#chat-text", "Добрый вечер")
+    writer.press("#chat-text", "Enter")
+    reader.wait_for_selector(".chat-log p:has-text('Добрый вечер')")
+    assert reader.evaluate(STILL_MARKED, still) == [True] * len(still)
+    for page in (writer, reader):
+        assert not page.js_errors, page.js_errors
+        page.context.close()
