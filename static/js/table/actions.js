@@ -172,10 +172,11 @@ export function actions(ctx, { selected, move, redraw, practice }) {
       const bombRound = d.min_level > 10
         ? h("p", { class: "small", "data-testid": "bomb-round", text: t("tp.bombRound", { f: st.info.bomb_factor ?? 2 }) })
         : null;
-      panel.append(h("h2", { text: t("table.bidding") }), bombRound, out
+      // DOM append writes a null as "null": only the lines there are
+      panel.append(...[h("h2", { text: t("table.bidding") }), bombRound, out
         ? h("p", { class: "small", "data-testid": "sits-out",
           text: t(st.seat === d.dealer ? "table.youDealAndSitOut" : "table.youSitOut", { dealer: ctx.nameOf(d.dealer) }) })
-        : bidBox());
+        : bidBox()].filter(Boolean));
     }
     const take = `table.${ctx.presetRules().talon}Talon`;  // take (R-C1) or buy (K-5)
     for (const [type, key] of [["take_talon", take], ["return_talon", "table.returnTalon"]]) {
