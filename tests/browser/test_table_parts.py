@@ -108,6 +108,7 @@ def test_a_presence_change_leaves_the_hand_and_a_played_card_redraws_it(
 
     watcher = new_page(browser)
     login(watcher, server.base_url, "watcher", PASSWORD)
+    watcher.wait_for_selector("#session-title")  # logged in: the lobby no longer comes after
     watcher.goto(f"{server.base_url}/#/table/{table_id}")
     page.wait_for_function(
         "() => document.querySelector('.side-presence')?.textContent.includes('зрителей: 1')"

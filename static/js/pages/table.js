@@ -35,18 +35,26 @@ import { errorText, signed } from "../table/words.js";
 
 export async function renderTable(root, { args, me }) {
   const tableId = Number(args[0]);
-  // A real-cards table is recorded, not played here (RULES.md §10): its page is #/recording/<id>.
-  // the table and the presets are asked at once: the first render waits for both (issue 28)
-  const [kind] = await Promise.all([get(`/api/tables/${tableId}`).catch(() => null), loadPresets()]);
-  if (kind?.mode === "recorded") {
-    location.replace(`#/recording/${tableId}`);
-    return undefined;
-  }
   const storeKey = `prefclub.table.${tableId}.${me.id}`;
   let st = loadStored() || emptyState();
   st.seen = st.seen || {};
-  let presence = { connected: [], spectators: 0 };
   let conn = "connecting";
+  // The socket opens at once, beside the table's and the presets' requests (issue 28: the first
+  // render); what it says before the parts are made waits for them.
+  const early = [];
+  let onMessage = (msg) => early.push(msg);
+  let onStatus = (state) => { conn = state; };
+  const socket = new TableSocket(tableId, { status: (state) => onStatus(state), message: (msg) => onMessage(msg) },
+    () => st.seq);
+  socket.connect();
+  // A real-cards table is recorded, not played here (RULES.md §10): its page is #/recording/<id>.
+  const [kind] = await Promise.all([get(`/api/tables/${tableId}`).catch(() => null), loadPresets()]);
+  if (kind?.mode === "recorded") {
+    socket.close();
+    location.replace(`#/recording/${tableId}`);
+    return undefined;
+  }
+  let presence = { connected: [], spectators: 0 };
   let sheet = { lines: null, balance: null }; // sheet-lines: the lines, the pulka settled as it stands
   let meta = { move_timer_seconds: null, deadline_at: null }; // GET /api/tables/{id}
   let sent = null; // the move sent and shown as made, until the server answers: {seq, command}
@@ -177,15 +185,7 @@ export async function renderTable(root, { args, me }) {
     }, 150);
   }
 
-  const socket = new TableSocket(tableId, {
-    status(state) {
-      conn = state;
-      head.part.update();
-    },
-    message: onMessage,
-  }, () => st.seq);
-
-  function onMessage(msg) {
+  function handle(msg) {
     switch (msg.type) {
       case "welcome":
         st.seat = msg.seat;
@@ -286,7 +286,12 @@ export async function renderTable(root, { args, me }) {
     declarer: () => st.deal?.declarer ?? null,
   };
   render();
-  socket.connect();  // the snapshot and the sheet's lines are asked at once
+  onStatus = (state) => {
+    conn = state;
+    head.part.update();
+  };
+  onMessage = handle;
+  for (const msg of early.splice(0)) handle(msg);
   loadMeta();
   await attempt(loadLines);
   if (clubTable) ctx.extension = extensionAsk(tableId, me, render);
