@@ -193,10 +193,6 @@ async function route() {
   let page = name || "lobby";
   if (location.pathname === "/reset-password" && !name) page = "reset";
   if (location.pathname === "/room" && !name) page = "room";
-  // the page's module loads while the member is asked for (issue 28: the first render)
-  const asked = page;
-  const early = PAGES[asked]?.();
-  early?.catch(() => {});  // awaited below, unless the login or another page is shown instead
   if (page !== "reset") {
     if (me === null) await refreshMe();
     if (!me) page = "login";
@@ -207,7 +203,7 @@ async function route() {
   renderTop();
   clear(app);
   app.dataset.page = page;
-  const render = await (page === asked ? early : PAGES[page]());
+  const render = await PAGES[page]();
   const result = await render(app, { args, me });
   if (typeof result === "function") cleanup = result;
 }
@@ -222,7 +218,9 @@ if ("serviceWorker" in navigator) {
   // The page's shell for the home screen and for a lost network (static/sw.js): never a hand.
   navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
-// the club's settings and the member are asked at once: the first page waits for both
+// The first page's module loads beside the club's settings and the member, asked at once: the
+// first page waits for both (issue 28: the first render); the router's import then finds it.
+PAGES[location.hash.replace(/^#\/?/, "").split("/")[0]]?.().catch(() => {});
 Promise.all([get("/api/ui/config").then((c) => {
   zone = c.club_tz || undefined;
   setClubZone(c.club_tz);
