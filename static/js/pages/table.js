@@ -39,14 +39,15 @@ export async function renderTable(root, { args, me }) {
   let st = loadStored() || emptyState();
   st.seen = st.seen || {};
   let conn = "connecting";
-  // The socket opens at once, beside the table's and the presets' requests (issue 28: the first
-  // render); what it says before the parts are made waits for them.
+  // The socket opens and the sheet's lines are asked at once, beside the table's and the presets'
+  // requests (issue 28: the first render); what comes before the parts are made waits for them.
   const early = [];
   let onMessage = (msg) => early.push(msg);
   let onStatus = (state) => { conn = state; };
   const socket = new TableSocket(tableId, { status: (state) => onStatus(state), message: (msg) => onMessage(msg) },
     () => st.seq);
   socket.connect();
+  const firstLines = get(`/api/ui/tables/${tableId}/sheet-lines`).catch(() => null);
   // A real-cards table is recorded, not played here (RULES.md §10): its page is #/recording/<id>.
   const [kind] = await Promise.all([get(`/api/tables/${tableId}`).catch(() => null), loadPresets()]);
   if (kind?.mode === "recorded") {
@@ -161,8 +162,9 @@ export async function renderTable(root, { args, me }) {
   });
   ctx.blind = blind;
 
-  async function loadLines() {
-    const out = await get(`/api/ui/tables/${tableId}/sheet-lines`).catch(() => null);
+  /** The sheet's lines into the state, then a redraw (`asked`: the request already under way). */
+  async function loadLines(asked = null) {
+    const out = await (asked ?? get(`/api/ui/tables/${tableId}/sheet-lines`).catch(() => null));
     if (out) {
       if (!st.info.last_deal && out.last_deal) st.info.last_deal = out.last_deal;
       // R-A1, A-3: the bombs and the opening round's factor change only when a deal ends
@@ -293,7 +295,7 @@ export async function renderTable(root, { args, me }) {
   onMessage = handle;
   for (const msg of early.splice(0)) handle(msg);
   loadMeta();
-  await attempt(loadLines);
+  await attempt(() => loadLines(firstLines));
   if (clubTable) ctx.extension = extensionAsk(tableId, me, render);
   return () => {
     ctx.extension?.stop();
