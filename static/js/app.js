@@ -218,7 +218,10 @@ if ("serviceWorker" in navigator) {
   // The page's shell for the home screen and for a lost network (static/sw.js): never a hand.
   navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
-get("/api/ui/config").then((c) => {
+// The first page's module loads beside the club's settings and the member, asked at once: the
+// first page waits for both (issue 28: the first render); the router's import then finds it.
+PAGES[location.hash.replace(/^#\/?/, "").split("/")[0]]?.().catch(() => {});
+Promise.all([get("/api/ui/config").then((c) => {
   zone = c.club_tz || undefined;
   setClubZone(c.club_tz);
-}).catch(() => {}).finally(route);
+}).catch(() => {}), refreshMe()]).finally(route);

@@ -21,7 +21,20 @@ class Node {
   }
 
   append(...nodes) {
-    for (const node of nodes) this.children.push(typeof node === "string" ? text(node) : node);
+    for (const node of nodes) {
+      const child = typeof node === "string" ? text(node) : node;
+      child.parentNode = this;
+      this.children.push(child);
+    }
+  }
+
+  /** Put `other` where this node is under its parent (table/part.js redraws so). */
+  replaceWith(other) {
+    const parent = this.parentNode;
+    if (!parent) return;
+    parent.children[parent.children.indexOf(this)] = other;
+    other.parentNode = parent;
+    this.parentNode = null;
   }
 
   addEventListener() {}
@@ -70,6 +83,7 @@ export function installBrowser(language = "ru") {
     createElement: (tag) => new Node(tag),
     createElementNS: (ns, tag) => new Node(tag, ns),
     createTextNode: text,
+    createComment: () => new Node("#comment"),
   };
   globalThis.localStorage = {
     getItem: (key) => (storage.has(key) ? storage.get(key) : null),

@@ -12,7 +12,8 @@ const POLL_MS = 5000;
 
 /**
  * The ask for a club table (`onChange` re-renders the page): `view(nameOf)` is the box to show or
- * null, `reload()` after a deal, `stop()` when the page goes.
+ * null, `state()` the last answer of the server (what the box is drawn from), `reload()` after a
+ * deal, `stop()` when the page goes.
  */
 export function extensionAsk(tableId, me, onChange) {
   let ext = null;
@@ -57,5 +58,5 @@ export function extensionAsk(tableId, me, onChange) {
 
   reload();
   const timer = setInterval(reload, POLL_MS);
-  return { view, reload, stop: () => clearInterval(timer) };
+  return { view, state: () => ext, reload, stop: () => clearInterval(timer) };
 }

@@ -1,8 +1,8 @@
 // A click's effect shown at once (issue 28: the table at the speed of a hand): the moment a
 // move leaves for the server, the page changes the few elements it touches — the card leaves
 // the hand for the cloth, the pressed call is marked and its box goes quiet — without waiting
-// for the answer or redrawing the page. The server's next message redraws the table from its
-// own state; a refusal redraws it as it was, so a refused move is undone by the same redraw.
+// for the answer or redrawing the page. The server's next message redraws the parts whose state
+// it changed; a refusal redraws every part as it was, so a refused move is undone by the redraw.
 import { cardFace } from "./cards.js";
 import { h } from "../dom.js";
 
@@ -31,7 +31,8 @@ export function showSent(felt, button, command, name) {
     if (hand) quiet(hand, button);
     button.classList.add("gone");
     const trick = felt.querySelector("[data-testid=trick], [data-testid=trick-done], .trick.empty");
-    if (trick) {
+    // shown again after a redraw: the cloth, if it was not redrawn, has the card already
+    if (trick && !trick.querySelector("[data-testid=sent-card]")) {
       if (!trick.matches("[data-testid=trick]")) trick.replaceChildren();
       trick.classList.remove("empty", "completed");
       trick.append(h("div", { class: "trick-card sent", "data-testid": "sent-card" },
