@@ -9,6 +9,8 @@ import { wordNativeChecks } from "./validity.js";
 const app = document.getElementById("app");
 wordNativeChecks();
 let me = null;
+/** The member was asked for just now (the first route): a 401 need not be asked again. */
+let meJustAsked = false;
 let cleanup = null;
 
 let noticeTimer;
@@ -194,11 +196,12 @@ async function route() {
   if (location.pathname === "/reset-password" && !name) page = "reset";
   if (location.pathname === "/room" && !name) page = "room";
   if (page !== "reset") {
-    if (me === null) await refreshMe();
+    if (me === null && !meJustAsked) await refreshMe();
     if (!me) page = "login";
     else if (me.must_change_password) page = "password";
     else if (page === "login") page = "lobby";
   }
+  meJustAsked = false;
   if (!PAGES[page]) page = "lobby";
   renderTop();
   clear(app);
@@ -224,4 +227,4 @@ PAGES[location.hash.replace(/^#\/?/, "").split("/")[0]]?.().catch(() => {});
 Promise.all([get("/api/ui/config").then((c) => {
   zone = c.club_tz || undefined;
   setClubZone(c.club_tz);
-}).catch(() => {}), refreshMe()]).finally(route);
+}).catch(() => {}), refreshMe().then(() => { meJustAsked = true; })]).finally(route);

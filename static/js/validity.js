@@ -26,13 +26,15 @@ export function wholeNumberText(el) {
 
 /**
  * What the browser's own checks let through but the server refuses, worded before sending: a
- * NUL or a lone surrogate (no field takes one), and a text longer than its `maxlength` (the
- * browser checks the limit only while the member types, not on a value put there otherwise).
+ * required field holding only spaces, a NUL or a lone surrogate (no field takes one), and a
+ * text longer than its `maxlength` (the browser checks the limit only while the member types,
+ * not on a value put there otherwise).
  */
 export function textFieldText(el) {
   const value = typeof el.value === "string" ? el.value : "";
   if (!value || el.disabled || !["text", "password", "search", "textarea"].includes(el.type)) return "";
   const field = fieldName(el);
+  if (el.required && !value.trim()) return t("err.input.required", { field }); // only spaces
   if (value.includes("\u0000") || !value.isWellFormed()) {
     return t("err.input.bad_character", { field });
   }

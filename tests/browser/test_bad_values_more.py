@@ -128,7 +128,9 @@ def test_a_dispute_on_a_recorded_table_says_each_fault(
         answers[text[:5]] = answer = _answer(page, form)
         _assert_words(answer, f"dispute = {text[:20]!r}")
         assert "Почему запись неверна" in answer, (text[:20], answer)
-    assert "500" in answers["   "] and "500" in answers["яяяяя"], answers
+    # spaces alone are an empty field, said before anything is sent (validity.js)
+    assert "заполните" in answers[""] and answers["   "] == answers[""], answers
+    assert "500" in answers["яяяяя"], answers
     assert "недопустимый символ" in answers[NUL[:5]], answers
     screenshot(page, "bad-values-dispute-1366")
     after = api.get(base).json()

@@ -128,6 +128,8 @@ def _move(page: Any, prompt: str, declarer: bool) -> str:
         return "дальше"
     if what == "вист или пас":
         return "пас"  # a deal nobody whists ends at once (R-W1): the pulka fills sooner
+    if what == "вист":
+        return "вист"  # R-W6: 6♠ is whisted by both, the pass is not offered
     if what == "ход картой" and not declarer:
         # a defender (or a pass-out) plays the first card the page says is legal
         return _ask(page, "можно", ("Можно: ",)).removeprefix("Можно: ").rstrip(".").split(", ")[0]
@@ -275,19 +277,16 @@ def test_a_whole_pulka_by_keyboard_with_every_move_announced(
             lambda s: s.startswith(("Вы", "Сдача ", *REFUSALS)),
             f"the answer to «{typed}» after «{line}»",
         )
-        # a typed move is always understood; a hint the table no longer takes (seen once in
-        # five loaded runs, cause not yet found: docs/browser.md) is followed by a legal move
+        # a typed move is always understood, and the move the page asked for is taken: the
+        # prompt names only the calls the rules allow (a «пас» under R-W6 was once refused)
         assert not answer.startswith("Не понял"), (typed, answer)
         if answer.startswith(REFUSALS):
             refused.append((typed, answer))
-            first = _ask(page, "можно", ("Можно: ", "Сейчас не ваш ход"))
-            if first.startswith("Можно: "):
-                _type(page, first.removeprefix("Можно: ").rstrip(".").split(", ")[0])
         moves += 1
 
     print(f"blind pulka: {deals_checked} deals, {moves} moves, {time.monotonic() - started:.1f} s")
     assert deals_checked >= 2 and moves >= 20, (deals_checked, moves)
-    assert len(refused) <= 1, refused
+    assert not refused, refused
     lines = list(heard.values())
     # every line is Russian words: no raw card code, catalogue key or English server text
     assert all(re.search(r"[а-яё]", s, re.I) for s in lines), [

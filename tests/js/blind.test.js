@@ -159,3 +159,10 @@ test("a typed line becomes the legal command, a question, or a reason", () => {
   assert.deepEqual(parseTyped("сдвиг", { legal: cut }), { send: { type: "cut", auto: true } });
   assert.deepEqual(parseTyped("сдвиг 5", { legal: cut }), { send: { type: "cut", position: 5 } });
 });
+
+test("a defender hears the calls he may make: «вист» alone when the pass is taken away (R-W6)", () => {
+  setLang("ru");
+  const whistOrPass = [{ type: "defend", call: "whist" }, { type: "defend", call: "pass" }];
+  assert.equal(announce.moveWords(whistOrPass), "вист или пас");
+  assert.equal(announce.moveWords([{ type: "defend", call: "whist" }]), "вист");
+});

@@ -3,7 +3,7 @@
 // «Взятка ваша, у вас 4.»), and the answers to the reading keys (the hand by suit, the trick,
 // the last trick, the contract, the sheet, the clock). Pure: state in, strings out, so the
 // unit tests check every sentence without a browser.
-import { t, tn } from "../i18n.js";
+import { lang, t, tn } from "../i18n.js";
 import { callText, parseCard, sortHand } from "./cards.js";
 import { kindText } from "./words.js";
 
@@ -123,9 +123,19 @@ export function moveWords(legal) {
   const types = new Set(legal.map((a) => a.type));
   for (const type of ["cut", "pick_up", "bid", "take_talon", "discard", "name_contract", "defend", "choose_play",
     "play_card", "next_deal"]) {
+    if (type === "defend" && types.has(type)) return defendWords(legal);
     if (types.has(type)) return t(`bl.move.${type}`);
   }
   return t("bl.move.other");
+}
+
+/**
+ * The defender's calls he may make, as words: «вист или пас», or «вист» alone where the rules
+ * take the pass away (R-W6: 6♠ is whisted by both under Stalingrad).
+ */
+function defendWords(legal) {
+  const calls = [...new Set(legal.filter((a) => a.type === "defend").map((a) => callWords(a.call)))];
+  return new Intl.ListFormat(lang(), { type: "disjunction" }).format(calls);
 }
 
 /** The hand read by suit and rank: «У вас 10 карт. Пики: туз, дама. Трефы: …». */

@@ -129,7 +129,8 @@ export function blindMode(table) {
     }
     const vars = { ...out.vars };
     if (vars.card) vars.card = cardWords(vars.card);
-    say([t(out.error, vars)]);
+    say([t(out.error, vars)]); // it names what was typed: the field is emptied for the next try
+    input.value = "";
   }
 
   if (on) table.place(box);

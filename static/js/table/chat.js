@@ -11,12 +11,13 @@ export function chatPart(ctx) {
   return part(() => ({ lines: ctx.st.info.chat || [], open: ctx.st.info.chat_open !== false,
     watching: ctx.st.seat === null, words: ctx.blind.on }),
   ({ lines, open, watching, words }) => {
-    const input = h("input", { id: "chat-text", maxlength: 500, placeholder: t("table.chatPlaceholder"),
-      "aria-label": t("table.chatPlaceholder"), disabled: !open || watching, value: draft,
+    const input = h("input", { id: "chat-text", maxlength: 500, required: true,
+      placeholder: t("table.chatPlaceholder"), "aria-label": t("table.chatPlaceholder"),
+      disabled: !open || watching, value: draft,
       oninput: (e) => { draft = e.target.value; } });
     const form = h("form", { class: "inline", onsubmit: (e) => {
       e.preventDefault();
-      if (!input.value.trim()) return;
+      if (!input.value.trim()) return; // only spaces: validity.js has said so on the field
       ctx.send({ type: "chat", text: input.value });
       draft = "";
       input.value = "";

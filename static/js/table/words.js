@@ -5,7 +5,8 @@ import { lang, t } from "../i18n.js";
 import { formatMoney } from "../money.js";
 
 const ERROR_CODES = new Set(["bad_json", "bad_command", "unknown_command", "not_seated", "not_your_turn",
-  "illegal", "chat_closed", "chat_rate", "not_now", "no_table", "stale_seq"]);
+  "illegal", "chat_closed", "chat_rate", "chat_empty", "chat_too_long", "bad_character", "not_now",
+  "no_table", "stale_seq"]);
 
 /** A refused command (`{code, message}`) in the player's language; never raw English in ru. */
 export function errorText(error) {
