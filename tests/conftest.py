@@ -5,8 +5,9 @@ a parallel run (pytest-xdist, docs/testing.md) shares the tests among its worker
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,35 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") == "loadfile":
         return _FileScheduling(config, log)
     return None
+
+
+ALONE_INTENT = TEST_DATA_DIR.parent / "test-alone.intent"
+ALONE_RUN = TEST_DATA_DIR.parent / "test-alone.run"
+"""Lock files shared by the workers of a parallel run (see :func:`_machine_share`)."""
+
+
+@pytest.fixture(autouse=True)
+def _machine_share(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test marked ``alone`` (it measures latencies against fixed bounds) runs while no other
+    worker runs a test: it takes ``ALONE_RUN`` exclusively, every other test takes it shared.
+    ``ALONE_INTENT`` makes a waiting ``alone`` test go first: while it waits for the running
+    tests to end, no new test starts. A serial run takes no lock."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    alone = request.node.get_closest_marker("alone") is not None
+    mode = fcntl.LOCK_EX if alone else fcntl.LOCK_SH
+    ALONE_RUN.parent.mkdir(parents=True, exist_ok=True)
+    with ALONE_INTENT.open("a") as intent, ALONE_RUN.open("a") as run:
+        fcntl.flock(intent, mode)
+        fcntl.flock(run, mode)
+        if not alone:
+            fcntl.flock(intent, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(run, fcntl.LOCK_UN)
+            fcntl.flock(intent, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
