@@ -1,15 +1,20 @@
-"""Shared fixtures: a real PostgreSQL migrated once per run, a rolled-back session per test,
-and an HTTP client bound to the app with that session.
+"""Shared fixtures: a real PostgreSQL migrated once per run (once per xdist worker), a
+rolled-back session per test, and an HTTP client bound to the app with that session; and how
+a parallel run (pytest-xdist, docs/testing.md) shares the tests among its workers.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import fcntl
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from xdist.scheduler import LoadFileScheduling
 
 from app.api.app_state import app_state
 from app.api.deps import get_session
@@ -18,6 +23,105 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.main import close_pools, create_app, make_bot_runner, make_pools
 from tests.support.databases import TEST_DATA_DIR, server_url
+
+SLOW_FIRST = (
+    "tests/rules/test_engine_properties.py",
+    "tests/platform/test_upgrade_dumps.py",
+    "tests/platform/test_operations_doc.py",
+    "tests/platform/test_backup_cli.py",
+    "tests/e2e/test_slow_reader.py",
+    "tests/browser/test_table_page.py",
+    "tests/browser/test_club_night.py",
+    "tests/rules/test_solver.py",
+    "tests/e2e/test_backup_live.py",
+    "tests/browser/test_blind_mode.py",
+)
+"""The files whose tests took longest (a minute or more in all, or one long test), started first
+in a parallel run so that none of them is left running alone at the end."""
+
+FREE_FILES = ("tests/platform/test_upgrade_dumps.py", "tests/platform/test_backup_cli.py")
+"""Besides ``tests/rules/``, the files whose tests a parallel run may hand to different workers
+one by one; the tests of every other file stay together in one worker, in order, with the file's
+module fixtures (a real server, a browser) made once. A free file must use no module or class
+fixture: the collection hook below refuses it."""
+
+SHARED_SCOPES = frozenset({"module", "class", "package"})
+
+
+def free_file(path: str) -> bool:
+    """Whether the tests of the file ``path`` may go to different workers."""
+    return path.startswith("tests/rules/") or path in FREE_FILES
+
+
+def _weight(item: pytest.Item) -> int:
+    """Lower starts earlier: the slowest files, then the other real servers and browsers."""
+    path = item.nodeid.split("::", 1)[0]
+    if path in SLOW_FIRST:
+        return SLOW_FIRST.index(path)
+    if item.get_closest_marker("browser") or item.get_closest_marker("e2e"):
+        return len(SLOW_FIRST)
+    return len(SLOW_FIRST) + 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a parallel run, put the slowest files first (xdist hands the work out in this order,
+    ``--no-loadscope-reorder``), and check that no free file shares a module fixture."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if free_file(path) and any(d and d[-1].scope in SHARED_SCOPES for d in defs):
+            raise pytest.UsageError(
+                f"{item.nodeid} uses a module fixture: take it out of FREE_FILES"
+            )
+    items.sort(key=_weight)  # stable: within a weight the collection order is kept
+
+
+class _FileScheduling(LoadFileScheduling):
+    """``--dist loadfile``, except that the tests of the free files are single work units."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        return nodeid if free_file(path) else path
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The scheduler of ``--dist loadfile`` (pyproject.toml's addopts)."""
+    if config.getvalue("dist") == "loadfile":
+        return _FileScheduling(config, log)
+    return None
+
+
+ALONE_INTENT = TEST_DATA_DIR.parent / "test-alone.intent"
+ALONE_RUN = TEST_DATA_DIR.parent / "test-alone.run"
+"""Lock files shared by the workers of a parallel run (see :func:`_machine_share`)."""
+
+
+@pytest.fixture(autouse=True)
+def _machine_share(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test marked ``alone`` (it measures latencies against fixed bounds) runs while no other
+    worker runs a test: it takes ``ALONE_RUN`` exclusively, every other test takes it shared.
+    ``ALONE_INTENT`` makes a waiting ``alone`` test go first: while it waits for the running
+    tests to end, no new test starts. A serial run takes no lock."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    alone = request.node.get_closest_marker("alone") is not None
+    mode = fcntl.LOCK_EX if alone else fcntl.LOCK_SH
+    ALONE_RUN.parent.mkdir(parents=True, exist_ok=True)
+    with ALONE_INTENT.open("a") as intent, ALONE_RUN.open("a") as run:
+        fcntl.flock(intent, mode)
+        fcntl.flock(run, mode)
+        if not alone:
+            fcntl.flock(intent, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(run, fcntl.LOCK_UN)
+            fcntl.flock(intent, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")

@@ -130,6 +130,7 @@ async def _to_first_lead(players: list[Client]) -> Client:
     raise AssertionError("the deal never reached the play")
 
 
+@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
 async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solved(
     srv: ServerProcess, live_db: str
 ) -> None:

@@ -123,6 +123,7 @@ async def _log_in(base_url: str, login: str) -> tuple[int, float]:
         return response.status_code, time.perf_counter() - started
 
 
+@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
 async def test_a_login_flood_slows_no_table_and_locks_no_member_out(
     live_db: str, flood_srv: ServerProcess
 ) -> None:

@@ -77,6 +77,7 @@ def _never_reading(srv: ServerProcess, table_id: int, cookie: str) -> socket.soc
     return sock
 
 
+@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
 async def test_a_socket_that_never_reads_slows_no_other_table(
     live_db: str, srv: ServerProcess
 ) -> None:

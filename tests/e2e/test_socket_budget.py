@@ -101,6 +101,7 @@ async def test_a_client_over_the_budget_is_closed_with_4429_every_earlier_frame_
     await again.close()
 
 
+@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
 async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_slowed(
     srv: ServerProcess, live_db: str
 ) -> None:

@@ -1,10 +1,14 @@
 """Test databases: the embedded PostgreSQL by default, or ``TEST_DATABASE_URL``.
 
 The test run gets its own data folder (``var/test``) so it never touches the data of ``make run``.
+Under pytest-xdist every worker has a database of its own (``prefclub_test_gw0``, ...), and the
+workers share one embedded server: the first to come starts it, the others attach, the last to
+leave stops it (docs/testing.md).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import uuid
 from collections.abc import Iterator
@@ -27,25 +31,59 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def server_url(database: str = "prefclub_test") -> str:
-    """A SQLAlchemy URL of a database reserved for this test run.
+def xdist_worker() -> str | None:
+    """The pytest-xdist worker this process is (``gw0``, ``gw1``, ...); None in a serial run."""
+    return os.environ.get("PYTEST_XDIST_WORKER") or None
 
-    With ``TEST_DATABASE_URL`` that database is used and its ``public`` schema is wiped first;
-    otherwise the embedded server gets a fresh ``database``.
+
+def start_test_server() -> str:
+    """Start (or attach to) the embedded server of ``var/test``; return its ``postgres`` URL.
+
+    Parallel workers start at the same moment: a lock file beside the data folder lets one of
+    them make (``initdb``) and start the server while the others wait, then attach to it.
     """
-    configured = os.environ.get("TEST_DATABASE_URL")
-    if configured:
-        url = normalise_url(configured)
-        with psycopg.connect(_libpq(url), autocommit=True) as conn:
-            conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
-            conn.execute("CREATE SCHEMA public")
-        return url
-    url = start_embedded(TEST_DATA_DIR, "postgres")
-    with psycopg.connect(_libpq(url), autocommit=True) as conn:
+    TEST_DATA_DIR.mkdir(parents=True, exist_ok=True)
+    with (TEST_DATA_DIR.parent / "test.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return start_embedded(TEST_DATA_DIR, "postgres")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _fresh_database(admin_url: str, database: str) -> None:
+    """Drop ``database`` if it exists and create it empty, through ``admin_url``."""
+    with psycopg.connect(_libpq(admin_url), autocommit=True) as conn:
         conn.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
         )
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+
+
+def server_url(database: str = "prefclub_test") -> str:
+    """A SQLAlchemy URL of a database reserved for this test run (for this worker under xdist).
+
+    With ``TEST_DATABASE_URL`` that database is used and its ``public`` schema is wiped first;
+    under xdist each worker gets a fresh database beside it instead, named after it with the
+    worker's id (``..._gw0``). Otherwise the embedded server gets a fresh ``database``
+    (``prefclub_test_gw0`` and so on under xdist).
+    """
+    worker = xdist_worker()
+    configured = os.environ.get("TEST_DATABASE_URL")
+    if configured:
+        url = normalise_url(configured)
+        if worker:
+            name = f"{make_url(url).database}_{worker}"
+            _fresh_database(url, name)
+            return make_url(url).set(database=name).render_as_string(hide_password=False)
+        with psycopg.connect(_libpq(url), autocommit=True) as conn:
+            conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+        return url
+    url = start_test_server()
+    if worker:
+        database = f"{database}_{worker}"
+    _fresh_database(url, database)
     return make_url(url).set(database=database).render_as_string(hide_password=False)
 
 
