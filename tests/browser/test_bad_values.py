@@ -59,7 +59,8 @@ def _answer(page: Any, form: str) -> str:
     if own:
         return str(own)
     notice = page.locator("#notice.notice-error")
-    notice.wait_for(state="visible", timeout=5000)
+    # the words are asserted, not the speed: the server's answer may come late on a busy box
+    notice.wait_for(state="visible", timeout=30000)
     return str(notice.inner_text())
 
 

@@ -468,6 +468,14 @@ def test_sheet_text_is_large_and_dark_enough(
     table_id = _run(_table(server.env["DATABASE_URL"], members[:3]))
     page = seat_pages(browser, base, table_id, [0])[0]
     page.wait_for_selector("[data-testid=sheet] svg.pulka text")
+    # the sheet is measured once it is laid out (a sheet drawn before its box had a width, or
+    # before its viewBox, reads 0/0: every size NaN)
+    page.wait_for_function("""() => {
+        const svg = document.querySelector("[data-testid=sheet] svg.pulka");
+        return svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width > 0
+          && svg.getBoundingClientRect().width > 0;
+    }""")
+    page.wait_for_selector("[data-testid=balance] li:nth-child(3)")
     sizes = page.locator("[data-testid=sheet] svg.pulka text").evaluate_all("""els => els
         .filter(e => e.textContent.trim())
         .map(e => {
