@@ -83,9 +83,10 @@ def _run(coro: Any) -> Any:
 
 
 async def _seed(url: str) -> dict[str, Any]:
-    """Four members (the first an admin); a session that ran until a minute ago and is not
-    ended (its «Завершить сессию»), one tomorrow (its «Отменить»), one running now with the
-    first three checked in (its draw); a table of the three, and a classic one."""
+    """Four members (the first an admin); a session that ran until three hours ago and is not
+    ended, a deal still out at its table (its «Завершить сессию»), one tomorrow (its
+    «Отменить»), one running now with the first three checked in (its draw); a table of the
+    three, and a classic one."""
     now = datetime.now(UTC)
     engine = make_engine(url)
     try:
@@ -103,8 +104,8 @@ async def _seed(url: str) -> dict[str, Any]:
                 for i, name in enumerate(NAMES)
             ]
             db.add_all(people)
-            overdue = ClubSession(
-                starts_at=now - timedelta(hours=6), ends_at=now - timedelta(hours=3), extra=True
+            overdue = ClubSession(  # made running; over once its table has a deal out (below)
+                starts_at=now - timedelta(hours=6), ends_at=now + timedelta(hours=1), extra=True
             )
             tomorrow = ClubSession(
                 starts_at=now + timedelta(days=1), ends_at=now + timedelta(days=1, hours=3)
@@ -131,6 +132,18 @@ async def _seed(url: str) -> dict[str, Any]:
                 preset="classic",
                 now=now,
             )
+            # The overdue session keeps a club table with a deal out: the server's timer ends a
+            # session past its end only once its tables are idle (R-S3), so its «Завершить
+            # сессию» stays on the admin page instead of racing the timer.
+            await create_table(
+                db,
+                seat_member_ids=ids[1:],
+                target=10,
+                first_dealer=0,
+                club_session_id=overdue.id,
+                now=now,
+            )
+            overdue.ends_at = now - timedelta(hours=3)
             return {"table": table.id, "classic": classic.id}
     finally:
         await engine.dispose()

@@ -143,9 +143,19 @@ class Client:
                 raise TimeoutError(f"no matching message; last: {self.messages[-3:]}")
             self._changed.clear()
             if self._reader is not None and self._reader.done() and index >= len(self.messages):
-                raise ConnectionError("socket closed")
+                raise ConnectionError(f"socket closed: {self._closed_by()}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
+
+    def _closed_by(self) -> str:
+        """Who closed the socket and why (its close frames, or the reader's own error): a
+        failure names the cause — a slow reader's 4008, a keepalive timeout, a server error."""
+        reader = self._reader
+        if reader is not None and not reader.cancelled() and reader.exception() is not None:
+            return f"the reader failed: {reader.exception()!r}"
+        ws = self.ws
+        received, sent = getattr(ws, "close_rcvd", None), getattr(ws, "close_sent", None)
+        return f"received {received}, sent {sent}; last: {self.messages[-2:]}"
 
     async def wait_seq(self, seq: int, timeout: float = 15.0) -> None:
         await self.wait_for(
