@@ -12,29 +12,19 @@ import asyncio
 import signal
 import sys
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-import uvicorn
 
-from app.commands.backup import run_backup, run_restore, run_verify
-from app.commands.banner import BannerServer, banner
-from app.commands.http_protocol import ClubHttpProtocol
-from app.commands.score import run_score
-from app.commands.selfplay import run_selfplay
-from app.commands.ws_protocol import ClubWebSocketProtocol
 from app.config import get_settings
 from app.db.embedded import database_url, stop_embedded
-from app.db.engine import make_engine, make_sessionmaker, session_scope
-from app.db.migrate import upgrade
-from app.logging_setup import configure_logging
-from app.main import create_app, server_clock
 from app.rules import PRESET_NAMES
-from app.services import rating, standings
-from app.services.bootstrap import ensure_first_admin
-from app.services.members import create_admin_account
-from app.services.schedule import generate_sessions
-from app.services.stored_check import finished_pulka_problems
+
+if TYPE_CHECKING:
+    from app.services.bootstrap import FirstAdmin
+
+# A command imports what it uses when it runs (``score`` needs no web app). This also keeps the
+# process pools' workers light: ``spawn`` re-imports this module as the worker's ``__main__``.
 
 cli = typer.Typer(
     help="prefclub: the Preferans club server.",
@@ -54,6 +44,9 @@ EXIT_STORED_MISMATCH = 3
 
 
 async def _stored_problems(url: str) -> list[str]:
+    from app.db.engine import make_engine, make_sessionmaker
+    from app.services.stored_check import finished_pulka_problems
+
     engine = make_engine(url)
     try:
         async with make_sessionmaker(engine)() as session:
@@ -67,6 +60,8 @@ def migrate() -> None:
     """Bring the database schema up to date (``alembic upgrade head``), then check that every
     finished pulka re-scores to its stored sheet and settlement (exit 3 naming those that do
     not, docs/formats.md)."""
+    from app.db.migrate import upgrade
+
     url = _database_url()
     upgrade(url)
     typer.echo("database schema is up to date")
@@ -80,6 +75,9 @@ def migrate() -> None:
 
 
 async def _standings(url: str, *, only_if_empty: bool) -> bool:
+    from app.db.engine import make_engine, make_sessionmaker, session_scope
+    from app.services import rating, standings
+
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as session:
@@ -100,8 +98,13 @@ def rebuild_standings() -> None:
     typer.echo("standings and ratings rebuilt from the archive")
 
 
-async def _bootstrap(url: str) -> object:
+async def _bootstrap(url: str) -> FirstAdmin | None:
     """First admin on an empty club; the Monday calendar generated ahead (R-S1)."""
+    from app.db.engine import make_engine, make_sessionmaker, session_scope
+    from app.services import standings
+    from app.services.bootstrap import ensure_first_admin
+    from app.services.schedule import generate_sessions
+
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as session:
@@ -139,22 +142,16 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-UVICORN_OPTIONS: dict[str, Any] = {
-    "log_config": None,
-    "ws_max_size": 64 * 1024,
-    "proxy_headers": False,
-    # Per-message deflate stays negotiated (uvicorn's default): without it, a client sending a
-    # frame over 64 KiB may see its connection reset instead of the documented 1009. The
-    # server compresses only large messages of its own (app.commands.ws_protocol).
-    "ws": ClubWebSocketProtocol,
-    # Headers within 10 s, at most 8 stalled connections per address (app.commands.
-    # http_protocol); ``prefclub serve`` sets both from the settings.
-    "http": ClubHttpProtocol,
-}
-"""How uvicorn serves the club (``bench/echo_app.py`` serves its baseline the same way)."""
-
-
 def _serve(host: str | None, port: int | None) -> None:
+    import uvicorn
+
+    from app.commands.banner import BannerServer, banner
+    from app.commands.http_protocol import ClubHttpProtocol
+    from app.commands.uvicorn_options import UVICORN_OPTIONS
+    from app.db.migrate import upgrade
+    from app.logging_setup import configure_logging
+    from app.main import create_app
+
     settings = get_settings()
     if host is not None:
         settings.host = host
@@ -166,11 +163,7 @@ def _serve(host: str | None, port: int | None) -> None:
     first = asyncio.run(_bootstrap(url))
     base = f"http://{settings.host}:{settings.port}"
 
-    text = (
-        banner(base, first.login, first.password)  # type: ignore[attr-defined]
-        if first is not None
-        else banner(base)
-    )
+    text = banner(base, first.login, first.password) if first is not None else banner(base)
     app = create_app(settings)
     options = {
         **UVICORN_OPTIONS,
@@ -188,6 +181,9 @@ def create_admin(
     display_name: Annotated[str | None, typer.Option(help="name shown at tables")] = None,
 ) -> None:
     """Create an admin account and print its one-time password."""
+    from app.db.migrate import upgrade
+    from app.services.members import create_admin_account
+
     url = _database_url()
     upgrade(url)
     try:
@@ -203,6 +199,8 @@ def score(
     file: Annotated[str, typer.Argument(help="a pulka/1 JSON file, or - for standard input")],
 ) -> None:
     """Score a ``pulka/1`` record and print ``pulka-score/1`` (exit 2 on invalid input)."""
+    from app.commands.score import run_score
+
     raise typer.Exit(run_score(file, sys.stdout, sys.stdin))
 
 
@@ -217,6 +215,8 @@ def selfplay(
     json_: Annotated[bool, typer.Option("--json", help="print a JSON summary last")] = False,
 ) -> None:
     """Bots play N deals at T tables of a real server; exports and rescores every pulka."""
+    from app.commands.selfplay import run_selfplay
+
     raise typer.Exit(run_selfplay(tables, players, deals, preset, json_))
 
 
@@ -228,6 +228,9 @@ def backup(
     ] = None,
 ) -> None:
     """Make a consistent online backup (pg_dump custom format) while tables are played."""
+    from app.clock import server_clock
+    from app.commands.backup import run_backup
+
     settings = get_settings()
     raise typer.Exit(
         run_backup(
@@ -244,12 +247,16 @@ def restore(
     ] = False,
 ) -> None:
     """Restore a backup into an empty data folder or database (exit 2 if not empty)."""
+    from app.commands.backup import run_restore
+
     raise typer.Exit(run_restore(_database_url(), file, force, sys.stdout, sys.stderr))
 
 
 @cli.command()
 def verify() -> None:
     """Check the club's data and print its digest as the last line (exit 1 on problems)."""
+    from app.commands.backup import run_verify
+
     raise typer.Exit(run_verify(_database_url(), sys.stdout))
 
 

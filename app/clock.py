@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 
 class Clock(Protocol):
@@ -70,3 +73,11 @@ class FileOffsetClock:
 
     def now(self) -> datetime:
         return datetime.now(UTC) + self.offset()
+
+
+def server_clock(settings: Settings) -> Clock:
+    """The real clock; in the test environment moved by ``PREFCLUB_TEST_CLOCK`` when it is set
+    (never in development or production, whatever the environment says)."""
+    if settings.environment == "test" and settings.test_clock_file is not None:
+        return FileOffsetClock(settings.test_clock_file)
+    return SystemClock()

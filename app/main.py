@@ -42,7 +42,7 @@ from app.api.body_limit import BodyLimit
 from app.api.docs import install_offline_docs
 from app.api.error_answers import install_error_handlers
 from app.bots.runner import BotRunner
-from app.clock import Clock, FileOffsetClock, SystemClock
+from app.clock import Clock, server_clock
 from app.config import Settings, get_settings
 from app.db.embedded import database_url
 from app.db.engine import make_engine, make_sessionmaker
@@ -228,14 +228,6 @@ async def start_backups(state: AppState, url: str) -> asyncio.Task[None] | None:
         log.error("backup folder not writable", extra={"code": exc.code, "detail": str(exc)})
     scheduler = BackupScheduler(url, settings, state.clock, state.sessionmaker)
     return asyncio.create_task(scheduler.run(), name="prefclub-backups")
-
-
-def server_clock(settings: Settings) -> Clock:
-    """The real clock; in the test environment moved by ``PREFCLUB_TEST_CLOCK`` when it is set
-    (never in development or production, whatever the environment says)."""
-    if settings.environment == "test" and settings.test_clock_file is not None:
-        return FileOffsetClock(settings.test_clock_file)
-    return SystemClock()
 
 
 def wire_services(app: FastAPI) -> None:

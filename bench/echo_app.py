@@ -53,8 +53,8 @@ def main() -> None:
     """Serve the echo app on 127.0.0.1:PORT with the same uvicorn options as the club."""
     import uvicorn
 
-    from app.cli import UVICORN_OPTIONS
     from app.commands.http_protocol import HEADER_TIMEOUT, ClubHttpProtocol
+    from app.commands.uvicorn_options import UVICORN_OPTIONS
 
     # Every load socket comes from 127.0.0.1: no cap on incomplete connections per address
     # (the bot harness's club servers run the same way, INCOMPLETE_PER_ADDRESS=0).

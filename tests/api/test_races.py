@@ -26,7 +26,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 from app.clock import FrozenClock
 from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from app.db.migrate import upgrade
 from app.db.models import Attendance, ClubSession, DrawnTable, DrawRecord, Member, Role
 from app.db.models.table import Table, TableSeat
 from app.main import create_app
@@ -189,9 +188,8 @@ async def test_concurrent_practice_tables_create_the_house_bots_once(
 ) -> None:
     # A fresh database (no house bots yet): every one of the concurrent first practice tables
     # opens, and bot-1 .. bot-3 exist once each.
-    url, name = scratch_database(database_url)
+    url, name = scratch_database(database_url, migrated=True)
     try:
-        upgrade(url)
         club = await _club(url, tmp_path)
         spawned: list[int] = []
 

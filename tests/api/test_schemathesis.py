@@ -29,7 +29,6 @@ from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from app.db.migrate import upgrade
 from app.db.models import Member, Role
 from app.main import create_app
 from app.security.login_sessions import (
@@ -118,8 +117,7 @@ def _restore(conn: psycopg.Connection[tuple[object, ...]], accounts: list[Accoun
 @pytest.fixture(scope="module")
 def fuzz_url(database_url: str) -> Iterator[str]:
     """A scratch database of its own: the fuzzer commits, and other tests must not see it."""
-    url, name = scratch_database(database_url)
-    upgrade(url)
+    url, name = scratch_database(database_url, migrated=True)
     yield url
     drop_database(database_url, name)
 

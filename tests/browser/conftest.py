@@ -38,7 +38,7 @@ def scratch_server(
     to its environment; skipped without Debian's chromium."""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
-    url, name = scratch_database(database_url)
+    url, name = scratch_database(database_url, migrated=True)
     data_dir = tmp_path_factory.mktemp("serve")
     proc = ServerProcess(
         {

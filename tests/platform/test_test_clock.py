@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.clock import FileOffsetClock, SystemClock
+from app.clock import FileOffsetClock, SystemClock, server_clock
 from app.config import Settings
-from app.main import server_clock
 
 
 def test_the_file_moves_the_clock_at_once(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from websockets.extensions.permessage_deflate import (
 )
 from websockets.frames import Frame, Opcode
 
-from app.cli import UVICORN_OPTIONS
+from app.commands.uvicorn_options import UVICORN_OPTIONS
 from app.commands.ws_protocol import (
     COMPRESS_FROM,
     ClubWebSocketProtocol,

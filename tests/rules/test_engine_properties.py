@@ -91,8 +91,10 @@ CARD_TEXT = re.compile(r'"(10|[789JQKA])([SCDH])"')
 
 def view_cards(data: dict[str, Any]) -> set[str]:
     """Every card text anywhere in a view (fields holding contracts are left out: "10S" there
-    is a contract, not a card)."""
+    is a contract, not a card). Serialises the whole view on the way, so a view that is not
+    JSON fails here."""
     rest = {k: v for k, v in data.items() if k not in NOT_CARDS}
+    json.dumps({k: v for k, v in data.items() if k in NOT_CARDS})
     return {rank + suit for rank, suit in CARD_TEXT.findall(json.dumps(rest))}
 
 
@@ -148,7 +150,6 @@ def check_views(state: DealState) -> None:
     for seat in seats:
         data = view(state, seat)
         assert together[seat] == data
-        json.dumps(data)
         shown = {parse_card(t) for t in view_cards(data)}
         leaked = sum(1 << c for c in shown) & forbidden_cards(state, seat)
         assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])

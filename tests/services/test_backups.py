@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.clock import FrozenClock
 from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from app.db.migrate import upgrade
 from app.db.models import ClubSession
 from app.services import backups
 from app.services.backup_schedule import BackupScheduler, next_daily
@@ -65,8 +64,7 @@ def test_next_daily_is_in_club_time() -> None:
 
 @pytest.fixture
 async def club_db(database_url: str) -> AsyncIterator[tuple[str, async_sessionmaker[AsyncSession]]]:
-    url, name = scratch_database(database_url)
-    upgrade(url)
+    url, name = scratch_database(database_url, migrated=True)
     engine = make_engine(url)
     try:
         yield url, make_sessionmaker(engine)

@@ -87,20 +87,49 @@ def server_url(database: str = "prefclub_test") -> str:
     return make_url(url).set(database=database).render_as_string(hide_password=False)
 
 
-def scratch_database(base_url: str) -> tuple[str, str]:
-    """Create an empty database beside ``base_url``; return its URL and name."""
+_TEMPLATES: dict[str, str] = {}
+"""The migrated template of each base URL this process has cloned from (base URL → name)."""
+
+
+def _admin_url(base_url: str) -> str:
+    return make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
+
+
+def migrated_template(base_url: str) -> str:
+    """The name of a database beside ``base_url`` that this process migrated to head once.
+
+    Nothing ever connects to it after that, so ``CREATE DATABASE … TEMPLATE`` copies it: a
+    migrated scratch database costs a file copy instead of running every migration again.
+    It is named after the base database (one per xdist worker) and made anew by each run.
+    """
+    if base_url not in _TEMPLATES:
+        name = f"{make_url(base_url).database}_template"
+        _fresh_database(_admin_url(base_url), name)
+        upgrade(make_url(base_url).set(database=name).render_as_string(hide_password=False))
+        _TEMPLATES[base_url] = name
+    return _TEMPLATES[base_url]
+
+
+def scratch_database(base_url: str, *, migrated: bool = False) -> tuple[str, str]:
+    """Create a database beside ``base_url``: empty, or ``migrated`` to head (a copy of
+    :func:`migrated_template`, the same as running the migrations on an empty one); return its
+    URL and name."""
     name = f"prefclub_scratch_{uuid.uuid4().hex[:8]}"
-    admin = make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(_libpq(admin), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if migrated:
+        template = migrated_template(base_url)
+        create = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(template)
+        )
+    with psycopg.connect(_libpq(_admin_url(base_url)), autocommit=True) as conn:
+        conn.execute(create)
     return make_url(base_url).set(database=name).render_as_string(hide_password=False), name
 
 
 @contextmanager
 def migrated_database(base_url: str) -> Iterator[str]:
     """A scratch database beside ``base_url``, migrated to head, dropped afterwards."""
-    url, name = scratch_database(base_url)
-    upgrade(url)
+    url, name = scratch_database(base_url, migrated=True)
     try:
         yield url
     finally:
@@ -109,8 +138,7 @@ def migrated_database(base_url: str) -> Iterator[str]:
 
 def drop_database(base_url: str, name: str) -> None:
     """Drop a scratch database made by :func:`scratch_database`."""
-    admin = make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(_libpq(admin), autocommit=True) as conn:
+    with psycopg.connect(_libpq(_admin_url(base_url)), autocommit=True) as conn:
         conn.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
