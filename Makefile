@@ -50,7 +50,11 @@ run: $(RUN_STAMP) pdf-font
 	@$(BIN)/prefclub serve
 
 ## Lint, type-check and run the whole test suite against a real PostgreSQL.
+# The sources are byte-compiled once first: the suite starts a few hundred Python processes
+# (servers, commands, pool workers), and where PYTHONDONTWRITEBYTECODE is set each of them
+# would compile app/ anew.
 test: $(TEST_STAMP) chromium compose-cli pdf-font lint typecheck js-lint js-test
+	@$(BIN)/python -m compileall -q -j 0 app tests bench migrations
 	$(BIN)/pytest
 
 ## ruff (lint and format), then the layer contracts of DESIGN.md (pyproject.toml [tool.importlinter]).
