@@ -1,0 +1,116 @@
+"""What the test suite pays again and again: a Python process loading ``app.cli`` and a
+migrated scratch database, each beside the cheaper way, measured in one run.
+
+    python -m bench.test_costs --json [--repeats 5]
+
+Prints and writes ``bench/results/test-costs.json``: the CPU seconds of a process importing
+``app.cli`` alone (what a ``prefclub`` command or a pool worker now loads first) and with the
+web app (``app.main``, what every such process loaded before), the wall seconds of running the
+migrations on an empty scratch database and of copying the migrated template, the ratios, and
+``bench.engine``'s deals per second of the same run (docs/testing.md).
+Needs the test run's embedded PostgreSQL (``var/test``) or ``TEST_DATABASE_URL``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from bench.engine import run as engine_run
+
+RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+
+
+def _child_cpu_seconds(code: str) -> float:
+    """User and system CPU seconds of a fresh interpreter running ``code``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _wall_seconds(make: Callable[[], None]) -> float:
+    start = time.monotonic()
+    make()
+    return time.monotonic() - start
+
+
+def measure(repeats: int) -> dict[str, object]:
+    """Alternate the two ways of each pair ``repeats`` times; medians and their ratios."""
+    from app.db.embedded import normalise_url
+    from app.db.migrate import upgrade
+    from tests.support.databases import (
+        drop_database,
+        migrated_template,
+        scratch_database,
+        start_test_server,
+    )
+
+    configured = os.environ.get("TEST_DATABASE_URL")
+    base = normalise_url(configured) if configured else start_test_server()
+    migrated_template(base)
+    light, whole, migrate, copy = [], [], [], []
+    made: list[str] = []
+
+    def migrated_by_upgrade() -> None:
+        url, name = scratch_database(base)
+        upgrade(url)
+        made.append(name)
+
+    def migrated_by_copy() -> None:
+        made.append(scratch_database(base, migrated=True)[1])
+
+    for _ in range(repeats):
+        light.append(_child_cpu_seconds("import app.cli"))
+        whole.append(_child_cpu_seconds("import app.cli, app.main"))
+        migrate.append(_wall_seconds(migrated_by_upgrade))
+        copy.append(_wall_seconds(migrated_by_copy))
+    for name in made:
+        drop_database(base, name)
+    figures = {
+        "import_cli_cpu_s": statistics.median(light),
+        "import_cli_and_web_app_cpu_s": statistics.median(whole),
+        "scratch_by_migrations_s": statistics.median(migrate),
+        "scratch_by_template_copy_s": statistics.median(copy),
+    }
+    return {
+        "benchmark": "test_costs",
+        "repeats": repeats,
+        **{k: round(v, 3) for k, v in figures.items()},
+        "web_app_over_cli_import": round(
+            figures["import_cli_and_web_app_cpu_s"] / figures["import_cli_cpu_s"], 2
+        ),
+        "migrations_over_copy": round(
+            figures["scratch_by_migrations_s"] / figures["scratch_by_template_copy_s"], 2
+        ),
+        "engine_deals_per_second": engine_run(2.0)["deals_per_second"],
+        "python_dont_write_bytecode": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the options, measure, print and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=pathlib.Path, default=RESULTS / "test-costs.json")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    result = measure(args.repeats)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result) if args.json else result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
