@@ -75,7 +75,7 @@ def server_url(database: str = "prefclub_test") -> str:
         if worker:
             name = f"{make_url(url).database}_{worker}"
             _fresh_database(url, name)
-            return make_url(url).set(database=name).render_as_string(hide_password=False)
+            return _beside(url, name)
         with psycopg.connect(_libpq(url), autocommit=True) as conn:
             conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
             conn.execute("CREATE SCHEMA public")
@@ -84,15 +84,20 @@ def server_url(database: str = "prefclub_test") -> str:
     if worker:
         database = f"{database}_{worker}"
     _fresh_database(url, database)
-    return make_url(url).set(database=database).render_as_string(hide_password=False)
+    return _beside(url, database)
 
 
 _TEMPLATES: dict[str, str] = {}
 """The migrated template of each base URL this process has cloned from (base URL → name)."""
 
 
+def _beside(url: str, database: str) -> str:
+    """The URL of ``database`` on the server of ``url``."""
+    return make_url(url).set(database=database).render_as_string(hide_password=False)
+
+
 def _admin_url(base_url: str) -> str:
-    return make_url(base_url).set(database="postgres").render_as_string(hide_password=False)
+    return _beside(base_url, "postgres")
 
 
 def migrated_template(base_url: str) -> str:
@@ -105,7 +110,7 @@ def migrated_template(base_url: str) -> str:
     if base_url not in _TEMPLATES:
         name = f"{make_url(base_url).database}_template"
         _fresh_database(_admin_url(base_url), name)
-        upgrade(make_url(base_url).set(database=name).render_as_string(hide_password=False))
+        upgrade(_beside(base_url, name))
         _TEMPLATES[base_url] = name
     return _TEMPLATES[base_url]
 
@@ -123,7 +128,7 @@ def scratch_database(base_url: str, *, migrated: bool = False) -> tuple[str, str
         )
     with psycopg.connect(_libpq(_admin_url(base_url)), autocommit=True) as conn:
         conn.execute(create)
-    return make_url(base_url).set(database=name).render_as_string(hide_password=False), name
+    return _beside(base_url, name), name
 
 
 @contextmanager
