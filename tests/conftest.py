@@ -102,7 +102,7 @@ ALONE_RUN = TEST_DATA_DIR.parent / "test-alone.run"
 
 @pytest.fixture(autouse=True)
 def _machine_share(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test marked ``alone`` (it measures latencies against fixed bounds) runs while no other
+    """A test marked ``alone`` (it measures latencies under a load) runs while no other
     worker runs a test: it takes ``ALONE_RUN`` exclusively, every other test takes it shared.
     ``ALONE_INTENT`` makes a waiting ``alone`` test go first: while it waits for the running
     tests to end, no new test starts. A serial run takes no lock."""

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
+from tests.e2e.latency import loaded_bound
 from tests.support.live_servers import Client, clients, setup_table
 from tests.support.server import ServerProcess
 
@@ -56,6 +57,8 @@ SLOW_DECK = [
 one of the slowest claims there are: an exhaustive search that fails (~0.8 s of CPU)."""
 SLOW_CLAIM = 8
 PING_EVERY = 0.06
+QUIET_SECONDS = 2.0
+"""Seconds the other table is pinged before the claim: the run's own yardstick."""
 """Seconds between two pings of a measuring seat: under the frame budget of a table socket
 (20 frames a second, docs/protocol.md), as a member's page is; a faster client is closed with
 4429, which a 5 ms loop met on a fast machine."""
@@ -130,7 +133,7 @@ async def _to_first_lead(players: list[Client]) -> Client:
     raise AssertionError("the deal never reached the play")
 
 
-@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
+@pytest.mark.alone  # latencies against the quiet table's: no other test beside it
 async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solved(
     srv: ServerProcess, live_db: str
 ) -> None:
@@ -151,7 +154,9 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         declarer = await _to_first_lead(slow)
         assert declarer.latest is not None
         assert declarer.latest["deal"]["contract"] == "6C"
+        quiet: list[float] = []
         latencies: list[float] = []
+        samples = [quiet]
         stop = asyncio.Event()
 
         async def ping_loop(client: Client) -> None:
@@ -159,11 +164,12 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
                 started = time.perf_counter()
                 pong = await client.command({"type": "ping"}, seq=None)
                 assert pong["type"] == "pong"
-                latencies.append(time.perf_counter() - started)
+                samples[-1].append(time.perf_counter() - started)
                 await asyncio.sleep(PING_EVERY)
 
         pingers = [asyncio.create_task(ping_loop(c)) for c in other]
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(QUIET_SECONDS)
+        samples.append(latencies)
         # A real command at the other table, too, while the claim is being solved.
         claim = asyncio.create_task(declarer.command({"type": "claim", "tricks": SLOW_CLAIM}))
         await asyncio.sleep(0.05)
@@ -181,5 +187,6 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         assert cut["type"] == "ack", cut
         assert len(latencies) >= 20
         p99 = statistics.quantiles(latencies, n=100)[98]
-        assert p99 < 0.100, (p99, max(latencies), len(latencies))
+        bound = loaded_bound(quiet)
+        assert p99 < bound, (p99, max(latencies), len(latencies), bound)
         assert cut_latency < 1.0, cut_latency  # unfixed: the loop is blocked ~1.5 s

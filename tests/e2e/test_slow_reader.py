@@ -15,13 +15,15 @@ import time
 import psutil
 import pytest
 
-from tests.e2e.latency import MOVE_EVERY, measure_elsewhere, p99
+from tests.e2e.latency import MOVE_EVERY, loaded_bound, measure_elsewhere, p99
 from tests.support.live_servers import Driver, clients, setup_table
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 SECONDS = 10.0
+QUIET_SECONDS = 3.0
+"""Seconds the quiet table is measured before the stuck sockets: the run's own yardstick."""
 TINY_BUFFER = 4096
 STUCK = 2
 LET_GO_WITHIN = 45.0
@@ -77,12 +79,13 @@ def _never_reading(srv: ServerProcess, table_id: int, cookie: str) -> socket.soc
     return sock
 
 
-@pytest.mark.alone  # latencies against fixed bounds: no other test beside it
+@pytest.mark.alone  # latencies against the quiet table's: no other test beside it
 async def test_a_socket_that_never_reads_slows_no_other_table(
     live_db: str, srv: ServerProcess
 ) -> None:
     busy_id, busy_seats, watchers = await setup_table(live_db, 3, spectators=STUCK)
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
+    before = await measure_elsewhere(srv.port, quiet_id, quiet_seats, QUIET_SECONDS)
     async with clients(srv, busy_id, busy_seats) as busy:
         stuck = [_never_reading(srv, busy_id, w.cookie) for w in watchers]
         busy_driver = Driver(busy, seed=7)
@@ -116,10 +119,12 @@ async def test_a_socket_that_never_reads_slows_no_other_table(
                     sock.close()
     print(
         f"busy table {moves} moves; quiet table p99 {p99(trips) * 1000:.0f} ms, "
-        f"max {max(trips) * 1000:.0f} ms over {len(trips)}"
+        f"max {max(trips) * 1000:.0f} ms over {len(trips)}; before the stuck sockets p99 "
+        f"{p99(before) * 1000:.0f} ms over {len(before)}"
     )
     # The server let go of the sockets it dropped: none is held open waiting for its peer.
     assert held == set(), held
     assert moves > 20  # the never-reading sockets' table kept playing (it fed them)
-    assert p99(trips) < 0.100, (p99(trips), max(trips))
-    assert max(trips) < 0.250, (p99(trips), max(trips))
+    bound = loaded_bound(before)
+    assert p99(trips) < bound, (p99(trips), max(trips), p99(before))
+    assert max(trips) < 2.5 * bound, (p99(trips), max(trips), p99(before))
