@@ -30,8 +30,12 @@ export function notify(message, kind = "error") {
 }
 
 /** The button the member just pressed (clicked, or the submit button of the form he pressed
- * Enter in), if any: the one an action started from. */
+ * Enter in), if any: the one an action started from. Only while a press is being handled: a
+ * page's own loads (a timer's refresh, the steps after an answer) started while the focus
+ * rests in a form must not disable that form's button — a click landing then was lost. */
 function pressedButton() {
+  const event = window.event;
+  if (!event || !["click", "submit", "keydown"].includes(event.type)) return null;
   const active = document.activeElement;
   if (active instanceof HTMLButtonElement) return active;
   if (active && active.form) return active.form.querySelector("button[type=submit], button:not([type])");
@@ -46,8 +50,9 @@ export function clearError() {
 
 /**
  * Run an async action; show its error to the user instead of throwing. When a button started
- * it, the button is disabled until the answer comes (a second click cannot send it twice), and
- * a success clears the red notice an earlier attempt left.
+ * it (the member's press is being handled), the button is disabled until the answer comes (a
+ * second click cannot send it twice), and a success clears the red notice an earlier attempt
+ * left; a page's own loads leave both alone.
  */
 export async function attempt(action) {
   const button = pressedButton();
