@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import time
 from typing import Any
 
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from tests.e2e.latency import loaded_bound
+from tests.e2e.latency import loaded_bound, p99
 from tests.support.live_servers import Client, clients, setup_table
 from tests.support.server import ServerProcess
 
@@ -58,6 +57,8 @@ one of the slowest claims there are: an exhaustive search that fails (~0.8 s of 
 SLOW_CLAIM = 8
 PING_EVERY = 0.06
 QUIET_SECONDS = 2.0
+ENOUGH_PINGS = 150
+"""Round trips at least for the p99 under the claim (nearest rank: the third slowest of 150)."""
 """Seconds the other table is pinged before the claim: the run's own yardstick."""
 """Seconds between two pings of a measuring seat: under the frame budget of a table socket
 (20 frames a second, docs/protocol.md), as a member's page is; a faster client is closed with
@@ -177,7 +178,8 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         cut = await other[2].command({"type": "cut", "position": 10})
         cut_latency = time.perf_counter() - started
         answer = await claim
-        while len(latencies) < 20:  # a fast claim leaves too few paced pings to take a p99 of
+        # A fast claim leaves too few paced pings for a p99 that is not their slowest one.
+        while len(latencies) < ENOUGH_PINGS:
             await asyncio.sleep(PING_EVERY)
         stop.set()
         await asyncio.gather(*pingers)
@@ -185,8 +187,8 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         rejected = await declarer.wait_for(lambda m: m.get("seq") == answer["seq"])
         assert rejected["data"]["events"][0]["type"] == "claim_rejected"
         assert cut["type"] == "ack", cut
-        assert len(latencies) >= 20
-        p99 = statistics.quantiles(latencies, n=100)[98]
+        assert len(latencies) >= ENOUGH_PINGS
         bound = loaded_bound(quiet)
-        assert p99 < bound, (p99, max(latencies), len(latencies), bound)
+        slowest = sorted(latencies)[-3:]
+        assert p99(latencies) < bound, (p99(latencies), slowest, len(latencies), bound)
         assert cut_latency < 1.0, cut_latency  # unfixed: the loop is blocked ~1.5 s
