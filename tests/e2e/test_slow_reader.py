@@ -26,9 +26,11 @@ QUIET_SECONDS = 3.0
 """Seconds the quiet table is measured before the stuck sockets: the run's own yardstick."""
 TINY_BUFFER = 4096
 STUCK = 2
-LET_GO_WITHIN = 45.0
+LET_GO_WITHIN = 90.0
 """Seconds within which the server must have dropped the stuck sockets (once their TCP
-buffers, megabytes on loopback, are full: they fall behind) and closed their connections."""
+buffers, megabytes on loopback, are full: they fall behind) and closed their connections.
+How soon that is depends on how fast the busy table fills those buffers: 40 s at some 18
+moves a second on a fast box, which 45 s allowed too little for a slower one."""
 
 
 def _held_after(srv: ServerProcess, ports: set[int], timeout: float) -> set[int]:
