@@ -48,6 +48,19 @@ def loaded_bound(quiet: list[float]) -> float:
     return max(LOADED_FLOOR, LOADED_RATIO * p99(quiet))
 
 
+async def ping_into(
+    client: Client, trips: list[float], stop: asyncio.Event, every: float = PING_EVERY
+) -> None:
+    """Ping ``client``'s table every ``every`` seconds until ``stop`` is set, appending each
+    round trip (seconds) to ``trips`` as it comes (a caller may wait for enough of them)."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        answer = await client.command({"type": "ping"}, seq=None)
+        assert answer["type"] == "pong", answer
+        trips.append(time.perf_counter() - started)
+        await asyncio.sleep(every)
+
+
 async def play_and_ping(players: list[Client], seconds: float) -> list[float]:
     """Round trips (seconds) of the table's commands and pings over ``seconds``, the table
     played at most one move per :data:`MOVE_EVERY`."""
@@ -66,16 +79,16 @@ async def play_and_ping(players: list[Client], seconds: float) -> list[float]:
             trips.append(trip)
             await asyncio.sleep(max(0.0, MOVE_EVERY - trip))
 
-    async def ping() -> None:
-        pinger = players[0]
-        while time.monotonic() < deadline:
-            started = time.perf_counter()
-            answer = await pinger.command({"type": "ping"}, seq=None)
-            assert answer["type"] == "pong", answer
-            trips.append(time.perf_counter() - started)
-            await asyncio.sleep(PING_EVERY)
+    async def until_deadline() -> None:
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        over.set()
 
-    tasks = [asyncio.create_task(play()), asyncio.create_task(ping())]
+    over = asyncio.Event()
+    tasks = [
+        asyncio.create_task(play()),
+        asyncio.create_task(ping_into(players[0], trips, over)),
+        asyncio.create_task(until_deadline()),
+    ]
     try:
         await asyncio.gather(*tasks)
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
-from tests.e2e.latency import loaded_bound, p99
+from tests.e2e.latency import loaded_bound, p99, ping_into
 from tests.support.live_servers import Client, clients, setup_table
 from tests.support.server import ServerProcess
 
@@ -56,13 +56,13 @@ SLOW_DECK = [
 one of the slowest claims there are: an exhaustive search that fails (~0.8 s of CPU)."""
 SLOW_CLAIM = 8
 PING_EVERY = 0.06
-QUIET_SECONDS = 2.0
-ENOUGH_PINGS = 150
-"""Round trips at least for the p99 under the claim (nearest rank: the third slowest of 150)."""
-"""Seconds the other table is pinged before the claim: the run's own yardstick."""
 """Seconds between two pings of a measuring seat: under the frame budget of a table socket
 (20 frames a second, docs/protocol.md), as a member's page is; a faster client is closed with
 4429, which a 5 ms loop met on a fast machine."""
+QUIET_SECONDS = 2.0
+"""Seconds the other table is pinged before the claim: the run's own yardstick."""
+ENOUGH_PINGS = 150
+"""Round trips at least for the p99 under the claim (nearest rank: the third slowest of 150)."""
 
 
 async def _use_deck(url: str, table_id: int, deck: list[int]) -> None:
@@ -156,21 +156,14 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         assert declarer.latest is not None
         assert declarer.latest["deal"]["contract"] == "6C"
         quiet: list[float] = []
-        latencies: list[float] = []
-        samples = [quiet]
-        stop = asyncio.Event()
-
-        async def ping_loop(client: Client) -> None:
-            while not stop.is_set():
-                started = time.perf_counter()
-                pong = await client.command({"type": "ping"}, seq=None)
-                assert pong["type"] == "pong"
-                samples[-1].append(time.perf_counter() - started)
-                await asyncio.sleep(PING_EVERY)
-
-        pingers = [asyncio.create_task(ping_loop(c)) for c in other]
+        quiet_over = asyncio.Event()
+        pingers = [asyncio.create_task(ping_into(c, quiet, quiet_over, PING_EVERY)) for c in other]
         await asyncio.sleep(QUIET_SECONDS)
-        samples.append(latencies)
+        quiet_over.set()
+        await asyncio.gather(*pingers)
+        latencies: list[float] = []
+        stop = asyncio.Event()
+        pingers = [asyncio.create_task(ping_into(c, latencies, stop, PING_EVERY)) for c in other]
         # A real command at the other table, too, while the claim is being solved.
         claim = asyncio.create_task(declarer.command({"type": "claim", "tricks": SLOW_CLAIM}))
         await asyncio.sleep(0.05)

@@ -18,7 +18,7 @@ import pytest
 import websockets
 
 from app.bots.harness import Seat
-from tests.e2e.latency import loaded_bound, p99
+from tests.e2e.latency import loaded_bound, p99, ping_into
 from tests.support.live_servers import Client, Driver, clients, server, setup_table
 from tests.support.server import ServerProcess
 
@@ -144,27 +144,17 @@ async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_
                 n += 1
                 await asyncio.sleep(interval)
 
-        async def ping(client: Client) -> list[float]:
-            """Pings between the moves (each socket stays under its budget): with them the
-            p99 is taken over some 190 round trips, where 90 moves alone made it their
-            slowest one (a single 0.3 s pause of a two-worker run failed it)."""
-            trips: list[float] = []
-            while not stop.is_set():
-                started = time.perf_counter()
-                pong = await client.command({"type": "ping"}, seq=None)
-                assert pong["type"] == "pong", pong
-                trips.append(time.perf_counter() - started)
-                await asyncio.sleep(0.1)
-            return trips
-
         flooding = asyncio.create_task(flood())
         await asyncio.sleep(1.0)
-        pingers = [asyncio.create_task(ping(c)) for c in players[1:]]
+        # Pings between the moves (each socket stays under its budget): with them the p99 is
+        # taken over some 190 round trips, where 90 moves alone made it their slowest one (a
+        # single 0.3 s pause of a two-worker run failed it).
+        pings: list[float] = []
+        pingers = [asyncio.create_task(ping_into(c, pings, stop, 0.1)) for c in players[1:]]
         latencies = await _play(Driver(players, seed=7), 5.0, 90)
         stop.set()
-        await flooding
-        for pinger in pingers:
-            latencies += await pinger
+        await asyncio.gather(flooding, *pingers)
+        latencies += pings
         await flooder.wait_for(lambda m: m.get("id") == sent[-1], timeout=15)
         assert flooder.open, "a flood under the budget must not be closed"
         answered = [m["id"] for m in _answers(flooder, "c")]
