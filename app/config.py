@@ -3,7 +3,8 @@
 Every knob an operator turns is an environment variable: ``DATABASE_URL``, ``SECRET_KEY``,
 ``CLUB_TZ``, ``ALLOWED_ORIGINS``, ``HOST``, ``PORT``, ``PREFCLUB_ENV``, ``PREFCLUB_DATA_DIR``,
 ``FORWARDED_ALLOW_IPS``, ``PREFCLUB_DOCS``, ``PREFCLUB_METRICS_TOKEN``, ``PREFCLUB_BACKUP_DIR``,
-``PREFCLUB_BACKUP_TIME``, ``PREFCLUB_BACKUP_KEEP``, ``PREFCLUB_LUCK``.
+``PREFCLUB_BACKUP_TIME``, ``PREFCLUB_BACKUP_KEEP``, ``PREFCLUB_LUCK``,
+``PREFCLUB_ARGON2_MEMORY_KIB``, ``PREFCLUB_ARGON2_TIME_COST``.
 Without ``DATABASE_URL`` the app runs an embedded PostgreSQL in the data folder. ``SECRET_KEY``
 keys the HMACs under which login names and client addresses of password attempts are stored
 (:mod:`app.security.ratelimit`); session and CSRF tokens are random and stored as SHA-256 hashes,
@@ -22,13 +23,18 @@ from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = frozenset({"", "changeme", "change-me", "secret", "CHANGE_ME", "changethis"})
 MIN_METRICS_TOKEN = 16
 """The shortest ``PREFCLUB_METRICS_TOKEN`` accepted (a bearer token must not be guessable)."""
 SECRET_FILE_NAME = "secret_key"
+ARGON2_LEAST_MEMORY_KIB = 7 * 1024
+"""The least Argon2 memory accepted (KiB): OWASP's smallest recommended configuration."""
+ARGON2_LEAST_WORK = 7 * 1024 * 5
+"""The least memory × passes accepted (KiB): OWASP's recommended configurations of one lane
+(47 MiB × 1, 19 MiB × 2, 12 MiB × 3, 9 MiB × 4, 7 MiB × 5) all reach it."""
 
 
 class InsecureSettingsError(RuntimeError):
@@ -108,6 +114,29 @@ class Settings(BaseSettings):
     )
     """A TrueType font with Cyrillic and the card suits for the PDF print-outs (Debian's
     ``fonts-dejavu-core``); when it is missing a PDF answers 503 ``pdf_font_missing``."""
+
+    argon2_memory_kib: int = Field(
+        default=64 * 1024, le=1024 * 1024, validation_alias="PREFCLUB_ARGON2_MEMORY_KIB"
+    )
+    """The memory (KiB) of one password hash (app.security.passwords): the library's 64 MiB by
+    default; a small server may take less, never below OWASP's recommendations (see
+    :data:`ARGON2_LEAST_WORK`). A member's stored hash is rewritten with the new cost at his
+    next good login."""
+    argon2_time_cost: int = Field(
+        default=3, ge=1, le=20, validation_alias="PREFCLUB_ARGON2_TIME_COST"
+    )
+    """The passes of one password hash over its memory (3 by default)."""
+
+    @model_validator(mode="after")
+    def _argon2_floor(self) -> Settings:
+        memory, passes = self.argon2_memory_kib, self.argon2_time_cost
+        if memory < ARGON2_LEAST_MEMORY_KIB or memory * passes < ARGON2_LEAST_WORK:
+            raise ValueError(
+                f"PREFCLUB_ARGON2_MEMORY_KIB={memory} with PREFCLUB_ARGON2_TIME_COST={passes} "
+                f"is below OWASP's least: at least {ARGON2_LEAST_MEMORY_KIB} KiB, and KiB × "
+                f"passes at least {ARGON2_LEAST_WORK} (e.g. 19456 KiB × 2)"
+            )
+        return self
 
     @property
     def backup_dir(self) -> Path:

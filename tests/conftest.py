@@ -24,6 +24,15 @@ from app.db.migrate import upgrade
 from app.main import close_pools, create_app, make_bot_runner, make_pools
 from tests.support.databases import TEST_DATA_DIR, server_url
 
+TEST_ARGON2 = {"PREFCLUB_ARGON2_MEMORY_KIB": "19456", "PREFCLUB_ARGON2_TIME_COST": "2"}
+"""The suite hashes passwords at OWASP's 19 MiB × 2 passes, the least cost the server accepts
+(a seventh of the default's CPU: some 700 hashes a run, docs/testing.md). Set in the environment
+before any hash, so every server and command the tests start inherits it; the tests of hashing
+under load use the default cost of their own (``tests/e2e/test_login_flood.py``,
+``tests/api/test_auth_hashing.py``)."""
+for _name, _value in TEST_ARGON2.items():
+    os.environ.setdefault(_name, _value)
+
 SLOW_FIRST = (
     "tests/rules/test_engine_properties.py",
     "tests/platform/test_upgrade_dumps.py",

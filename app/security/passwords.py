@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import os
 import secrets
 import threading
@@ -44,13 +45,31 @@ from typing import Any, TypeVar
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
+from app.config import get_settings
+
 ARGON2_LANES = 1
 """Argon2's parallelism: one thread per hash, so :data:`HASH_WORKERS` bounds the cores hashing
-takes. Memory (64 MiB) and passes (3) stay the library's defaults; a hash stored with other
-parameters still verifies (they are written in it) and is rewritten at the member's next good
-login (:func:`verify_and_update_async`)."""
+takes. Memory and passes are the settings ``PREFCLUB_ARGON2_MEMORY_KIB`` and
+``PREFCLUB_ARGON2_TIME_COST`` (the library's 64 MiB and 3 by default, never below OWASP's
+least); a hash stored with other parameters still verifies (they are written in it) and is
+rewritten at the member's next good login (:func:`verify_and_update_async`)."""
 
-_hasher = PasswordHash((Argon2Hasher(parallelism=ARGON2_LANES),))
+
+@functools.cache
+def _hasher() -> PasswordHash:
+    """The process's hasher, made at its first use from the settings of the environment."""
+    settings = get_settings()
+    return PasswordHash(
+        (
+            Argon2Hasher(
+                memory_cost=settings.argon2_memory_kib,
+                time_cost=settings.argon2_time_cost,
+                parallelism=ARGON2_LANES,
+            ),
+        )
+    )
+
+
 _T = TypeVar("_T")
 
 
@@ -208,17 +227,17 @@ POOL = HashPool()
 
 def hash_password(password: str) -> str:
     """An Argon2id hash of ``password`` (blocking: not for the event loop)."""
-    return _hasher.hash(password)
+    return _hasher().hash(password)
 
 
 def verify_password(password: str, password_hash: str | None) -> bool:
     """Whether ``password`` matches (blocking); a missing hash never matches but costs the same
     time as a real check, so an unknown login cannot be told apart by timing."""
     if not password_hash:
-        _hasher.hash(password)  # spend the same time as a real check
+        _hasher().hash(password)  # spend the same time as a real check
         return False
     try:
-        return _hasher.verify(password, password_hash)
+        return _hasher().verify(password, password_hash)
     except Exception:
         return False
 
@@ -227,7 +246,7 @@ def verify_and_update(password: str, password_hash: str) -> tuple[bool, str | No
     """Whether ``password`` matches (blocking), and a new hash of it when the stored one was made
     with other parameters than today's (None otherwise, or when it does not match)."""
     try:
-        return _hasher.verify_and_update(password, password_hash)
+        return _hasher().verify_and_update(password, password_hash)
     except Exception:
         return False, None
 
