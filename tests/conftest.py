@@ -9,7 +9,7 @@ import fcntl
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -106,17 +106,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 ALONE_INTENT = TEST_DATA_DIR.parent / "test-alone.intent"
 ALONE_RUN = TEST_DATA_DIR.parent / "test-alone.run"
-"""Lock files shared by the workers of a parallel run (see :func:`_machine_share`)."""
+"""Lock files shared by the workers of a parallel run (see :func:`machine_share`)."""
+
+
+class MachineShare:
+    """What a test holds of the machine in a parallel run (see :func:`machine_share`)."""
+
+    def __init__(self, intent: IO[str] | None = None, run: IO[str] | None = None) -> None:
+        self._intent = intent
+        self._run = run
+
+    def share(self) -> None:
+        """An ``alone`` test whose latencies are measured: the other workers' tests may run
+        beside the rest of it (a wait, say). The run lock goes from exclusive to shared while
+        the intent lock is still held, so no other ``alone`` test can slip in between."""
+        if self._intent is None or self._run is None:
+            return
+        fcntl.flock(self._run, fcntl.LOCK_SH)
+        fcntl.flock(self._intent, fcntl.LOCK_UN)
+        self._intent = None
 
 
 @pytest.fixture(autouse=True)
-def _machine_share(request: pytest.FixtureRequest) -> Iterator[None]:
+def machine_share(request: pytest.FixtureRequest) -> Iterator[MachineShare]:
     """A test marked ``alone`` (it measures latencies under a load) runs while no other
     worker runs a test: it takes ``ALONE_RUN`` exclusively, every other test takes it shared.
     ``ALONE_INTENT`` makes a waiting ``alone`` test go first: while it waits for the running
-    tests to end, no new test starts. A serial run takes no lock."""
+    tests to end, no new test starts. An ``alone`` test may hand the machine back before it
+    ends (:meth:`MachineShare.share`). A serial run takes no lock."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        yield
+        yield MachineShare()
         return
     alone = request.node.get_closest_marker("alone") is not None
     mode = fcntl.LOCK_EX if alone else fcntl.LOCK_SH
@@ -127,7 +146,7 @@ def _machine_share(request: pytest.FixtureRequest) -> Iterator[None]:
         if not alone:
             fcntl.flock(intent, fcntl.LOCK_UN)
         try:
-            yield
+            yield MachineShare(intent, run) if alone else MachineShare()
         finally:
             fcntl.flock(run, fcntl.LOCK_UN)
             fcntl.flock(intent, fcntl.LOCK_UN)

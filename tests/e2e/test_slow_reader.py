@@ -15,6 +15,7 @@ import time
 import psutil
 import pytest
 
+from tests.conftest import MachineShare
 from tests.e2e.latency import MOVE_EVERY, loaded_bound, measure_elsewhere, p99
 from tests.support.live_servers import Driver, clients, setup_table
 from tests.support.server import ServerProcess
@@ -83,7 +84,7 @@ def _never_reading(srv: ServerProcess, table_id: int, cookie: str) -> socket.soc
 
 @pytest.mark.alone  # latencies against the quiet table's: no other test beside it
 async def test_a_socket_that_never_reads_slows_no_other_table(
-    live_db: str, srv: ServerProcess
+    live_db: str, srv: ServerProcess, machine_share: MachineShare
 ) -> None:
     busy_id, busy_seats, watchers = await setup_table(live_db, 3, spectators=STUCK)
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
@@ -106,15 +107,20 @@ async def test_a_socket_that_never_reads_slows_no_other_table(
                 await asyncio.sleep(MOVE_EVERY)  # under the sockets' frame budget
             return moves
 
+        async def measure() -> list[float]:
+            """The quiet table's round trips beside the stuck sockets; then the rest of the
+            test (waiting for the let-go) may share the machine with other tests."""
+            trips = await measure_elsewhere(srv.port, quiet_id, quiet_seats, SECONDS)
+            machine_share.share()
+            return trips
+
         async def watch() -> set[int]:
             held = await asyncio.to_thread(_held_after, srv, ports, LET_GO_WITHIN)
             done.set()
             return held
 
         try:
-            moves, trips, held = await asyncio.gather(
-                play_busy(), measure_elsewhere(srv.port, quiet_id, quiet_seats, SECONDS), watch()
-            )
+            moves, trips, held = await asyncio.gather(play_busy(), measure(), watch())
         finally:
             for sock in stuck:
                 with contextlib.suppress(OSError):
