@@ -165,6 +165,8 @@ async def test_chat_opens_between_deals_only(srv: ServerProcess, live_db: str) -
         line = await players[1].wait_for(lambda m: m.get("type") == "chat")
         assert line["data"] == {"seat": 0, "name": line["data"]["name"], "text": "добрый вечер"}
         assert line["table"]["chat_open"] is True
+        for player in players:  # the chat line moved the table's seq: the cutter must know it
+            await player.wait_for(lambda m: m.get("type") == "chat")
         driver = Driver(players, seed=11)
         await driver.step()  # the cut: cards are out, talk closes
         closed = await players[0].command({"type": "chat", "text": "пас?"})
