@@ -55,19 +55,18 @@ least); a hash stored with other parameters still verifies (they are written in 
 rewritten at the member's next good login (:func:`verify_and_update_async`)."""
 
 
+def hasher_for(memory_kib: int, time_cost: int) -> PasswordHash:
+    """An Argon2id hasher of one lane at the given cost (the settings check its floor)."""
+    return PasswordHash(
+        (Argon2Hasher(memory_cost=memory_kib, time_cost=time_cost, parallelism=ARGON2_LANES),)
+    )
+
+
 @functools.cache
 def _hasher() -> PasswordHash:
     """The process's hasher, made at its first use from the settings of the environment."""
     settings = get_settings()
-    return PasswordHash(
-        (
-            Argon2Hasher(
-                memory_cost=settings.argon2_memory_kib,
-                time_cost=settings.argon2_time_cost,
-                parallelism=ARGON2_LANES,
-            ),
-        )
-    )
+    return hasher_for(settings.argon2_memory_kib, settings.argon2_time_cost)
 
 
 _T = TypeVar("_T")

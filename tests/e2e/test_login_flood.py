@@ -15,10 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from pwdlib.hashers.argon2 import Argon2Hasher
 
+from app.config import Settings
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import Member, Role
+from app.security.passwords import hasher_for
 from tests.e2e.latency import loaded_bound, p99, play_and_ping
 from tests.support.live_servers import clients, server, setup_table
 from tests.support.server import ServerProcess
@@ -33,10 +34,15 @@ TARGETS = 40
 FLOOD_SECONDS = 15.0
 MEMBER_ADDRESS = "127.0.0.2"
 FLOOD_NICENESS = 19
-PRODUCTION_ARGON2 = {"PREFCLUB_ARGON2_MEMORY_KIB": "65536", "PREFCLUB_ARGON2_TIME_COST": "3"}
+PRODUCTION_MEMORY_KIB = Settings.model_fields["argon2_memory_kib"].default
+PRODUCTION_TIME_COST = Settings.model_fields["argon2_time_cost"].default
+PRODUCTION_ARGON2 = {
+    "PREFCLUB_ARGON2_MEMORY_KIB": str(PRODUCTION_MEMORY_KIB),
+    "PREFCLUB_ARGON2_TIME_COST": str(PRODUCTION_TIME_COST),
+}
 """The server's default cost, not the suite's cheaper one (tests/conftest.py): the flood hashes
 as a club's server does."""
-PRODUCTION_HASHER = Argon2Hasher(memory_cost=65536, time_cost=3, parallelism=1)
+PRODUCTION_HASHER = hasher_for(PRODUCTION_MEMORY_KIB, PRODUCTION_TIME_COST)
 """The members' stored hashes at that cost (a check costs what the stored hash says)."""
 QUIET_SECONDS = 3.0
 """Seconds the table is measured before the flood: the run's own yardstick."""
