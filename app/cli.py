@@ -143,6 +143,9 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _serve(host: str | None, port: int | None) -> None:
+    from app.realtime.gc_tuning import serving_thresholds
+
+    serving_thresholds()
     import uvicorn
 
     from app.commands.banner import BannerServer, banner

@@ -1,12 +1,15 @@
-"""What the test suite pays again and again: a Python process loading ``app.cli`` and a
-migrated scratch database, each beside the cheaper way, measured in one run.
+"""What the test suite pays again and again: a Python process loading ``app.cli``, a server
+loading the web app, and a migrated scratch database, each beside the cheaper way, measured in
+one run.
 
     python -m bench.test_costs --json [--repeats 5]
 
 Prints and writes ``bench/results/test-costs.json``: the CPU seconds of a process importing
 ``app.cli`` alone (what a ``prefclub`` command or a pool worker now loads first) and with the
-web app (``app.main``, what every such process loaded before), the wall seconds of running the
-migrations on an empty scratch database and of copying the migrated template, the ratios, and
+web app (``app.main``, what every such process loaded before); the web app as ``serve`` loads it
+(the serving GC thresholds from its first line, fpdf2 left to the print worker) beside Python's
+default thresholds and beside fpdf2 loaded with it, as before; the wall seconds of running the
+migrations on an empty scratch database and of copying the migrated template; the ratios, and
 ``bench.engine``'s deals per second of the same run (docs/testing.md).
 Needs the test run's embedded PostgreSQL (``var/test``) or ``TEST_DATABASE_URL``.
 """
@@ -27,6 +30,12 @@ from collections.abc import Callable
 from bench.engine import run as engine_run
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+SERVE_LOADS = (
+    "from app.realtime.gc_tuning import serving_thresholds\n"
+    "serving_thresholds()\n"
+    "import app.cli, app.main"
+)
+"""What ``prefclub serve`` loads before it starts, in its order (``app.cli._serve``)."""
 
 
 def _child_cpu_seconds(code: str) -> float:
@@ -58,6 +67,7 @@ def measure(repeats: int) -> dict[str, object]:
     base = normalise_url(configured) if configured else start_test_server()
     migrated_template(base)
     light, whole, migrate, copy = [], [], [], []
+    served, with_fpdf = [], []
     made: list[str] = []
 
     def migrated_by_upgrade() -> None:
@@ -71,6 +81,8 @@ def measure(repeats: int) -> dict[str, object]:
     for _ in range(repeats):
         light.append(_child_cpu_seconds("import app.cli"))
         whole.append(_child_cpu_seconds("import app.cli, app.main"))
+        served.append(_child_cpu_seconds(SERVE_LOADS))
+        with_fpdf.append(_child_cpu_seconds(SERVE_LOADS + ", fpdf"))
         migrate.append(_wall_seconds(migrated_by_upgrade))
         copy.append(_wall_seconds(migrated_by_copy))
     for name in made:
@@ -78,6 +90,8 @@ def measure(repeats: int) -> dict[str, object]:
     figures = {
         "import_cli_cpu_s": statistics.median(light),
         "import_cli_and_web_app_cpu_s": statistics.median(whole),
+        "import_web_app_as_served_cpu_s": statistics.median(served),
+        "import_web_app_as_served_and_fpdf_cpu_s": statistics.median(with_fpdf),
         "scratch_by_migrations_s": statistics.median(migrate),
         "scratch_by_template_copy_s": statistics.median(copy),
     }
@@ -87,6 +101,14 @@ def measure(repeats: int) -> dict[str, object]:
         **{k: round(v, 3) for k, v in figures.items()},
         "web_app_over_cli_import": round(
             figures["import_cli_and_web_app_cpu_s"] / figures["import_cli_cpu_s"], 2
+        ),
+        "default_gc_over_serving_gc": round(
+            figures["import_cli_and_web_app_cpu_s"] / figures["import_web_app_as_served_cpu_s"], 2
+        ),
+        "with_fpdf_over_without": round(
+            figures["import_web_app_as_served_and_fpdf_cpu_s"]
+            / figures["import_web_app_as_served_cpu_s"],
+            2,
         ),
         "migrations_over_copy": round(
             figures["scratch_by_migrations_s"] / figures["scratch_by_template_copy_s"], 2

@@ -5,16 +5,20 @@ results, A4, in Russian, made with fpdf2 (pure Python) from the JSON the pages s
 the file's bytes: they are CPU work (layout, font subsetting), so the API runs them in the
 bounded print pool (:func:`make_pool`), never on the event loop. The font is a TrueType file
 with Cyrillic and the suits (DejaVu Sans by default, ``PREFCLUB_PDF_FONT``).
+
+fpdf2 (with fontTools and Pillow, a quarter of a second of CPU) is imported by the print
+worker when it makes its first file, not by every server and command that imports this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from fpdf import FPDF, FontFace
+from typing import TYPE_CHECKING, Any
 
 from app.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from fpdf import FPDF
 
 PRINT_WORKERS = 1
 PRINT_PENDING = 4
@@ -30,6 +34,8 @@ def make_pool() -> WorkerPool:
 
 
 def _document(font: str, title: str) -> FPDF:
+    from fpdf import FPDF
+
     pdf = FPDF(orientation="portrait", unit="mm", format="A4")
     pdf.set_creator("prefclub")
     pdf.set_title(title)
@@ -48,6 +54,8 @@ def _text(value: Any) -> str:
 
 
 def _grid(pdf: FPDF, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    from fpdf import FontFace
+
     headings = FontFace(emphasis="", fill_color=(225, 225, 225))
     with pdf.table(
         text_align="LEFT", line_height=6, first_row_as_headings=True, headings_style=headings

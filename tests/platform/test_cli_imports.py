@@ -35,3 +35,19 @@ def test_importing_the_command_line_loads_no_web_app() -> None:
     assert "app.cli" in loaded
     heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []
+
+
+def test_the_web_app_loads_fpdf_only_for_a_print_out() -> None:
+    """``serve`` imports the whole web app; fpdf2 (with fontTools and Pillow) is loaded by the
+    print worker when it makes a file, not by every server start."""
+    loaded = _loaded_after("import app.main")
+    assert "app.services.print_pdf" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in {"fpdf", "fontTools", "PIL"}}
+    printed = _loaded_after(
+        "from app.services.print_pdf import night_pdf\n"
+        "from app.config import get_settings\n"
+        "night = {'session': {'id': 1, 'starts_at': '2026-12-07 19:00'}, 'status': 'final',\n"
+        "         'players': [], 'tables': [], 'fund': {'share': '0'}, 'corrections': []}\n"
+        "assert night_pdf(night, str(get_settings().pdf_font)).startswith(b'%PDF')"
+    )
+    assert "fpdf" in printed
