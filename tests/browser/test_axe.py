@@ -132,14 +132,35 @@ def test_login_page_has_no_serious_violations(server: ServerProcess, browser: An
     page.context.close()
 
 
-@pytest.mark.parametrize(("name", "address", "ready"), PAGES, ids=[p[0] for p in PAGES])
-def test_page_has_no_serious_violations(
-    server: ServerProcess, browser: Any, club: dict[str, int], name: str, address: str, ready: str
-) -> None:
+@pytest.fixture(scope="module")
+def admin_page(server: ServerProcess, browser: Any, club: dict[str, int]) -> Iterator[Any]:
+    """One page logged in as the seeded club's admin for the module's tests, each of which goes to its page
+    from wherever the one before it left off, as a member moves through the club: logging in
+    is not what they test, and a new browser context and page load cost a second of CPU each."""
     page = new_page(browser)
     login(page, server.base_url, "axe0", PASSWORD)
     page.wait_for_selector("#session-title")
-    page.goto(server.base_url + "/" + address.format(**club))
+    yield page
+    page.context.close()
+
+
+def _go(page: Any, server: ServerProcess, address: str) -> None:
+    """To ``address`` (``#/…``) at the desktop size."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(server.base_url + "/" + address)
+
+
+@pytest.mark.parametrize(("name", "address", "ready"), PAGES, ids=[p[0] for p in PAGES])
+def test_page_has_no_serious_violations(
+    server: ServerProcess,
+    admin_page: Any,
+    club: dict[str, int],
+    name: str,
+    address: str,
+    ready: str,
+) -> None:
+    page = admin_page
+    _go(page, server, address.format(**club))
     page.wait_for_selector(ready)
     page.wait_for_timeout(300)  # the page's second round of requests (lists, names)
     found = [v for v in _serious(page) if v["id"] not in KNOWN.get(name, set())]
@@ -153,7 +174,6 @@ def test_page_has_no_serious_violations(
     assert page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth"), (
         page.evaluate(WIDE)
     )
-    page.context.close()
 
 
 def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
@@ -191,16 +211,16 @@ def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
     context.close()
 
 
-@pytest.mark.parametrize("address", ["#/lobby", "#/history", "#/members"])
+@pytest.mark.parametrize(
+    ("address", "ready"), [(a, r) for n, a, r in PAGES if n in {"lobby", "history", "members"}]
+)
 def test_no_rule_ids_or_hashes_on_the_club_pages(
-    server: ServerProcess, browser: Any, club: dict[str, int], address: str
+    server: ServerProcess, admin_page: Any, club: dict[str, int], address: str, ready: str
 ) -> None:
     """Rule IDs belong in docs and logs, hashes in the replay's check: not on these pages."""
-    page = new_page(browser)
-    login(page, server.base_url, "axe0", PASSWORD)
-    page.wait_for_selector("#session-title")
-    page.goto(server.base_url + "/" + address)
-    page.wait_for_selector("main h1")
+    page = admin_page
+    _go(page, server, address)
+    page.wait_for_selector(ready)
     page.wait_for_timeout(500)
     if address == "#/history":
         page.click(f"button[data-pulka='{club['pulka']}']")
@@ -208,4 +228,3 @@ def test_no_rule_ids_or_hashes_on_the_club_pages(
     body = page.locator("main").inner_text()
     assert not re.search(r"R-[A-Z]+\d", body), body
     assert not re.search(r"\b[0-9a-f]{32,}\b", body), body
-    page.context.close()
