@@ -58,7 +58,6 @@ from app.rules import (
     mask_cards,
     new_deal,
     outcome,
-    parse_card,
     replay,
     shuffled_deck,
     start_events,
@@ -144,14 +143,25 @@ def forbidden_cards(state: DealState, seat: int | None) -> int:
     return hidden
 
 
+CARD_BIT = {card_text(c): 1 << c for c in range(32)}
+
+
 def check_views(state: DealState) -> None:
+    """Every seat's view (and a spectator's) shows no card it may not see, each seat its own
+    hand, the discard only where allowed. The views come from one fan-out (``views``), as the
+    server sends them; ``view`` alone must build the same for the spectator and for the seat to
+    move, which goes round every seat in a deal (a view of one seat at a time costs the shared
+    part again, and a fan-out that let one seat's view change another's would differ here)."""
     seats = (None, *range(state.players))
-    together = views(state, seats)  # one fan-out builds every seat's view at once
+    together = views(state, seats)
+    for seat in {None, state.to_move}:
+        assert view(state, seat) == together[seat]
     for seat in seats:
-        data = view(state, seat)
-        assert together[seat] == data
-        shown = {parse_card(t) for t in view_cards(data)}
-        leaked = sum(1 << c for c in shown) & forbidden_cards(state, seat)
+        data = together[seat]
+        shown = 0
+        for text in view_cards(data):
+            shown |= CARD_BIT[text]
+        leaked = shown & forbidden_cards(state, seat)
         assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])
         if seat is not None and state.hands and not own_hand_face_down(state, seat):
             assert data["hand"] == [card_text(c) for c in mask_cards(state.hands[seat])]
