@@ -134,9 +134,10 @@ def test_login_page_has_no_serious_violations(server: ServerProcess, browser: An
 
 @pytest.fixture(scope="module")
 def admin_page(server: ServerProcess, browser: Any, club: dict[str, int]) -> Iterator[Any]:
-    """One page logged in as the seeded club's admin for the module's tests, each of which goes to its page
-    from wherever the one before it left off, as a member moves through the club: logging in
-    is not what they test, and a new browser context and page load cost a second of CPU each."""
+    """One page logged in as the seeded club's admin for the module's tests, each of which goes
+    to its page from wherever the one before it left off, as a member moves through the club:
+    logging in is not what they test, and a new context, page load and login cost the machine
+    some three CPU seconds each (docs/testing.md)."""
     page = new_page(browser)
     login(page, server.base_url, "axe0", PASSWORD)
     page.wait_for_selector("#session-title")
