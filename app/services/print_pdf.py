@@ -34,7 +34,7 @@ def make_pool() -> WorkerPool:
 
 
 def _document(font: str, title: str) -> FPDF:
-    from fpdf import FPDF
+    from fpdf import FPDF  # here, not at the top: the module's docstring says why
 
     pdf = FPDF(orientation="portrait", unit="mm", format="A4")
     pdf.set_creator("prefclub")
@@ -54,7 +54,7 @@ def _text(value: Any) -> str:
 
 
 def _grid(pdf: FPDF, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    from fpdf import FontFace
+    from fpdf import FontFace  # as in _document
 
     headings = FontFace(emphasis="", fill_color=(225, 225, 225))
     with pdf.table(
