@@ -43,7 +43,6 @@ SLOW_FIRST = (
     "tests/browser/test_club_night.py",
     "tests/rules/test_solver.py",
     "tests/e2e/test_backup_live.py",
-    "tests/browser/test_blind_mode.py",
 )
 """The files whose tests took longest (a minute or more in all, or one long test), started first
 in a parallel run so that none of them is left running alone at the end."""
