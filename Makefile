@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-installed
 TEST_STAMP := $(VENV)/.test-installed
 CHROMIUM ?= /usr/bin/chromium
+HEADLESS_SHELL ?= /usr/bin/chromium-headless-shell
 
 .PHONY: run test lint typecheck bench selfplay clean-data chromium lock compose-cli pdf-font js-lint js-test node
 
@@ -86,12 +87,14 @@ js-lint: $(NODE_STAMP)
 js-test: node
 	node --test tests/js/
 
-## Debian's chromium for the browser tests, installed when missing (needs root or sudo).
+## Debian's chromium and its headless shell for the browser tests, installed when missing (needs
+## root or sudo). The tests drive the shell (a page costs 40 % of the CPU; docs/testing.md);
+## bench.browser, what a member's browser does, the full chromium.
 chromium:
-	@test -x $(CHROMIUM) || command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium for the browser tests"; \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
-	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; }
+	@{ test -x $(CHROMIUM) || command -v chromium >/dev/null 2>&1; } && test -x $(HEADLESS_SHELL) || { \
+	  echo "installing Debian's chromium and chromium-headless-shell for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium chromium-headless-shell; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium chromium-headless-shell; fi; }
 
 ## DejaVu Sans for the PDF print-outs (PREFCLUB_PDF_FONT): Debian's fonts-dejavu-core, installed
 ## when the font is missing and PREFCLUB_PDF_FONT names no other.

@@ -71,22 +71,17 @@ from app.bots.harness import ServeProcess
 from app.commands.selfplay import free_port
 from bench import engine as engine_bench
 from bench import procstat
+from bench.chromium_flags import CONTAINER_FLAGS, FULL_CHROMIUM
 from bench.server import postgres_pids
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "browser.json"
-CHROMIUM = pathlib.Path("/usr/bin/chromium")
+CHROMIUM = FULL_CHROMIUM
 CHROMIUM_ARGS = [
     "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
+    *CONTAINER_FLAGS,
     # three windows side by side, each a player looking at his own table: none is throttled
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",

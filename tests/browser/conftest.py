@@ -1,6 +1,7 @@
 """Browser tests: a real ``prefclub serve`` on a scratch database and Debian's headless Chromium.
 
-Skipped cleanly when ``/usr/bin/chromium`` is missing. Screenshots go to ``test-results/``.
+Skipped cleanly when no Debian Chromium is installed (tests/support/chromium.py says which binary
+is driven). Screenshots go to ``test-results/``.
 """
 
 from __future__ import annotations
@@ -13,20 +14,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.chromium import launch, require_chromium
 from tests.support.databases import PROJECT_ROOT, drop_database, scratch_database
 from tests.support.server import ServerProcess
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 RESULTS = PROJECT_ROOT / "test-results"
 
 
@@ -36,8 +27,7 @@ def scratch_server(
 ) -> Iterator[ServerProcess]:
     """``prefclub serve`` on a free port with a fresh database of its own and ``env`` added
     to its environment; skipped without Debian's chromium."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    require_chromium()
     url, name = scratch_database(database_url, migrated=True)
     data_dir = tmp_path_factory.mktemp("serve")
     proc = ServerProcess(
@@ -66,10 +56,10 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    """One headless Chromium for the module (never a downloaded browser)."""
+    """One headless Debian Chromium for the module (never a downloaded browser)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = launch(p)
         try:
             yield chromium
         finally:

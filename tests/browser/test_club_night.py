@@ -28,7 +28,8 @@ import pytest
 
 from tests.browser import test_officer_pages as officer
 from tests.browser import test_ui as ui
-from tests.browser.conftest import CHROMIUM, first_admin_password
+from tests.browser.conftest import first_admin_password
+from tests.support.chromium import require_chromium
 from tests.support.databases import drop_database, scratch_database
 from tests.support.server import ServerProcess
 from tests.support.server_messages import english_in
@@ -75,8 +76,7 @@ def server(
     database_url: str, tmp_path_factory: pytest.TempPathFactory, clock_file: Path
 ) -> Iterator[ServerProcess]:
     """``prefclub serve`` on its own database, its clock movable through ``clock_file``."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    require_chromium()
     url, name = scratch_database(database_url)
     data_dir = tmp_path_factory.mktemp("serve")
     proc = ServerProcess(

@@ -12,24 +12,14 @@ from typing import Any
 import pytest
 
 from tests.platform.test_database_down import _pg_ctl, _socket_dir
+from tests.support.chromium import launch, require_chromium
 from tests.support.server import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-
 
 def test_page_shows_unavailable_and_recovers(data_dir: Path, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
+    require_chromium()
     sync_api = pytest.importorskip("playwright.sync_api")
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
     pgdata = (data_dir / "pgdata").resolve()
@@ -39,7 +29,7 @@ def test_page_shows_unavailable_and_recovers(data_dir: Path, tmp_path: Path) -> 
     ):
         hint = re.search(r"one-time password (\S+)", server.output())
         assert hint, server.output()
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch(p)
         try:
             page: Any = browser.new_context(locale="ru-RU").new_page()
             page.goto(server.base_url + "/")
