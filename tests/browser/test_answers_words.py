@@ -18,6 +18,7 @@ from tests.browser.test_ui import (
     text_of,
     wait_for,
 )
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -67,10 +68,7 @@ def test_refusals_name_the_field_and_the_limit_in_both_languages(
 
 
 def _admin_api(base: str, password: str) -> httpx.Client:
-    client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
-    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    return client
+    return logged_in_client(base, "admin", password)
 
 
 def test_a_cyrillic_member_is_told_the_password_rule(server: ServerProcess, browser: Any) -> None:

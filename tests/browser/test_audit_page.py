@@ -4,12 +4,12 @@ the fund's part on #/fund. No rule IDs, hashes or server English on screen."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from tests.browser import test_ui as ui
 from tests.browser.conftest import first_admin_password, screenshot
 from tests.browser.test_officer_pages import HEX_HASH, RULE_ID, admin_api, logged_in
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -19,15 +19,7 @@ KEEPER_PASSWORD = "a long keeper password"
 
 
 def _own_password(base: str, login: str, current: str, new: str) -> None:
-    with httpx.Client(base_url=base) as client:
-        client.post(
-            "/api/auth/login", json={"login": login, "password": current}
-        ).raise_for_status()
-        ui.wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="login")
-        client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-        client.post(
-            "/api/auth/password", json={"current_password": current, "new_password": new}
-        ).raise_for_status()
+    logged_in_client(base, login, current, new_password=new).close()
 
 
 def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(

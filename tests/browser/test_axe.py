@@ -13,10 +13,10 @@ import asyncio
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
@@ -26,7 +26,8 @@ from app.services.pulkas import close_pulka
 from app.services.tables import create_table
 from tests.browser.conftest import screenshot
 from tests.browser.test_layout_sizes import WIDE
-from tests.browser.test_ui import login, new_page, wait_for
+from tests.browser.test_ui import login, new_page
+from tests.support.api_login import logged_in_client
 from tests.support.archive_play import play_deal
 from tests.support.server import ServerProcess
 
@@ -81,10 +82,7 @@ def club(server: ServerProcess) -> Iterator[dict[str, int]]:
     """The seeded club plus a live practice table of the admin's."""
     with ThreadPoolExecutor(1) as pool:
         seeded = pool.submit(asyncio.run, _seed(server.env["DATABASE_URL"])).result()
-    with httpx.Client(base_url=server.base_url) as api:
-        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD}).raise_for_status()
-        wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
-        api.headers["X-CSRF-Token"] = api.cookies["prefclub_csrf"]
+    with closing(logged_in_client(server.base_url, "axe0", PASSWORD)) as api:
         opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
         opened.raise_for_status()
         seeded["table"] = opened.json()["table_id"]
@@ -190,9 +188,7 @@ def test_history_and_statistics_show_the_club_day_in_a_far_away_browser(
     page = context.new_page()
     login(page, server.base_url, "axe0", PASSWORD)
     page.wait_for_selector("#session-title")
-    with httpx.Client(base_url=server.base_url) as api:
-        api.post("/api/auth/login", json={"login": "axe0", "password": PASSWORD})
-        wait_for(lambda: api.get("/api/auth/me").status_code == 200, what="login")
+    with closing(logged_in_client(server.base_url, "axe0", PASSWORD)) as api:
         finished = next(p for p in api.get("/api/pulkas").json() if p["id"] == club["pulka"])
     at = datetime.fromisoformat(finished["finished_at"] or finished["started_at"])
     club_day = at.astimezone(ZoneInfo("Europe/Moscow")).day

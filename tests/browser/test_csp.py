@@ -3,26 +3,19 @@ table (websocket, SVG score sheet) and reports no CSP violation."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
 from tests.browser.conftest import first_admin_password
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 PASSWORD = "a long admin secret"
 
 
 def _api(base: str, password: str) -> httpx.Client:
-    client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
-    for _ in range(50):
-        if client.get("/api/auth/me").status_code == 200:
-            break
-        time.sleep(0.1)
-    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    return client
+    return logged_in_client(base, "admin", password)
 
 
 def admin_table(server: ServerProcess, logins: tuple[str, str]) -> int:

@@ -10,12 +10,12 @@ import re
 import uuid
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.browser.conftest import first_admin_password
 from tests.browser.test_fund_ui import _voter
 from tests.browser.test_ui import change_password, login, new_page, text_of, wait_for
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -27,12 +27,7 @@ def test_fund_page_credit_confirm_my_vote_and_amounts(server: ServerProcess, bro
     login(page, base, "admin", first_admin_password(server))
     change_password(page, first_admin_password(server), "a long admin password")
     page.wait_for_selector("#session-title")
-    admin = httpx.Client(base_url=base)
-    admin.post(
-        "/api/auth/login", json={"login": "admin", "password": "a long admin password"}
-    ).raise_for_status()
-    wait_for(lambda: admin.get("/api/auth/me").status_code == 200, what="the login session")
-    admin.headers["X-CSRF-Token"] = admin.cookies["prefclub_csrf"]
+    admin = logged_in_client(base, "admin", "a long admin password")
     voters = [_voter(base, admin, f"wvoter{i}") for i in range(3)]
     ids = {m["display_name"]: m["id"] for m in admin.get("/api/members").json()}
     # wvoter0 pays 40.50 and owes nothing (R-F1): a credit of 40.50.

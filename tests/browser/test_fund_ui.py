@@ -11,6 +11,7 @@ import pytest
 
 from tests.browser.conftest import first_admin_password, screenshot
 from tests.browser.test_ui import change_password, login, new_page, text_of, wait_for
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -21,15 +22,7 @@ def _voter(base: str, admin: httpx.Client, login_name: str) -> httpx.Client:
     created = admin.post("/api/members", json={"login": login_name, "display_name": login_name})
     created.raise_for_status()
     once = created.json()["one_time_password"]
-    client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": login_name, "password": once}).raise_for_status()
-    wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
-    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    client.post(
-        "/api/auth/password",
-        json={"current_password": once, "new_password": "a long voter password"},
-    ).raise_for_status()
-    return client
+    return logged_in_client(base, login_name, once, new_password="a long voter password")
 
 
 def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser: Any) -> None:
@@ -38,12 +31,7 @@ def test_fund_page_payment_proposal_vote_and_pay(server: ServerProcess, browser:
     login(page, base, "admin", first_admin_password(server))
     change_password(page, first_admin_password(server), "a long admin password")
     page.wait_for_selector("#session-title")
-    admin = httpx.Client(base_url=base)
-    admin.post(
-        "/api/auth/login", json={"login": "admin", "password": "a long admin password"}
-    ).raise_for_status()
-    wait_for(lambda: admin.get("/api/auth/me").status_code == 200, what="the login session")
-    admin.headers["X-CSRF-Token"] = admin.cookies["prefclub_csrf"]
+    admin = logged_in_client(base, "admin", "a long admin password")
     voters = [_voter(base, admin, f"voter{i}") for i in range(3)]
 
     page.click("nav >> text=Кубышка")

@@ -19,6 +19,7 @@ import pytest
 
 from tests.browser import test_ui as ui
 from tests.browser.conftest import first_admin_password, screenshot
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -35,11 +36,7 @@ STATE: dict[str, Any] = {}
 
 def admin_api(base: str, password: str) -> httpx.Client:
     """An httpx client logged in as the admin, with the CSRF header."""
-    client = httpx.Client(base_url=base)
-    client.post("/api/auth/login", json={"login": "admin", "password": password}).raise_for_status()
-    ui.wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
-    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    return client
+    return logged_in_client(base, "admin", password)
 
 
 def sized_page(browser: Any, size: str = "wide") -> Any:
@@ -102,28 +99,14 @@ def a_free_weekday(days_ahead: int) -> date:
 def test_setup_the_club(server: ServerProcess) -> None:
     """The first admin chooses his password; a member is created with his own password."""
     base = server.base_url
-    with httpx.Client(base_url=base) as first:
-        first.post(
-            "/api/auth/login", json={"login": "admin", "password": first_admin_password(server)}
-        ).raise_for_status()
-        ui.wait_for(lambda: first.get("/api/auth/me").status_code == 200, what="login")
-        first.headers["X-CSRF-Token"] = first.cookies["prefclub_csrf"]
-        first.post(
-            "/api/auth/password",
-            json={"current_password": first_admin_password(server), "new_password": ADMIN_PASSWORD},
-        ).raise_for_status()
+    once = first_admin_password(server)
+    logged_in_client(base, "admin", once, new_password=ADMIN_PASSWORD).close()
     api = admin_api(base, ADMIN_PASSWORD)
     created = api.post("/api/members", json={"login": "petrov", "display_name": "Пётр Петров"})
     created.raise_for_status()
     STATE["petrov"] = created.json()["member"]["id"]
-    with httpx.Client(base_url=base) as member:
-        otp = created.json()["one_time_password"]
-        member.post("/api/auth/login", json={"login": "petrov", "password": otp}).raise_for_status()
-        ui.wait_for(lambda: member.get("/api/auth/me").status_code == 200, what="login")
-        member.headers["X-CSRF-Token"] = member.cookies["prefclub_csrf"]
-        member.post(
-            "/api/auth/password", json={"current_password": otp, "new_password": MEMBER_PASSWORD}
-        ).raise_for_status()
+    otp = created.json()["one_time_password"]
+    logged_in_client(base, "petrov", otp, new_password=MEMBER_PASSWORD).close()
     STATE["ready"] = True
 
 

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.browser.conftest import first_admin_password, screenshot
+from tests.support.api_login import logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -176,14 +177,7 @@ def test_first_login_members_reset_link_and_lobby(server: ServerProcess, browser
 
 
 def _api(base: str) -> httpx.Client:
-    client = httpx.Client(base_url=base)
-    client.post(
-        "/api/auth/login", json={"login": "admin", "password": ADMIN_PASSWORD}
-    ).raise_for_status()
-    # the new session is committed just after the login answer: wait until it is visible
-    wait_for(lambda: client.get("/api/auth/me").status_code == 200, what="the login session")
-    client.headers["X-CSRF-Token"] = client.cookies["prefclub_csrf"]
-    return client
+    return logged_in_client(base, "admin", ADMIN_PASSWORD)
 
 
 def test_table_through_the_bidding_with_the_paper_sheet(
