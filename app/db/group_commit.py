@@ -109,6 +109,10 @@ class GroupCommit:
         self.lanes = lanes
         self._queue: list[_Unit] = []
         self._running = 0
+        self._pooled = 0
+        """Pool connections the lanes checked out and have not given back: held by a running
+        lane or kept idle for the next batch (a lane that has not yet checked one out holds
+        none)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._idle: list[AsyncConnection] = []
         self.batches = 0
@@ -133,9 +137,9 @@ class GroupCommit:
 
     @property
     def connections(self) -> int:
-        """Pooled connections the committer holds now: one per running lane, those kept for
-        the next batch, and the direct writer's (``/metrics``)."""
-        return self._running + len(self._idle) + (self._direct_conn is not None)
+        """Pool connections the committer holds now: the lanes' (in a batch or kept for the
+        next) and the direct writer's (``/metrics``: part of the pool's in-use count)."""
+        return self._pooled + (self._direct_conn is not None)
 
     async def run(self, key: int, work: Work) -> Any:
         """Run ``work(db)`` in a shared transaction; its result (or exception) once the
@@ -239,6 +243,7 @@ class GroupCommit:
         """Give the kept connections back to the pool (the hub calls this when it stops)."""
         await self._drop_direct()  # never back to the pool: it carries ``direct_setup``
         idle, self._idle = self._idle, []
+        self._pooled -= len(idle)
         for conn in idle:
             with contextlib.suppress(Exception):
                 await conn.close()
@@ -252,6 +257,7 @@ class GroupCommit:
         try:
             if conn is None:
                 conn = await self.engine.connect()
+                self._pooled += 1
             await conn.begin()
             info = conn.info
             try:
@@ -268,9 +274,11 @@ class GroupCommit:
             self.fallbacks += 1
             if not isinstance(exc, _Abort):
                 log.warning("group commit failed; running its units alone", exc_info=True)
-            conn = await self._reset(conn, clean=isinstance(exc, _Abort))
+            kept = await self._reset(conn, clean=isinstance(exc, _Abort))
+            if conn is not None and kept is None:
+                self._pooled -= 1
             await self._alone(batch)
-            return conn
+            return kept
         self.batches += 1
         self.units += len(batch)
         for unit, (ok, value) in zip(batch, outcomes, strict=True):

@@ -17,7 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.bots.harness import make_bot_table
-from app.db.engine import session_scope
+from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.group_commit import GroupCommit
 from app.db.models.table import Table, TableCommand, TableEvent
 from app.realtime import engine as rules
@@ -293,3 +293,40 @@ async def test_a_stale_move_tried_in_one_statement_leaves_the_group_alone(
     assert (committer.batches, committer.units, committer.fallbacks) == (1, 2, 0)
     assert await _stored(sessions, a) == (4, 2)
     assert await _stored(sessions, b) == (4, 2)
+
+
+async def test_the_connections_it_reports_are_the_ones_it_took_from_the_pool(
+    live_db: str,
+) -> None:
+    """``/metrics`` shows the writer's connections as part of the pool's in-use count: a lane
+    queued but not yet started holds none, a lane in its batch holds one, a lane done keeps it
+    for the next batch, and ``close`` gives it back. (Counting a running lane as a connection
+    once showed more writer connections than the pool had out.)"""
+    engine = make_engine(live_db)
+    committer = GroupCommit(make_sessionmaker(engine))
+    pool: Any = engine.pool
+    seen: list[tuple[int, int]] = []
+    release = asyncio.Event()
+
+    async def held(db: AsyncSession) -> None:
+        await db.execute(text("SELECT 1"))
+        seen.append((committer.connections, pool.checkedout()))
+        await release.wait()
+
+    try:
+        batch = asyncio.create_task(committer.run(1, held))
+        await asyncio.sleep(0)  # queued, its lane started on this turn: no connection yet
+        queued = (committer.connections, pool.checkedout())
+        while not seen:
+            await asyncio.sleep(0.01)
+        release.set()
+        await batch
+        kept_for_next = (committer.connections, pool.checkedout())
+        await committer.close()
+        closed = (committer.connections, pool.checkedout())
+    finally:
+        await engine.dispose()
+    assert queued == (0, 0)
+    assert seen == [(1, 1)]
+    assert kept_for_next == (1, 1)
+    assert closed == (0, 0)
