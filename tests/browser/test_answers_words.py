@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.browser.conftest import first_admin_password
@@ -18,7 +17,7 @@ from tests.browser.test_ui import (
     text_of,
     wait_for,
 )
-from tests.support.api_login import logged_in_client
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -67,18 +66,14 @@ def test_refusals_name_the_field_and_the_limit_in_both_languages(
     assert not page.js_errors
 
 
-def _admin_api(base: str, password: str) -> httpx.Client:
-    return logged_in_client(base, "admin", password)
-
-
 def test_a_cyrillic_member_is_told_the_password_rule(server: ServerProcess, browser: Any) -> None:
     base = server.base_url
     first = first_admin_password(server)
-    api = _admin_api(base, first)
+    api = admin_client(base, first)
     api.post(
         "/api/auth/password", json={"current_password": first, "new_password": ADMIN_PASSWORD}
     ).raise_for_status()
-    api = _admin_api(base, ADMIN_PASSWORD)
+    api = admin_client(base, ADMIN_PASSWORD)
     # the members form takes a Cyrillic login (no Latin-only pattern in the page any more)
     admin = new_page(browser)
     login(admin, base, "admin", ADMIN_PASSWORD)

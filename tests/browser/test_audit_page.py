@@ -8,8 +8,8 @@ import pytest
 
 from tests.browser import test_ui as ui
 from tests.browser.conftest import first_admin_password, screenshot
-from tests.browser.test_officer_pages import HEX_HASH, RULE_ID, admin_api, logged_in
-from tests.support.api_login import logged_in_client
+from tests.browser.test_officer_pages import HEX_HASH, RULE_ID, logged_in
+from tests.support.api_login import admin_client, logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -18,16 +18,14 @@ ADMIN_PASSWORD = "a long admin password"
 KEEPER_PASSWORD = "a long keeper password"
 
 
-def _own_password(base: str, login: str, current: str, new: str) -> None:
-    logged_in_client(base, login, current, new_password=new).close()
-
-
 def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
     server: ServerProcess, browser: object
 ) -> None:
     base = server.base_url
-    _own_password(base, "admin", first_admin_password(server), ADMIN_PASSWORD)
-    api = admin_api(base, ADMIN_PASSWORD)
+    logged_in_client(
+        base, "admin", first_admin_password(server), new_password=ADMIN_PASSWORD
+    ).close()
+    api = admin_client(base, ADMIN_PASSWORD)
     made = api.post("/api/members", json={"login": "ivanova", "display_name": "Анна Иванова"})
     made.raise_for_status()
     keeper = made.json()["member"]["id"]
@@ -38,7 +36,8 @@ def test_admin_reads_the_audit_log_and_the_treasurer_the_funds(
         headers={"Idempotency-Key": "audit-browser-1"},
         json={"member_id": keeper, "amount": "40"},
     ).raise_for_status()
-    _own_password(base, "ivanova", made.json()["one_time_password"], KEEPER_PASSWORD)
+    once = made.json()["one_time_password"]
+    logged_in_client(base, "ivanova", once, new_password=KEEPER_PASSWORD).close()
 
     page = logged_in(browser, base, "admin", ADMIN_PASSWORD)
     page.goto(base + "/#/admin")

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_csp import PASSWORD, _api
+from tests.browser.test_csp import PASSWORD
 from tests.browser.test_notices import _admin_page
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -83,7 +84,7 @@ def test_bad_values_get_specific_words_and_change_nothing(
     server: ServerProcess, browser: Any
 ) -> None:
     page = _admin_page(server, browser)
-    seen = _api(server.base_url, PASSWORD)
+    seen = admin_client(server.base_url, PASSWORD)
 
     def state() -> tuple[int, ...]:
         return (

@@ -20,8 +20,9 @@ from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models import ClubSession
 from tests.browser.conftest import screenshot
 from tests.browser.test_bad_values import ANSWER, NUMBERS, _answer, _assert_words, _type
-from tests.browser.test_csp import PASSWORD, _api
+from tests.browser.test_csp import PASSWORD
 from tests.browser.test_notices import _admin_page
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -34,7 +35,7 @@ PASSED = {"type": "game", "declarer": 1, "contract": "7H", "defence": {"2": "pas
 def admin(server: ServerProcess, browser: Any) -> Iterator[tuple[Any, httpx.Client]]:
     """The admin's page (password changed to PASSWORD) and his API client."""
     page = _admin_page(server, browser)
-    yield page, _api(server.base_url, PASSWORD)
+    yield page, admin_client(server.base_url, PASSWORD)
     page.context.close()
 
 

@@ -5,29 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from tests.browser.conftest import first_admin_password
-from tests.support.api_login import logged_in_client
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 PASSWORD = "a long admin secret"
-
-
-def _api(base: str, password: str) -> httpx.Client:
-    return logged_in_client(base, "admin", password)
 
 
 def admin_table(server: ServerProcess, logins: tuple[str, str]) -> int:
     """The first admin gets ``PASSWORD``, two new members ``logins``, and a table of the three
     (target 10); its id."""
     base = server.base_url
-    api = _api(base, first_admin_password(server))
+    api = admin_client(base, first_admin_password(server))
     api.post(
         "/api/auth/password",
         json={"current_password": first_admin_password(server), "new_password": PASSWORD},
     ).raise_for_status()
-    api = _api(base, PASSWORD)
+    api = admin_client(base, PASSWORD)
     ids = [api.get("/api/auth/me").json()["id"]]
     for login in logins:
         created = api.post("/api/members", json={"login": login, "display_name": login})

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import first_admin_password
-from tests.browser.test_csp import PASSWORD, _api
+from tests.browser.test_csp import PASSWORD
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 def _admin_page(server: ServerProcess, browser: Any) -> Any:
     first = first_admin_password(server)
-    api = _api(server.base_url, first)
+    api = admin_client(server.base_url, first)
     api.post("/api/auth/password", json={"current_password": first, "new_password": PASSWORD})
     page = browser.new_context(viewport={"width": 1366, "height": 768}, locale="ru-RU").new_page()
     page.goto(server.base_url + "/")

@@ -19,7 +19,7 @@ import pytest
 
 from tests.browser import test_ui as ui
 from tests.browser.conftest import first_admin_password, screenshot
-from tests.support.api_login import logged_in_client
+from tests.support.api_login import admin_client, logged_in_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -32,11 +32,6 @@ HEX_HASH = re.compile(r"\b[0-9a-f]{32,}\b")
 SIZES = {"wide": (1366, 768), "phone": (390, 844)}
 STATE: dict[str, Any] = {}
 """What the first test set up for the next (the module runs in file order)."""
-
-
-def admin_api(base: str, password: str) -> httpx.Client:
-    """An httpx client logged in as the admin, with the CSRF header."""
-    return logged_in_client(base, "admin", password)
 
 
 def sized_page(browser: Any, size: str = "wide") -> Any:
@@ -101,7 +96,7 @@ def test_setup_the_club(server: ServerProcess) -> None:
     base = server.base_url
     once = first_admin_password(server)
     logged_in_client(base, "admin", once, new_password=ADMIN_PASSWORD).close()
-    api = admin_api(base, ADMIN_PASSWORD)
+    api = admin_client(base, ADMIN_PASSWORD)
     created = api.post("/api/members", json={"login": "petrov", "display_name": "Пётр Петров"})
     created.raise_for_status()
     STATE["petrov"] = created.json()["member"]["id"]
@@ -228,7 +223,7 @@ def test_admin_resets_a_member_copies_the_link_and_deactivates_him(
 
 def test_lobby_check_in_says_why_it_is_closed(server: ServerProcess, browser: Any) -> None:
     _needs_setup()
-    api = admin_api(server.base_url, ADMIN_PASSWORD)
+    api = admin_client(server.base_url, ADMIN_PASSWORD)
     page = logged_in(browser, server.base_url, "petrov", MEMBER_PASSWORD)
     page.wait_for_selector(".session-time")
     shown = api.get("/api/sessions/current")
@@ -267,7 +262,7 @@ def test_closed_pulka_leaves_the_lobby_and_a_replacement_waits_for_consent(
     server: ServerProcess, browser: Any
 ) -> None:
     _needs_setup()
-    api = admin_api(server.base_url, ADMIN_PASSWORD)
+    api = admin_client(server.base_url, ADMIN_PASSWORD)
     opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
     opened.raise_for_status()
     table_id = opened.json()["table_id"]
@@ -309,7 +304,7 @@ def test_a_member_answers_a_consent_request_in_the_lobby(
     """R-T5: the admin asks Petrov to take over a bot's seat; Petrov's lobby lists the request
     (``GET /api/seat-changes?awaiting=me``) and he agrees with one click."""
     _needs_setup()
-    api = admin_api(server.base_url, ADMIN_PASSWORD)
+    api = admin_client(server.base_url, ADMIN_PASSWORD)
     opened = api.post("/api/practice-tables", json={"players": 3, "target": 10})
     opened.raise_for_status()
     table_id = opened.json()["table_id"]
@@ -330,7 +325,7 @@ def test_admin_cancels_an_extra_session(server: ServerProcess, browser: Any) -> 
     """R-S1: an extra session without a draw has a cancel button; once cancelled it leaves the
     list (``POST /api/sessions/{id}/cancel``)."""
     _needs_setup()
-    api = admin_api(server.base_url, ADMIN_PASSWORD)
+    api = admin_client(server.base_url, ADMIN_PASSWORD)
     day = a_free_weekday(17)
     made = api.post(
         "/api/sessions/extra", json={"date": day.isoformat(), "start": "17:05", "end": "20:35"}

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import first_admin_password
-from tests.browser.test_csp import PASSWORD, _api, admin_table
+from tests.browser.test_csp import PASSWORD, admin_table
+from tests.support.api_login import admin_client
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -34,7 +35,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_the_manifest_names_the_club_and_its_icons_exist(server: ServerProcess) -> None:
-    api = _api(server.base_url, first_admin_password(server))
+    api = admin_client(server.base_url, first_admin_password(server))
     answer = api.get("/manifest.webmanifest")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/manifest+json")

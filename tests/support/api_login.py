@@ -39,3 +39,8 @@ def logged_in_client(
         client.close()
         raise
     return client
+
+
+def admin_client(base: str, password: str) -> httpx.Client:
+    """:func:`logged_in_client` as the club's first admin (login ``admin``)."""
+    return logged_in_client(base, "admin", password)
