@@ -82,6 +82,8 @@ class Settings(BaseSettings):
     """Frames per second a table socket may send, sustained (app.realtime.budget)."""
     ws_frame_burst: int = Field(default=40, ge=1, validation_alias="WS_FRAME_BURST")
     """Frames a table socket may send at once above :attr:`ws_frame_rate`."""
+    ws_hello_timeout: float = Field(default=15.0, gt=0, validation_alias="WS_HELLO_TIMEOUT")
+    """Seconds a new table socket has to send its ``hello`` before it is told so and closed."""
     ws_per_member: int = Field(default=8, ge=1, validation_alias="WS_PER_MEMBER")
     """Open table sockets per member (this process); the next one closes his oldest (4409)."""
     ws_per_address: int = Field(default=32, ge=1, validation_alias="WS_PER_ADDRESS")

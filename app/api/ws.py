@@ -42,7 +42,6 @@ from app.services.tables import get_table, seat_of_member
 
 log = logging.getLogger(__name__)
 
-HELLO_TIMEOUT = 15.0
 MAX_MESSAGE_BYTES = 16 * 1024
 """The protocol's cap on one frame: larger frames get ``too_large`` and the socket stays open."""
 TRANSPORT_MAX_BYTES = 64 * 1024
@@ -241,10 +240,11 @@ def _parse(frame: str | object) -> dict[str, Any] | tuple[str, str]:
 
 async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
     # The first message is hello (with the last seq the client saw, if any).
+    settings = websocket.app.state.settings
     try:
-        first = await asyncio.wait_for(_receive(websocket, conn), HELLO_TIMEOUT)
+        first = await asyncio.wait_for(_receive(websocket, conn), settings.ws_hello_timeout)
     except TimeoutError:
-        conn.send(_error(None, "bad_command", "send hello first"))
+        conn.send(_error(None, "bad_command", "the first message must be hello"))
         await conn.flush()
         return
     if first is None:
@@ -263,7 +263,6 @@ async def _serve(websocket: WebSocket, hub: Hub, conn: Connection) -> None:
     last_seq = hello.get("last_seq")
     if last_seq is not None and (isinstance(last_seq, bool) or not isinstance(last_seq, int)):
         last_seq = None
-    settings = websocket.app.state.settings
     budget = FrameBudget(settings.ws_frame_rate, settings.ws_frame_burst)
     budget.take()  # the hello
     await hub.join(conn, last_seq)

@@ -1,4 +1,4 @@
-"""Settings: secrets, origins, time zone."""
+"""Settings: secrets, origins, time zone, and the README naming every one an operator sets."""
 
 from __future__ import annotations
 
@@ -104,3 +104,20 @@ def test_a_process_hashes_at_the_cost_of_its_environment(
         cwd=PROJECT_ROOT,
     ).stdout
     assert out.startswith(f"$argon2id$v=19${parameters}$"), out
+
+
+TEST_ONLY_SETTINGS = {"PREFCLUB_TEST_CLOCK"}
+"""Settings a club's server never sets (honoured only with ``PREFCLUB_ENV=test``,
+docs/browser.md)."""
+
+
+def test_the_readme_names_every_setting_an_operator_turns() -> None:
+    """Each environment variable of :class:`Settings` has its row in the README's table."""
+    table = [
+        line
+        for line in (PROJECT_ROOT / "README.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    named = {name for line in table for name in line.split("|")[1].replace("`", "").split(", ")}
+    aliases = {str(field.validation_alias) for field in Settings.model_fields.values()}
+    assert aliases - TEST_ONLY_SETTINGS - {n.strip() for n in named} == set()
