@@ -9,7 +9,10 @@ Prints and writes ``bench/results/test-costs.json``: the CPU seconds of a proces
 web app (``app.main``, what every such process loaded before); the web app as ``serve`` loads it
 (the serving GC thresholds from its first line, fpdf2 left to the print worker) beside Python's
 default thresholds and beside fpdf2 loaded with it, as before; the wall seconds of running the
-migrations on an empty scratch database and of copying the migrated template; the ratios, and
+migrations on an empty scratch database and of copying the migrated template; the CPU seconds of
+a process bringing an up-to-date database to the head (``upgrade``, which asks the database its
+revision) beside Alembic doing it (every migration file loaded to find nothing to do); the
+ratios, and
 ``bench.engine``'s deals per second of the same run (docs/testing.md).
 Needs the test run's embedded PostgreSQL (``var/test``) or ``TEST_DATABASE_URL``.
 """
@@ -38,10 +41,19 @@ SERVE_LOADS = (
 """What ``prefclub serve`` loads before it starts, in its order (``app.cli._serve``)."""
 
 
-def _child_cpu_seconds(code: str) -> float:
-    """User and system CPU seconds of a fresh interpreter running ``code``."""
+UPGRADE_AT_HEAD = "import sys\nfrom app.db.migrate import upgrade\nupgrade(sys.argv[1])"
+"""A ``prefclub`` command's or a server's start over an up-to-date club: ``upgrade`` at the head."""
+ALEMBIC_AT_HEAD = (
+    "import sys\nfrom alembic import command\nfrom app.db.migrate import alembic_config\n"
+    "command.upgrade(alembic_config(sys.argv[1]), 'head')"
+)
+"""The same done by Alembic, as ``upgrade`` did it before it asked the database first."""
+
+
+def _child_cpu_seconds(code: str, *args: str) -> float:
+    """User and system CPU seconds of a fresh interpreter running ``code`` with ``args``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code, *args], check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -68,7 +80,10 @@ def measure(repeats: int) -> dict[str, object]:
     migrated_template(base)
     light, whole, migrate, copy = [], [], [], []
     served, with_fpdf = [], []
+    at_head, by_alembic = [], []
     made: list[str] = []
+    current, current_name = scratch_database(base, migrated=True)
+    made.append(current_name)
 
     def migrated_by_upgrade() -> None:
         url, name = scratch_database(base)
@@ -85,6 +100,8 @@ def measure(repeats: int) -> dict[str, object]:
         with_fpdf.append(_child_cpu_seconds(SERVE_LOADS + ", fpdf"))
         migrate.append(_wall_seconds(migrated_by_upgrade))
         copy.append(_wall_seconds(migrated_by_copy))
+        at_head.append(_child_cpu_seconds(UPGRADE_AT_HEAD, current))
+        by_alembic.append(_child_cpu_seconds(ALEMBIC_AT_HEAD, current))
     for name in made:
         drop_database(base, name)
     figures = {
@@ -94,6 +111,8 @@ def measure(repeats: int) -> dict[str, object]:
         "import_web_app_as_served_and_fpdf_cpu_s": statistics.median(with_fpdf),
         "scratch_by_migrations_s": statistics.median(migrate),
         "scratch_by_template_copy_s": statistics.median(copy),
+        "upgrade_at_head_cpu_s": statistics.median(at_head),
+        "alembic_at_head_cpu_s": statistics.median(by_alembic),
     }
     return {
         "benchmark": "test_costs",
@@ -112,6 +131,9 @@ def measure(repeats: int) -> dict[str, object]:
         ),
         "migrations_over_copy": round(
             figures["scratch_by_migrations_s"] / figures["scratch_by_template_copy_s"], 2
+        ),
+        "alembic_over_upgrade_at_head": round(
+            figures["alembic_at_head_cpu_s"] / figures["upgrade_at_head_cpu_s"], 2
         ),
         "engine_deals_per_second": engine_run(2.0)["deals_per_second"],
         "python_dont_write_bytecode": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),

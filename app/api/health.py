@@ -3,14 +3,13 @@
 ``/healthz`` never touches the database: a supervisor restarts a process whose ``/healthz``
 fails, and a database outage is no reason to restart every server. ``/readyz`` says whether
 requests can be served now: the database answers and its schema is at the head revision of
-the migrations this code ships (computed once per process, :func:`app.db.migrate.head_revision`);
+the migrations this code ships (:func:`app.db.migrate.head_revision`);
 a load balancer sends members only to ready processes, and the browser's "server unavailable"
 banner waits for it (static/js/api.js).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Literal
 
@@ -72,7 +71,7 @@ async def healthz() -> Health:
 async def readyz(request: Request) -> JSONResponse:
     """200 when the database answers and its schema is at the shipped head; else 503 with
     ``code`` saying which."""
-    head = await asyncio.to_thread(head_revision)  # cached: a file read the first time only
+    head = head_revision()
     try:
         async with request.app.state.engine.connect() as conn:
             await conn.execute(text("SELECT 1"))

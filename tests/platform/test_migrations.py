@@ -1,7 +1,10 @@
-"""Alembic owns the schema: upgrade from empty, downgrade to base, and no drift."""
+"""Alembic owns the schema: upgrade from empty, downgrade to base, and no drift; a database at
+the shipped head is left alone without loading Alembic."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -11,8 +14,15 @@ from sqlalchemy import create_engine, inspect
 
 from app.db import models  # noqa: F401
 from app.db.base import Base
-from app.db.migrate import downgrade, upgrade
+from app.db.migrate import (
+    SHIPPED_HEAD,
+    downgrade,
+    migrations_head,
+    recorded_revisions,
+    upgrade,
+)
 from tests.support.databases import drop_database, scratch_database
+from tests.support.server import PROJECT_ROOT
 
 
 @pytest.fixture
@@ -50,3 +60,45 @@ def test_models_and_migrations_do_not_drift(database_url: str) -> None:
     finally:
         engine.dispose()
     assert diff == [], f"models differ from migrations: {diff}"
+
+
+def test_the_shipped_head_is_the_head_of_the_migrations() -> None:
+    """A new migration moves ``SHIPPED_HEAD`` with it, or a database at the old head would be
+    taken for up to date."""
+    assert migrations_head() == SHIPPED_HEAD
+
+
+UPGRADE_AND_SAY_IF_ALEMBIC_LOADED = (
+    "import sys; from app.db.migrate import upgrade; upgrade(sys.argv[1]); "
+    "print('alembic' in sys.modules)"
+)
+
+
+def _upgrade_in_a_process(url: str) -> bool:
+    """``upgrade(url)`` in a fresh interpreter; whether it loaded Alembic."""
+    done = subprocess.run(
+        [sys.executable, "-c", UPGRADE_AND_SAY_IF_ALEMBIC_LOADED, url],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return {"True": True, "False": False}[done.stdout.strip()]
+
+
+def test_only_a_database_behind_the_head_loads_alembic(empty_database: str) -> None:
+    assert recorded_revisions(empty_database) is None
+    assert _upgrade_in_a_process(empty_database) is True
+    assert recorded_revisions(empty_database) == {SHIPPED_HEAD}
+    assert _upgrade_in_a_process(empty_database) is False
+    assert recorded_revisions(empty_database) == {SHIPPED_HEAD}
+
+
+def test_a_database_one_revision_behind_is_upgraded(empty_database: str) -> None:
+    upgrade(empty_database)
+    downgrade(empty_database, "-1")
+    behind = recorded_revisions(empty_database)
+    assert behind is not None and behind != {SHIPPED_HEAD}
+    upgrade(empty_database)
+    assert recorded_revisions(empty_database) == {SHIPPED_HEAD}
