@@ -65,7 +65,7 @@ def test_models_and_migrations_do_not_drift(database_url: str) -> None:
 def test_the_shipped_head_is_the_head_of_the_migrations() -> None:
     """A new migration moves ``SHIPPED_HEAD`` with it, or a database at the old head would be
     taken for up to date."""
-    assert migrations_head() == SHIPPED_HEAD
+    assert migrations_head() == SHIPPED_HEAD, "set SHIPPED_HEAD (app/db/migrate.py) to the new head"
 
 
 UPGRADE_AND_SAY_IF_ALEMBIC_LOADED = (
