@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, pool, text
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,11 +71,16 @@ def head_revision() -> str:
     return SHIPPED_HEAD
 
 
-def migrations_head() -> str:
-    """The head revision as Alembic reads it from ``migrations/`` (loads every migration)."""
+def _scripts() -> ScriptDirectory:
+    """Alembic's view of ``migrations/`` (loads every migration file)."""
     from alembic.script import ScriptDirectory
 
-    head = ScriptDirectory(str(PROJECT_ROOT / "migrations")).get_current_head()
+    return ScriptDirectory(str(PROJECT_ROOT / "migrations"))
+
+
+def migrations_head() -> str:
+    """The head revision as Alembic reads it from ``migrations/``."""
+    head = _scripts().get_current_head()
     if head is None:  # pragma: no cover - the project always ships migrations
         raise RuntimeError("no migrations are shipped")
     return head
@@ -82,7 +88,4 @@ def migrations_head() -> str:
 
 def known_revisions() -> frozenset[str]:
     """Every revision id of the project's migrations."""
-    from alembic.script import ScriptDirectory
-
-    script = ScriptDirectory.from_config(alembic_config("postgresql://"))
-    return frozenset(rev.revision for rev in script.walk_revisions())
+    return frozenset(rev.revision for rev in _scripts().walk_revisions())
