@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from datetime import time as dtime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -102,13 +103,30 @@ def jump_to(clock_file: Path, instant: datetime) -> None:
     clock_file.write_text(f"{offset:.3f}")
 
 
-def session_times(now: datetime) -> tuple[datetime, datetime]:
+MONDAY_SESSION = (dtime(19, 0), dtime(22, 15))
+"""R-S1: the club's own Monday session, which the server puts in the calendar at its start; an
+extra session may not overlap it."""
+AFTER_MONDAY = dtime(22, 30)
+"""Where the extra session goes when a Monday evening's own session is in the way."""
+
+
+def session_times(now: datetime) -> tuple[datetime, datetime, datetime | None]:
     """An extra session starting about an hour from ``now`` (club time, so check-in is open:
-    R-S4 opens it six hours before) and lasting an hour, within one calendar day."""
+    R-S4 opens it six hours before) and lasting an hour, within one calendar day — and, when
+    that hour would overlap the club's own Monday session (a run on a Monday from 16:57 on),
+    an extra session at 22:30 instead, with the instant the server's clock must be moved to
+    first: just past the Monday session's end, so that the lobby's next session is the extra
+    one (check-in still by the browser's real time, which is within the six hours)."""
     start = (now + timedelta(minutes=62)).replace(second=0, microsecond=0)
     if start.hour == 23:
         start = (start + timedelta(days=1)).replace(hour=0, minute=5)
-    return start, start + timedelta(hours=1)
+    opens, closes = MONDAY_SESSION
+    end = start + timedelta(hours=1)
+    if start.weekday() == 0 and start.time() < closes and end.time() > opens:
+        start = start.replace(hour=AFTER_MONDAY.hour, minute=AFTER_MONDAY.minute)
+        past_monday = start.replace(hour=closes.hour, minute=closes.minute, second=30)
+        return start, start + timedelta(hours=1), past_monday
+    return start, end, None
 
 
 def assert_russian(page: Any, where: str) -> None:
@@ -233,6 +251,30 @@ class Night:
         return page
 
 
+@pytest.mark.parametrize(
+    ("now", "start", "past_monday"),
+    [
+        ("2026-12-08 17:40", "2026-12-08 18:42", None),  # a Tuesday: an hour from now
+        ("2026-12-07 16:50", "2026-12-07 17:52", None),  # a Monday, ending 18:52: before 19:00
+        ("2026-12-07 17:40", "2026-12-07 22:30", "2026-12-07 22:15:30"),  # 18:42 would overlap
+        ("2026-12-07 21:13", "2026-12-07 22:15", None),  # starts as the Monday session ends
+        ("2026-12-07 21:58", "2026-12-08 00:05", None),  # 23:00 would end past midnight
+    ],
+)
+def test_the_extra_session_keeps_clear_of_the_monday_session(
+    now: str, start: str, past_monday: str | None
+) -> None:
+    """The night's extra session never overlaps the club's own Monday session (R-S1): a run on
+    a Monday evening was refused «Это время занято» until the helper moved it."""
+
+    def at(text: str) -> datetime:
+        return datetime.fromisoformat(text).replace(tzinfo=CLUB_TZ)
+
+    begins, ends, jump = session_times(at(now))
+    assert (begins, ends - begins) == (at(start), timedelta(hours=1))
+    assert jump == (None if past_monday is None else at(past_monday))
+
+
 def test_a_whole_club_night_in_the_browser(
     server: ServerProcess, browser: Any, clock_file: Path
 ) -> None:
@@ -253,7 +295,7 @@ def test_a_whole_club_night_in_the_browser(
         one_time[login] = admin.locator("code.otp").inner_text().strip()
 
     # -- an extra session, added in the admin page, with its own times (R-S1)
-    start, end = session_times(datetime.now(CLUB_TZ))
+    start, end, past_monday = session_times(datetime.now(CLUB_TZ))
     admin.click("nav >> text=Сессии")
     admin.wait_for_selector("#extra-session")
     admin.fill("#x-date", start.date().isoformat())
@@ -264,6 +306,8 @@ def test_a_whole_club_night_in_the_browser(
     # the notice still shows the password change until the session's answer replaces it
     ui.wait_for(lambda: span in officer.notice(admin), what=f"the extra session {span} announced")
     shoot(admin, "admin-session")
+    if past_monday is not None:
+        jump_to(clock_file, past_monday)
 
     # -- the members set their passwords and check in before the start (R-S4); the three
     # browsers go at once (each step is sent to all three before any answer is awaited)
