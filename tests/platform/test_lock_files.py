@@ -1,8 +1,9 @@
 """The lock files pin every dependency of pyproject.toml, exactly and with hashes.
 
 `make run`, `make test` and the Dockerfile install from ``requirements.lock`` /
-``requirements-test.lock`` with ``pip --require-hashes``; adding a dependency to pyproject.toml
-without `make lock` must fail here, not on a newcomer's machine.
+``requirements-test.lock`` with ``--require-hashes`` (the Makefile with uv, which pip installs
+first from ``requirements-uv.lock``); adding a dependency to pyproject.toml without `make lock`
+must fail here, not on a newcomer's machine.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[2]
 RUN_LOCK = ROOT / "requirements.lock"
 TEST_LOCK = ROOT / "requirements-test.lock"
+UV_LOCK = ROOT / "requirements-uv.lock"
 BUILD_INPUT = ROOT / "requirements-build.in"
 PIN = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;\\]+)"
@@ -175,11 +177,27 @@ def test_runtime_pins_are_the_tested_pins() -> None:
     assert not differing, differing
 
 
+def test_the_installer_is_the_tested_uv_with_the_same_hashes() -> None:
+    """``requirements-uv.lock`` (what pip installs before uv installs the rest) is uv's pin of
+    the test lock, line for line: a re-lock that moves uv moves it too (`make lock`)."""
+    assert list(parse_lock(UV_LOCK)) == ["uv"]
+
+    def uv_lines(path: Path) -> list[str]:
+        lines = path.read_text().splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("uv=="))
+        end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
+        return lines[start : end + 1]
+
+    assert uv_lines(UV_LOCK) == uv_lines(TEST_LOCK)
+
+
 def test_make_and_docker_install_from_the_locks_with_hashes() -> None:
     makefile = (ROOT / "Makefile").read_text()
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "--require-hashes -r $(RUN_LOCK)" in makefile
-    assert "--require-hashes -r $(TEST_LOCK)" in makefile
+    assert "INSTALL_LOCK = $(UV_INSTALL) --compile-bytecode --require-hashes -r" in makefile
+    assert "INSTALL_UV = $(PIP) install --require-hashes -r $(UV_LOCK)" in makefile
+    assert "$(INSTALL_UV) && $(INSTALL_LOCK) $(RUN_LOCK)" in makefile
+    assert "$(INSTALL_UV) && $(INSTALL_LOCK) $(TEST_LOCK)" in makefile
     assert re.search(r"^\$\(RUN_STAMP\): pyproject.toml \$\(RUN_LOCK\)", makefile, re.M)
     assert re.search(r"^\$\(TEST_STAMP\): pyproject.toml \$\(TEST_LOCK\)", makefile, re.M)
     assert re.search(r"^lock:", makefile, re.M)
