@@ -122,6 +122,9 @@ class Sandbox:
             **keep,
             "PATH": f"{BIN}:{keep.get('PATH', '/usr/bin:/bin')}",
             "HOME": str(self.home),
+            # the installer's downloads are shared with the tests' own (uv's cache is safe to
+            # share); the operator's home has its own, which changes nothing the page says
+            "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv"),
             "PREFCLUB_DATA_DIR": str(self.data),
             "DATABASE_URL": "",
             "PREFCLUB_BACKUP_DIR": str(self.backups),
