@@ -17,7 +17,7 @@ QUIET = > $(INSTALL_LOG) 2>&1 || { cat $(INSTALL_LOG); echo "install failed (log
 # Installs are reproducible: exact versions with hashes from the lock files (`make lock` writes
 # them), then the project itself without touching its dependencies. pip installs only the
 # installer, uv (pinned with its hashes in requirements-uv.lock); uv installs the rest, byte-compiled
-# (a venv of the test lock in 12 s of wall time against pip's 53 s; docs/testing.md).
+# (the test venv in about a third of pip's wall time; docs/testing.md).
 RUN_LOCK := requirements.lock
 TEST_LOCK := requirements-test.lock
 UV_LOCK := requirements-uv.lock
