@@ -23,6 +23,7 @@ from tests.browser.test_bad_values import ANSWER, NUMBERS, _answer, _assert_word
 from tests.browser.test_csp import PASSWORD
 from tests.browser.test_notices import _admin_page
 from tests.support.api_login import admin_client
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -45,6 +46,7 @@ async def _ended_session(url: str) -> int:
     engine = make_engine(url)
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
+            await without_the_monday_sessions(db)
             session = ClubSession(
                 starts_at=now - timedelta(hours=3), ends_at=now - timedelta(minutes=1), extra=True
             )

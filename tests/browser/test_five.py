@@ -25,6 +25,7 @@ from app.services.forming import draw_session_tables, seat_drawn_table
 from tests.browser.conftest import screenshot
 from tests.browser.test_table_page import open_page, play_one
 from tests.browser.test_ui import enabled, login, wait_for, who_can
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -58,6 +59,7 @@ async def _drawn_table(url: str) -> tuple[int, list[int], int, list[str]]:
             ]
             db.add_all(members)
             await db.flush()
+            await without_the_monday_sessions(db)
             session = ClubSession(
                 starts_at=now - timedelta(minutes=1), ends_at=now + timedelta(hours=3), extra=True
             )

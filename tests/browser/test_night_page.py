@@ -22,6 +22,7 @@ from tests.browser.conftest import scratch_server, screenshot
 from tests.browser.test_axe import _describe, _serious
 from tests.browser.test_ui import login, new_page
 from tests.support.archive_play import play_deal
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.server import ServerProcess
 from tests.support.server_messages import english_in
 
@@ -62,6 +63,7 @@ async def _seed(url: str) -> dict[str, Any]:
                 for i, name in enumerate([*NAMES, "Глеб", "Дина", "Ефим"])
             ]
             db.add_all(people)
+            await without_the_monday_sessions(db)
             session = ClubSession(
                 starts_at=now - timedelta(hours=3), ends_at=now - timedelta(minutes=1), extra=True
             )

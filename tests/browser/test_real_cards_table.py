@@ -18,6 +18,7 @@ from app.security.passwords import hash_password
 from app.services.forming import draw_session_tables
 from tests.browser.conftest import screenshot
 from tests.browser.test_ui import login
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -45,6 +46,7 @@ async def _drawn(url: str) -> None:
                 for i, name in enumerate(NAMES)
             ]
             db.add_all(members)
+            await without_the_monday_sessions(db)
             session = ClubSession(
                 starts_at=now - timedelta(minutes=1), ends_at=now + timedelta(hours=3), extra=True
             )

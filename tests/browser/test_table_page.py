@@ -27,6 +27,7 @@ from app.services.pulkas import close_pulka
 from app.services.tables import create_table
 from tests.browser.conftest import screenshot
 from tests.browser.test_ui import enabled, login, wait_for, who_can
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -93,6 +94,7 @@ async def _early_club_table(url: str, seats: list[int]) -> int:
     try:
         async with session_scope(make_sessionmaker(engine)) as db:
             now = datetime.now(UTC)
+            await without_the_monday_sessions(db)
             session = ClubSession(
                 starts_at=now + timedelta(hours=1), ends_at=now + timedelta(hours=4), extra=True
             )

@@ -18,6 +18,7 @@ from app.db.models.club import ClubSession
 from app.db.models.table import Table, TableEvent
 from app.services.first_deal import deal_first
 from app.services.tables import create_table
+from tests.support.club_calendar import without_the_monday_sessions
 from tests.support.live_servers import Client, clients, server, setup_table
 from tests.support.server import ServerProcess
 
@@ -32,6 +33,7 @@ async def early_club_table(url: str) -> tuple[int, list[Seat]]:
             now = await db.scalar(select(func.now()))
             assert now is not None
             starts = now - timedelta(minutes=1)
+            await without_the_monday_sessions(db)
             session = ClubSession(starts_at=starts, ends_at=now + timedelta(hours=3), extra=True)
             db.add(session)
             await db.flush()
