@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.services.schedule import MONDAY, SESSION_END, SESSION_START
 from tests.browser import test_officer_pages as officer
 from tests.browser import test_ui as ui
 from tests.browser.conftest import first_admin_password
@@ -103,9 +104,6 @@ def jump_to(clock_file: Path, instant: datetime) -> None:
     clock_file.write_text(f"{offset:.3f}")
 
 
-MONDAY_SESSION = (dtime(19, 0), dtime(22, 15))
-"""R-S1: the club's own Monday session, which the server puts in the calendar at its start; an
-extra session may not overlap it."""
 AFTER_MONDAY = dtime(22, 30)
 """Where the extra session goes when a Monday evening's own session is in the way."""
 
@@ -120,11 +118,11 @@ def session_times(now: datetime) -> tuple[datetime, datetime, datetime | None]:
     start = (now + timedelta(minutes=62)).replace(second=0, microsecond=0)
     if start.hour == 23:
         start = (start + timedelta(days=1)).replace(hour=0, minute=5)
-    opens, closes = MONDAY_SESSION
+    # R-S1: the club's own Monday session, which the server puts in the calendar at its start
     end = start + timedelta(hours=1)
-    if start.weekday() == 0 and start.time() < closes and end.time() > opens:
+    if start.weekday() == MONDAY and start.time() < SESSION_END and end.time() > SESSION_START:
         start = start.replace(hour=AFTER_MONDAY.hour, minute=AFTER_MONDAY.minute)
-        past_monday = start.replace(hour=closes.hour, minute=closes.minute, second=30)
+        past_monday = start.replace(hour=SESSION_END.hour, minute=SESSION_END.minute, second=30)
         return start, start + timedelta(hours=1), past_monday
     return start, end, None
 
