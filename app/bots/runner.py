@@ -8,7 +8,7 @@ adopts the table again.
 One process runs the bots of a table: the one that holds the table's advisory lock
 ``pg_try_advisory_lock(BOT_LOCK_CLASS, table_id)``, taken on the runner's own database
 connection (the "lease" connection) and held while its bots run. Every process's runner looks,
-at startup and every ``ADOPT_SECONDS``, for unfinished practice tables with house bots
+at startup and every :func:`adopt_seconds`, for unfinished practice tables with house bots
 (``bot-1`` …) in their seats that it does not run, and adopts those whose lock it can take. A
 process that dies loses its connection, so PostgreSQL releases its locks and another (or the
 restarted) process adopts its tables; a runner that loses its lease connection stops all its
@@ -44,12 +44,24 @@ log = logging.getLogger(__name__)
 __all__ = ["BotRunner", "bot_cookie", "bot_members", "house_bot_runner", "start_house_bots"]
 
 BOT_POOL = 3
-THINK_SECONDS = float(os.environ.get("PREFCLUB_BOT_THINK", "0.4"))
-"""How long a house bot pauses before each move (so people can follow the table)."""
+
+
+def think_seconds() -> float:
+    """How long a house bot pauses before each move (so people can follow the table):
+    ``PREFCLUB_BOT_THINK``, read when a table's bots start (never frozen at import)."""
+    return float(os.environ.get("PREFCLUB_BOT_THINK", "0.4"))
+
+
 HOUSE_BOT_LOGINS = tuple(f"bot-{i}" for i in range(1, BOT_POOL + 1))
 BOT_LOCK_CLASS = 0x48424F54  # "HBOT": the advisory-lock namespace of house-bot leases
-ADOPT_SECONDS = float(os.environ.get("PREFCLUB_BOT_ADOPT", "5"))
-"""How often a runner looks for practice tables whose house bots nobody runs."""
+
+
+def adopt_seconds() -> float:
+    """How often a runner looks for practice tables whose house bots nobody runs:
+    ``PREFCLUB_BOT_ADOPT``, read each round."""
+    return float(os.environ.get("PREFCLUB_BOT_ADOPT", "5"))
+
+
 RETRY_SECONDS = 60.0
 """A table whose bots gave up (kept being refused) is not adopted again for this long."""
 
@@ -156,7 +168,7 @@ class BotRunner:
                         self.origin,
                         strategy=make_strategy(level, random.Random()),
                         name=f"house{table_id}-{index}",
-                        think=THINK_SECONDS,
+                        think=think_seconds(),
                     )
                 ),
                 name=f"bot-{table_id}-{index}",
@@ -271,7 +283,7 @@ class BotRunner:
                 raise
             except Exception:
                 log.warning("adopting house bots failed", exc_info=True)
-            await asyncio.sleep(ADOPT_SECONDS)
+            await asyncio.sleep(adopt_seconds())
 
     def _cancel_all(self) -> None:
         for task in self.tasks.values():

@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.support import local_http
 from tests.support.databases import drop_database, scratch_database
 from tests.support.server import ServerProcess
 
@@ -34,7 +34,7 @@ def test_every_request_right_after_login_sees_the_session(server: ServerProcess)
     assert password, server.output()
     refused = 0
     for _ in range(25):
-        with httpx.Client(base_url=server.base_url) as client:
+        with local_http.client(base_url=server.base_url) as client:
             login = client.post(
                 "/api/auth/login", json={"login": "admin", "password": password.group(1)}
             )

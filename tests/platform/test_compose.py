@@ -25,6 +25,7 @@ import websockets
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
 from app.security.passwords import hash_password
+from tests.support import local_http
 from tests.support.compose import (
     ComposeError,
     compose_command,
@@ -179,14 +180,15 @@ def proxied_server(tmp_path: Path, data_dir: Path) -> Iterator[tuple[str, Server
 
 
 def _wait_until_proxying(site: str, caddy: subprocess.Popen[bytes], log: Path) -> None:
-    for _ in range(150):
-        assert caddy.poll() is None, log.read_text()
-        try:
-            if httpx.get(f"{site}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
+    with local_http.client(timeout=1) as http:
+        for _ in range(150):
+            assert caddy.poll() is None, log.read_text()
+            try:
+                if http.get(f"{site}/healthz").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
     raise AssertionError(f"caddy never proxied /healthz:\n{log.read_text()}")
 
 

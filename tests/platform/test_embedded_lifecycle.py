@@ -36,7 +36,7 @@ def env_for(data_dir: Path) -> dict[str, str]:
 
 def test_sigterm_stops_the_embedded_postgresql(data_dir: Path, tmp_path: Path) -> None:
     pgdata = (data_dir / "pgdata").resolve()
-    server = ServerProcess(env_for(data_dir), log_path=tmp_path / "serve.log").start()
+    server = ServerProcess(env_for(data_dir), log_path=tmp_path / "serve.log", fresh=True).start()
     try:
         assert postgres_processes(pgdata), "the server started its embedded postgresql"
         assert server.process is not None and users(pgdata) == [server.process.pid]
@@ -51,7 +51,7 @@ def test_after_kill_9_the_next_start_adopts_and_stops_the_server(
     data_dir: Path, tmp_path: Path
 ) -> None:
     pgdata = (data_dir / "pgdata").resolve()
-    first = ServerProcess(env_for(data_dir), log_path=tmp_path / "first.log").start()
+    first = ServerProcess(env_for(data_dir), log_path=tmp_path / "first.log", fresh=True).start()
     assert first.process is not None
     crashed_pid = first.process.pid
     first.kill()
@@ -59,7 +59,7 @@ def test_after_kill_9_the_next_start_adopts_and_stops_the_server(
     assert orphans, "kill -9 cannot stop postgresql: it is orphaned"
     assert crashed_pid in users(pgdata)
 
-    second = ServerProcess(env_for(data_dir), log_path=tmp_path / "second.log").start()
+    second = ServerProcess(env_for(data_dir), log_path=tmp_path / "second.log", fresh=True).start()
     try:
         assert second.process is not None
         assert users(pgdata) == [second.process.pid], "the dead pid is pruned"
@@ -69,7 +69,7 @@ def test_after_kill_9_the_next_start_adopts_and_stops_the_server(
     assert wait_until_gone(pgdata) == [], second.output()
     assert users(pgdata) == []
 
-    third = ServerProcess(env_for(data_dir), log_path=tmp_path / "third.log").start()
+    third = ServerProcess(env_for(data_dir), log_path=tmp_path / "third.log", fresh=True).start()
     try:
         assert third.process is not None and users(pgdata) == [third.process.pid]
         third.stop()  # SIGINT, as Ctrl+C
@@ -84,8 +84,8 @@ def test_a_second_process_sharing_the_folder_keeps_it_running(
 ) -> None:
     """Two servers on one data folder: the first to exit leaves postgresql to the other."""
     pgdata = (data_dir / "pgdata").resolve()
-    first = ServerProcess(env_for(data_dir), log_path=tmp_path / "a.log").start()
-    second = ServerProcess(env_for(data_dir), log_path=tmp_path / "b.log").start()
+    first = ServerProcess(env_for(data_dir), log_path=tmp_path / "a.log", fresh=True).start()
+    second = ServerProcess(env_for(data_dir), log_path=tmp_path / "b.log", fresh=True).start()
     try:
         terminate(first)
         assert postgres_processes(pgdata), "still used by the second server"
@@ -106,7 +106,9 @@ def test_serve_leaves_no_postgresql_when_it_fails_to_start(data_dir: Path) -> No
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        server = ServerProcess(env_for(data_dir), port=port, log_path=data_dir.parent / "f.log")
+        server = ServerProcess(
+            env_for(data_dir), port=port, log_path=data_dir.parent / "f.log", fresh=True
+        )
         with pytest.raises((RuntimeError, TimeoutError)):
             server.start(timeout=60)
         server.kill()

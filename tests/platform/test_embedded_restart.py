@@ -74,7 +74,7 @@ async def test_a_killed_embedded_postmaster_is_restarted_and_tables_go_on(
     }
     pgdata = (data_dir / "pgdata").resolve()
     with (
-        ServerProcess(env, log_path=tmp_path / "serve.log") as server,
+        ServerProcess(env, log_path=tmp_path / "serve.log", fresh=True) as server,
         httpx.Client(base_url=server.base_url, timeout=5) as http,
     ):
         url = _url(pgdata)

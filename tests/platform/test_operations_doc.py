@@ -163,7 +163,9 @@ class Sandbox:
 
     def live_server(self) -> ServerProcess:
         if self.server is None:
-            self.server = ServerProcess(self.env(), log_path=self.root / "serve.log").start()
+            self.server = ServerProcess(
+                self.env(), log_path=self.root / "serve.log", fresh=True
+            ).start()
         return self.server
 
     def drop_database(self) -> None:

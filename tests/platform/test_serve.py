@@ -18,7 +18,7 @@ def test_serve_embedded_first_admin_hint_then_data_survives_restart(
     tmp_path: Path, data_dir: Path
 ) -> None:
     env = {"PREFCLUB_DATA_DIR": str(data_dir), "DATABASE_URL": "", "SECRET_KEY": ""}
-    with ServerProcess(env) as server:
+    with ServerProcess(env, fresh=True) as server:
         assert httpx.get(f"{server.base_url}/readyz").json()["database"] == "ok"
         first_output = server.output()
     hint = re.search(r"as 'admin' with the one-time password (\S+)", first_output)
@@ -26,7 +26,7 @@ def test_serve_embedded_first_admin_hint_then_data_survives_restart(
     assert (data_dir / "pgdata" / "PG_VERSION").exists()
     assert (data_dir / "secret_key").exists()
 
-    with ServerProcess(env, log_path=tmp_path / "second.log") as server:
+    with ServerProcess(env, log_path=tmp_path / "second.log", fresh=True) as server:
         second_output = server.output()
         socket_dir = data_dir / "pgdata"
         with psycopg.connect(host=str(socket_dir), user="postgres", dbname="prefclub") as conn:

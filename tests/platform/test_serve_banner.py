@@ -18,7 +18,8 @@ def test_the_first_login_is_the_last_thing_printed(database_url: str, tmp_path: 
     url, name = scratch_database(database_url)
     try:
         server = ServerProcess(
-            {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(tmp_path), "LOG_LEVEL": "INFO"}
+            {"DATABASE_URL": url, "PREFCLUB_DATA_DIR": str(tmp_path), "LOG_LEVEL": "INFO"},
+            fresh=True,
         )
         with server:
             output = server.output()

@@ -7,6 +7,8 @@ import time
 
 import httpx
 
+from tests.support import local_http
+
 SESSION_VISIBLE_WITHIN = 10.0
 """Seconds the new login session has to become visible: it is committed just after the login
 answer, so the first request after it may not see it yet."""
@@ -19,7 +21,7 @@ def logged_in_client(
     session is visible (``/api/auth/me`` answers 200). With ``new_password`` the member then sets
     it (a one-time password's forced change). The caller closes the client (``contextlib.closing``:
     an opened client cannot be entered again)."""
-    client = httpx.Client(base_url=base)
+    client = local_http.client(base_url=base)
     try:
         client.post(
             "/api/auth/login", json={"login": login, "password": password}

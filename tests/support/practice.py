@@ -7,12 +7,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import httpx
-
 from app.bots.strategy import Strategy
 from app.db.engine import make_engine, make_sessionmaker, session_scope
 from app.db.models.member import Member
 from app.security.passwords import hash_password
+from tests.support import local_http
 from tests.support.live_servers import Client
 from tests.support.server import ServerProcess
 
@@ -45,7 +44,7 @@ async def open_practice(
     """Log ``login`` in and open a three-player practice table (under ``preset``, else the
     server's default); returns the table's id and the member's cookie header."""
     body: dict[str, Any] = {"players": 3} if preset is None else {"players": 3, "preset": preset}
-    async with httpx.AsyncClient(base_url=srv.base_url) as http:
+    async with local_http.async_client(base_url=srv.base_url) as http:
         r = await http.post("/api/auth/login", json={"login": login, "password": PASSWORD})
         assert r.status_code == 200, r.text
         made = await http.post(

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import httpx
 
+from tests.support import local_http
+from tests.support.serve_fork import FORK_SERVER, FRESH_SERVERS, ForkedProcess
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,14 +35,18 @@ class ServerProcess:
         port: int | None = None,
         log_path: Path | None = None,
         module: str = "app.cli",
+        fresh: bool = FRESH_SERVERS,
     ) -> None:
         self.port = port or free_port()
         self.env = {**os.environ, **env, "HOST": "127.0.0.1", "PORT": str(self.port)}
         data_dir = Path(env.get("PREFCLUB_DATA_DIR", "/tmp"))
         self.log_path = log_path or data_dir / f"serve-{self.port}.log"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: subprocess.Popen[bytes] | ForkedProcess | None = None
         self.module = module
         """The module run as ``python -m MODULE serve`` (a test's wrapper may register more)."""
+        self.fresh = fresh or module != "app.cli"
+        """A new interpreter, not a fork of the worker's fork server (tests/support/serve_fork.py):
+        the tests of ``prefclub serve``'s own start and exit ask for one."""
 
     @property
     def base_url(self) -> str:
@@ -48,25 +55,29 @@ class ServerProcess:
     def start(self, timeout: float = 60.0) -> ServerProcess:
         """Start the server and wait until ``/readyz`` answers 200 (database at the head)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module, "serve"],
-            cwd=PROJECT_ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        if self.fresh:
+            with self.log_path.open("ab") as log:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", self.module, "serve"],
+                    cwd=PROJECT_ROOT,
+                    env=self.env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        else:
+            self.process = FORK_SERVER.spawn(["serve"], self.env, self.log_path)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.output()}")
-            try:
-                if httpx.get(f"{self.base_url}/readyz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        with local_http.client(base_url=self.base_url, timeout=1) as http:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"server exited early:\n{self.output()}")
+                try:
+                    if http.get("/readyz").status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.2)
         self.stop()
         raise TimeoutError(f"server did not become healthy:\n{self.output()}")
 
