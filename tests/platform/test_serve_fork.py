@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.support.databases import drop_database, scratch_database
+from tests.support.databases import migrated_database
 from tests.support.serve_fork import ForkedProcess
 from tests.support.server import ServerProcess
 
@@ -24,11 +24,8 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def served_database(database_url: str) -> Iterator[str]:
-    url, name = scratch_database(database_url, migrated=True)
-    try:
+    with migrated_database(database_url) as url:
         yield url
-    finally:
-        drop_database(database_url, name)
 
 
 def _server(url: str, data_dir: Path, *, fresh: bool, **env: str) -> ServerProcess:
