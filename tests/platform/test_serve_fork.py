@@ -7,6 +7,7 @@ only where it would pass on ``python -m app.cli serve``.
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 from collections.abc import Iterator
@@ -67,3 +68,37 @@ def test_a_forked_server_has_its_own_session_folder_port_and_log(
     finally:
         server.stop()
     assert server.process.returncode == 130
+
+
+class _ImportTimeEnvironment(ast.NodeVisitor):
+    """``os.environ`` or ``os.getenv`` read where a module's import runs it (functions skipped)."""
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        return None
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        return None
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        return None
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in {"environ", "getenv"} and isinstance(node.value, ast.Name):
+            self.lines.append(node.lineno)
+        self.generic_visit(node)
+
+
+def test_no_module_of_the_app_reads_the_environment_at_import() -> None:
+    """The fork server imports the app once with the worker's environment; a value read at
+    import would be the worker's, not the server's (a production server reads it at start all
+    the same: settings come from ``get_settings()``, called when used)."""
+    app_dir = Path(__file__).resolve().parents[2] / "app"
+    found = []
+    for path in sorted(app_dir.rglob("*.py")):
+        visitor = _ImportTimeEnvironment()
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        found += [f"{path.relative_to(app_dir.parent)}:{line}" for line in visitor.lines]
+    assert not found, found
