@@ -27,13 +27,15 @@ __all__ = ["members"]  # the fixture of test_table_page.py: the members tp0… w
 PASSWORD = "a partial page's password"
 
 # The seat's move other than a card: the cut in the middle, a pass, or the first enabled button
-# of the panel (never a concession).
+# of the panel (never a concession, a claim or the hint: on the seat's turn in play, before its
+# hand is redrawn, a claim the house bots accept would end the deal under the test's feet).
 MOVE = """() => {
   if (!document.title.startsWith("▶")) return false;
   const button = document.querySelector("#cut-auto")
     || document.querySelector("#bid-pass:not(:disabled)")
     || document.querySelector("[data-testid=actions] button[data-call=pass]:not(:disabled)")
-    || document.querySelector("[data-testid=actions] button:not(.danger):not(:disabled)");
+    || document.querySelector("[data-testid=actions] button:not(.danger):not(:disabled)"
+      + ":not([data-claim]):not([data-testid=hint] button)");
   if (button) button.click();
   return Boolean(button);
 }"""
