@@ -106,25 +106,27 @@ def jump_to(clock_file: Path, instant: datetime) -> None:
 
 AFTER_MONDAY = dtime(22, 30)
 """Where the extra session goes when a Monday evening's own session is in the way."""
+HOUR = timedelta(hours=1)
 
 
 def session_times(now: datetime) -> tuple[datetime, datetime, datetime | None]:
     """An extra session starting about an hour from ``now`` (club time, so check-in is open:
-    R-S4 opens it six hours before) and lasting an hour, within one calendar day — and, when
-    that hour would overlap the club's own Monday session (a run on a Monday from 16:57 on),
-    an extra session at 22:30 instead, with the instant the server's clock must be moved to
-    first: just past the Monday session's end, so that the lobby's next session is the extra
-    one (check-in still by the browser's real time, which is within the six hours)."""
+    R-S4 opens it six hours before) and lasting an hour, within one calendar day — and, while
+    the club's own Monday session is in the way (it would overlap that hour, or it runs now and
+    the lobby would show it first: a run on a Monday from 16:57 until 22:15), an extra session at
+    22:30 that day instead, with the instant the server's clock must be moved to first: just
+    past the Monday session's end, so that the lobby's next session is the extra one (check-in
+    still by the browser's real time, which is within the six hours)."""
     start = (now + timedelta(minutes=62)).replace(second=0, microsecond=0)
     if start.hour == 23:
         start = (start + timedelta(days=1)).replace(hour=0, minute=5)
     # R-S1: the club's own Monday session, which the server puts in the calendar at its start
-    end = start + timedelta(hours=1)
-    if start.weekday() == MONDAY and start.time() < SESSION_END and end.time() > SESSION_START:
-        start = start.replace(hour=AFTER_MONDAY.hour, minute=AFTER_MONDAY.minute)
-        past_monday = start.replace(hour=SESSION_END.hour, minute=SESSION_END.minute, second=30)
-        return start, start + timedelta(hours=1), past_monday
-    return start, end, None
+    monday_begins = datetime.combine(now.date(), SESSION_START, now.tzinfo)
+    if now.weekday() == MONDAY and now.time() < SESSION_END and monday_begins < start + HOUR:
+        start = datetime.combine(now.date(), AFTER_MONDAY, now.tzinfo)
+        past_monday = datetime.combine(now.date(), SESSION_END, now.tzinfo) + timedelta(seconds=30)
+        return start, start + HOUR, past_monday
+    return start, start + HOUR, None
 
 
 def assert_russian(page: Any, where: str) -> None:
@@ -255,15 +257,18 @@ class Night:
         ("2026-12-08 17:40", "2026-12-08 18:42", None),  # a Tuesday: an hour from now
         ("2026-12-07 16:50", "2026-12-07 17:52", None),  # a Monday, ending 18:52: before 19:00
         ("2026-12-07 17:40", "2026-12-07 22:30", "2026-12-07 22:15:30"),  # 18:42 would overlap
-        ("2026-12-07 21:13", "2026-12-07 22:15", None),  # starts as the Monday session ends
-        ("2026-12-07 21:58", "2026-12-08 00:05", None),  # 23:00 would end past midnight
+        ("2026-12-07 21:13", "2026-12-07 22:30", "2026-12-07 22:15:30"),  # Monday's runs now
+        ("2026-12-07 21:58", "2026-12-07 22:30", "2026-12-07 22:15:30"),  # and till 22:15
+        ("2026-12-07 22:20", "2026-12-08 00:05", None),  # 23:22 would end past midnight
     ],
 )
 def test_the_extra_session_keeps_clear_of_the_monday_session(
     now: str, start: str, past_monday: str | None
 ) -> None:
-    """The night's extra session never overlaps the club's own Monday session (R-S1): a run on
-    a Monday evening was refused «Это время занято» until the helper moved it."""
+    """The night's extra session never overlaps the club's own Monday session (R-S1) and the
+    lobby never shows that session first: runs on a Monday evening were refused «Это время
+    занято», and later found the running Monday session in the lobby, until the helper moved
+    the extra session past it."""
 
     def at(text: str) -> datetime:
         return datetime.fromisoformat(text).replace(tzinfo=CLUB_TZ)
