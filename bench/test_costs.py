@@ -11,8 +11,10 @@ web app (``app.main``, what every such process loaded before); the web app as ``
 default thresholds and beside fpdf2 loaded with it, as before; the wall seconds of running the
 migrations on an empty scratch database and of copying the migrated template; the CPU seconds of
 a process bringing an up-to-date database to the head (``upgrade``, which asks the database its
-revision) beside Alembic doing it (every migration file loaded to find nothing to do); the
-ratios, and
+revision) beside Alembic doing it (every migration file loaded to find nothing to do); a test
+server's start, forked from the fork server (tests/support/serve_fork.py, started once beforehand
+as each pytest worker starts it once) beside a new interpreter: the server's CPU seconds up to
+its first 200 on ``/readyz`` and the wall seconds to it; the ratios, and
 ``bench.engine``'s deals per second of the same run (docs/testing.md).
 Needs the test run's embedded PostgreSQL (``var/test``) or ``TEST_DATABASE_URL``.
 """
@@ -24,9 +26,11 @@ import json
 import os
 import pathlib
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -64,6 +68,25 @@ def _wall_seconds(make: Callable[[], None]) -> float:
     return time.monotonic() - start
 
 
+def _server_start(database_url: str, *, fresh: bool) -> tuple[float, float]:
+    """A test server's own CPU seconds up to its first 200 on ``/readyz``, and the wall seconds."""
+    import psutil
+
+    from tests.support.server import ServerProcess
+
+    data_dir = tempfile.mkdtemp(prefix="test-costs-")
+    env = {"DATABASE_URL": database_url, "PREFCLUB_DATA_DIR": data_dir, "LOG_LEVEL": "WARNING"}
+    server = ServerProcess(env, fresh=fresh)
+    try:
+        wall = _wall_seconds(server.start)
+        assert server.process is not None
+        cpu = psutil.Process(server.process.pid).cpu_times()
+    finally:
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return cpu.user + cpu.system, wall
+
+
 def measure(repeats: int) -> dict[str, object]:
     """Alternate the two ways of each pair ``repeats`` times; medians and their ratios."""
     from app.db.embedded import normalise_url
@@ -74,13 +97,17 @@ def measure(repeats: int) -> dict[str, object]:
         scratch_database,
         start_test_server,
     )
+    from tests.support.serve_fork import FORK_SERVER
 
     configured = os.environ.get("TEST_DATABASE_URL")
     base = normalise_url(configured) if configured else start_test_server()
     migrated_template(base)
+    FORK_SERVER.start()
     light, whole, migrate, copy = [], [], [], []
     served, with_fpdf = [], []
     at_head, by_alembic = [], []
+    fresh_starts: list[tuple[float, float]] = []
+    forked_starts: list[tuple[float, float]] = []
     made: list[str] = []
     current, current_name = scratch_database(base, migrated=True)
     made.append(current_name)
@@ -102,6 +129,8 @@ def measure(repeats: int) -> dict[str, object]:
         copy.append(_wall_seconds(migrated_by_copy))
         at_head.append(_child_cpu_seconds(UPGRADE_AT_HEAD, current))
         by_alembic.append(_child_cpu_seconds(ALEMBIC_AT_HEAD, current))
+        fresh_starts.append(_server_start(current, fresh=True))
+        forked_starts.append(_server_start(current, fresh=False))
     for name in made:
         drop_database(base, name)
     figures = {
@@ -113,6 +142,10 @@ def measure(repeats: int) -> dict[str, object]:
         "scratch_by_template_copy_s": statistics.median(copy),
         "upgrade_at_head_cpu_s": statistics.median(at_head),
         "alembic_at_head_cpu_s": statistics.median(by_alembic),
+        "server_start_fresh_cpu_s": statistics.median(cpu for cpu, _ in fresh_starts),
+        "server_start_forked_cpu_s": statistics.median(cpu for cpu, _ in forked_starts),
+        "server_start_fresh_wall_s": statistics.median(wall for _, wall in fresh_starts),
+        "server_start_forked_wall_s": statistics.median(wall for _, wall in forked_starts),
     }
     return {
         "benchmark": "test_costs",
@@ -134,6 +167,9 @@ def measure(repeats: int) -> dict[str, object]:
         ),
         "alembic_over_upgrade_at_head": round(
             figures["alembic_at_head_cpu_s"] / figures["upgrade_at_head_cpu_s"], 2
+        ),
+        "fresh_over_forked_server_start": round(
+            figures["server_start_fresh_cpu_s"] / figures["server_start_forked_cpu_s"], 2
         ),
         "engine_deals_per_second": engine_run(2.0)["deals_per_second"],
         "python_dont_write_bytecode": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),

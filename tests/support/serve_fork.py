@@ -96,6 +96,11 @@ class ForkServer:
             atexit.register(self.close)
         return self._process
 
+    def start(self) -> None:
+        """Start the fork server now (else the first server asked for starts it)."""
+        with self._lock:
+            self._started()
+
     @staticmethod
     def _read(process: subprocess.Popen[str]) -> dict[str, Any]:
         assert process.stdout is not None
