@@ -1,8 +1,9 @@
 """The tests' forked servers (tests/support/serve_fork.py) end and behave as fresh ones do.
 
 Most tests' servers are forks of a process that has imported ``prefclub serve`` already; these
-tests hold the two kinds of process to the same outside behaviour, so a test passes on a fork
-only where it would pass on ``python -m app.cli serve``.
+tests hold the two kinds of process to the same outside behaviour (exit codes, session, folder,
+port, log) and keep the premise the forks rest on: no module of the app reads the environment
+while it is imported.
 """
 
 from __future__ import annotations
