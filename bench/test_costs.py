@@ -12,8 +12,8 @@ default thresholds and beside fpdf2 loaded with it, as before; the wall seconds 
 migrations on an empty scratch database and of copying the migrated template; the CPU seconds of
 a process bringing an up-to-date database to the head (``upgrade``, which asks the database its
 revision) beside Alembic doing it (every migration file loaded to find nothing to do); a test
-server's start, forked from the fork server (tests/support/serve_fork.py, started once beforehand
-as each pytest worker starts it once) beside a new interpreter: the server's CPU seconds up to
+server's start forked from the fork server (tests/support/serve_fork.py; started beforehand,
+once, as each pytest worker starts it) beside a new interpreter: the server's CPU seconds up to
 its first 200 on ``/readyz`` and the wall seconds to it; the ratios, and
 ``bench.engine``'s deals per second of the same run (docs/testing.md).
 Needs the test run's embedded PostgreSQL (``var/test``) or ``TEST_DATABASE_URL``.

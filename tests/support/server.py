@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 
 from tests.support import local_http
-from tests.support.serve_fork import FORK_SERVER, FRESH_SERVERS, ForkedProcess
+from tests.support.serve_fork import FORK_SERVER, FRESH_SERVERS, PROJECT_ROOT, ForkedProcess
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["PROJECT_ROOT", "ServerProcess", "free_port"]
 
 
 def free_port() -> int:
