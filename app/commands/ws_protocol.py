@@ -20,6 +20,11 @@
   (a system call) of their own. The same extension's ``abort`` closes the TCP connection at
   once: a socket the server dropped is aborted a little after its close frame was sent, or it
   would stay open for as long as a peer that never reads wants (issue 24).
+* **A socket's kernel send buffer is bounded** (:data:`SEND_BUFFER`). Left to the kernel's
+  autotuning it grows to megabytes (``net.ipv4.tcp_wmem``), so a client that stops reading
+  pinned that much memory and took some 40 s of play to fall behind before it was dropped;
+  bounded, it falls behind within seconds, and a table's messages (1–2 KB, snapshots tens of
+  KB) still flow at over a megabyte a second on a 100 ms round trip.
 
 Both rest on attributes of uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``transport``,
 ``writable`` — its write flow control, since 0.52.1 — ``close_sent``, ``handshake_complete``,
@@ -29,7 +34,9 @@ Both rest on attributes of uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``t
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,6 +60,8 @@ COMPRESS_FROM = 4096
 WINDOW_BITS = 12
 COMPRESS_SETTINGS = {"memLevel": 5}
 """uvicorn's own deflate settings, kept."""
+SEND_BUFFER = 64 * 1024
+"""``SO_SNDBUF`` of a websocket's TCP socket, in bytes (Linux doubles it for its bookkeeping)."""
 
 
 class LargeMessageDeflate(PerMessageDeflate):
@@ -128,6 +137,11 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
             self.read_paused = True
             self.transport.pause_reading()
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """uvicorn's, with the socket's kernel send buffer bounded (:data:`SEND_BUFFER`)."""
+        bound_send_buffer(transport)
+        super().connection_made(transport)
+
     async def run_asgi(self) -> None:
         self.scope["extensions"][SEND_NOWAIT] = {
             "send": self.send_texts_nowait,
@@ -166,6 +180,14 @@ class ClubWebSocketProtocol(WebSocketsSansIOProtocol):
                 out.append(text_frame(data))
         self.transport.write(b"".join(out))
         return True
+
+
+def bound_send_buffer(transport: asyncio.BaseTransport) -> None:
+    """Set the transport's TCP socket's kernel send buffer to :data:`SEND_BUFFER` (a transport
+    without a socket, as in a test's in-memory pipe, is left as it is)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
 
 
 def text_frame(data: bytes) -> bytes:

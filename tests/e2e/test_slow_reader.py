@@ -29,9 +29,11 @@ TINY_BUFFER = 4096
 STUCK = 2
 LET_GO_WITHIN = 90.0
 """Seconds within which the server must have dropped the stuck sockets (once their TCP
-buffers, megabytes on loopback, are full: they fall behind) and closed their connections.
-How soon that is depends on how fast the busy table fills those buffers: 40 s at some 18
-moves a second on a fast box, which 45 s allowed too little for a slower one."""
+buffers are full they fall behind: the send buffer bounded by
+``app.commands.ws_protocol.SEND_BUFFER``, then the transport's, then the send queue or its
+timeout) and closed their connections. How soon that is depends on how fast the busy table
+fills those buffers: some 20 s at 18 moves a second (40 s and 700 moves while the kernel grew
+the send buffer to megabytes), which leaves a slow box room."""
 
 
 def _held_after(srv: ServerProcess, ports: set[int], timeout: float) -> set[int]:

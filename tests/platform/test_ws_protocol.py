@@ -5,7 +5,9 @@ uncompressed messages between, RFC 7692 §7.2.3)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 
 from websockets.extensions.permessage_deflate import (
     ClientPerMessageDeflateFactory,
@@ -16,9 +18,11 @@ from websockets.frames import Frame, Opcode
 from app.commands.uvicorn_options import UVICORN_OPTIONS
 from app.commands.ws_protocol import (
     COMPRESS_FROM,
+    SEND_BUFFER,
     ClubWebSocketProtocol,
     LargeMessageDeflate,
     LargeMessageDeflateFactory,
+    bound_send_buffer,
     text_frame,
 )
 
@@ -85,3 +89,29 @@ def test_a_text_frame_is_framed_as_the_websockets_protocol_frames_it() -> None:
     for size in (0, 1, 125, 126, 127, 1500, 65535, 65536, 70000):
         data = _text(size)
         assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False), size
+
+
+async def test_a_websockets_kernel_send_buffer_is_bounded() -> None:
+    """A real loopback TCP connection's server side: its send buffer, autotuned up to
+    megabytes before, is what :data:`SEND_BUFFER` asks (Linux reports it doubled), so a client
+    that never reads falls behind within seconds (tests/e2e/test_slow_reader.py)."""
+    made: asyncio.Future[asyncio.BaseTransport] = asyncio.get_running_loop().create_future()
+
+    class Accepting(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            sock = transport.get_extra_info("socket")
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) != 2 * SEND_BUFFER
+            bound_send_buffer(transport)
+            made.set_result(transport)
+
+    loop = asyncio.get_running_loop()
+    listener = await loop.create_server(Accepting, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    transport = await asyncio.wait_for(made, 5)
+    sock = transport.get_extra_info("socket")
+    assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == 2 * SEND_BUFFER
+    transport.close()
+    writer.close()
+    listener.close()
+    await listener.wait_closed()

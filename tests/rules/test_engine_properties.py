@@ -51,7 +51,6 @@ from app.rules import (
     action_to_json,
     apply,
     card_text,
-    cards_mask,
     event_to_json,
     legal_actions,
     legal_cards,
@@ -59,7 +58,6 @@ from app.rules import (
     mask_cards,
     new_deal,
     outcome,
-    parse_cards,
     replay,
     shuffled_deck,
     start_events,
@@ -87,16 +85,19 @@ SHARDS = 5
 NOT_CARDS = {"bid", "contract", "auction", "outcome", "commitment"}
 
 
-CARD_TEXT = re.compile(r'"(10|[789JQKA])([SCDH])"')
+CARD_TEXT = re.compile(r'"((?:10|[789JQKA])[SCDH])"')
+CARD_BIT = {card_text(card): 1 << card for card in range(32)}
 
 
 def view_cards(data: dict[str, Any]) -> set[str]:
     """Every card text anywhere in a view (fields holding contracts are left out: "10S" there
     is a contract, not a card). Serialises the whole view on the way, so a view that is not
     JSON fails here."""
-    rest = {k: v for k, v in data.items() if k not in NOT_CARDS}
-    json.dumps({k: v for k, v in data.items() if k in NOT_CARDS})
-    return {rank + suit for rank, suit in CARD_TEXT.findall(json.dumps(rest))}
+    rest = dict(data)
+    for key in NOT_CARDS:
+        rest.pop(key, None)
+    json.dumps([data.get(key) for key in NOT_CARDS])
+    return set(CARD_TEXT.findall(json.dumps(rest)))
 
 
 def own_hand_face_down(state: DealState, seat: int) -> bool:
@@ -157,7 +158,9 @@ def check_views(state: DealState) -> None:
         assert view(state, seat) == together[seat]
     for seat in seats:
         data = together[seat]
-        shown = cards_mask(parse_cards(view_cards(data)))
+        shown = 0
+        for text in view_cards(data):
+            shown |= CARD_BIT[text]
         leaked = shown & forbidden_cards(state, seat)
         assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])
         if seat is not None and state.hands and not own_hand_face_down(state, seat):
