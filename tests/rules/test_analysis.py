@@ -47,21 +47,30 @@ def test_misere_catch_agrees_with_the_reference() -> None:
     assert result["misere"][str(declarer)] == {"tricks": forced, "caught": forced >= 1}
 
 
-def test_best_discard_is_the_best_of_every_discard() -> None:
-    """The discard found reaches the maximum over all C(n, 2) discards (reference values)."""
-    rng = random.Random(3)
+@pytest.mark.parametrize("seed", range(40))
+def test_best_discard_is_the_best_of_every_discard(seed: int) -> None:
+    """The discard found is the first (lowest cards first) to reach the maximum over all
+    C(n, 2) discards, and the ties are the discards reaching it (reference values): endings of
+    four cards with a two-card talon, every declarer, leader and strain."""
+    rng = random.Random(seed)
     deck = list(range(32))
     rng.shuffle(deck)
-    others = (sum(1 << c for c in deck[0:4]), sum(1 << c for c in deck[4:8]))
+    declarer, leader = rng.randrange(3), rng.randrange(3)
+    trump = rng.choice([None, 0, 1, 2, 3])
+    others = [sum(1 << c for c in deck[0:4]), sum(1 << c for c in deck[4:8])]
     six = sum(1 << c for c in deck[8:14])  # four cards and a two-card talon
-    trump = 2
-    hands: Hands = (0, others[0], others[1])
-    mask, best, ties = best_discard(hands, 0, six, trump)
+    hands = [0, 0, 0]
+    hands[(declarer + 1) % 3], hands[(declarer + 2) % 3] = others
+    mask, best, ties = best_discard((hands[0], hands[1], hands[2]), declarer, six, trump, leader)
     values = {}
     for a, b in combinations([c for c in range(32) if six >> c & 1], 2):
-        kept = six & ~(1 << a | 1 << b)
-        values[1 << a | 1 << b] = _reference_best_tricks((kept, *others), 0, (), trump, 0)
+        trial = list(hands)
+        trial[declarer] = six & ~(1 << a | 1 << b)
+        values[1 << a | 1 << b] = _reference_best_tricks(
+            (trial[0], trial[1], trial[2]), leader, (), trump, declarer
+        )
     assert best == max(values.values()) == values[mask]
+    assert mask == next(m for m, v in values.items() if v == best)
     assert ties == sum(v == best for v in values.values())
 
 

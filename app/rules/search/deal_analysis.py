@@ -36,6 +36,7 @@ from typing import Any
 from app.rules.core.cards import CARD_TEXTS, CardMask, strain_suit
 from app.rules.core.play import legal_cards, trick_winner
 from app.rules.search.claims import best_tricks
+from app.rules.search.solver import reaches
 
 STRAINS = ("S", "C", "D", "H", "NT")
 PLAY_BUDGET_SECONDS = 20.0
@@ -104,14 +105,23 @@ def best_discard(
 ) -> tuple[CardMask, int, int]:
     """Over all discards of two of ``twelve`` (the declarer's cards with the talon): the first
     discard (lowest cards first) that maximises his tricks, that number, and how many discards
-    reach it."""
+    reach it.
+
+    Once a best is known, a discard needs its exact value only when it beats that best: one
+    null-window search (can he take one trick more?) rules most discards out, and a second
+    (can he take as many?) counts the ties. The same answer as solving every discard exactly,
+    in about half the time (tests/rules/test_analysis.py holds them equal)."""
     cards = [c for c in range(32) if twelve >> c & 1]
     best_mask, best, ties = 0, -1, 0
     for a, b in combinations(cards, 2):
-        kept = twelve & ~(1 << a | 1 << b)
         trial = list(hands)
-        trial[declarer] = kept
-        tricks = best_tricks((trial[0], trial[1], trial[2]), leader, (), trump, declarer)
+        trial[declarer] = twelve & ~(1 << a | 1 << b)
+        position = (trial[0], trial[1], trial[2])
+        if best >= 0 and not reaches(position, leader, (), trump, declarer, False, best + 1):
+            if reaches(position, leader, (), trump, declarer, False, best):
+                ties += 1
+            continue
+        tricks = best_tricks(position, leader, (), trump, declarer)
         if tricks > best:
             best_mask, best, ties = 1 << a | 1 << b, tricks, 1
         elif tricks == best:
