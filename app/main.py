@@ -39,7 +39,7 @@ from app.api import tables as tables_api
 from app.api import ws as ws_api
 from app.api.app_state import AppState, app_state
 from app.api.body_limit import BodyLimit
-from app.api.docs import install_offline_docs
+from app.api.docs import install_error_schemas, install_offline_docs
 from app.api.error_answers import install_error_handlers
 from app.bots.runner import BotRunner
 from app.clock import Clock, server_clock
@@ -121,6 +121,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(seasons_api.router)
     app.include_router(luck_api.router)
     _mount_browser(app)
+    install_error_schemas(app)
     install_offline_docs(app)
     return app
 

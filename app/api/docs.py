@@ -9,6 +9,7 @@ page. The ``fastapi-offline`` package ships those assets; the app serves them it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import fastapi_offline
 from fastapi import FastAPI, Request
@@ -21,9 +22,40 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute, Route
 
+from app.api.schemas import ERROR_MODELS
+
 ASSETS_URL = "/docs-assets"
 ASSETS_DIR = Path(fastapi_offline.__file__).resolve().parent / "static"
 """``swagger-ui-bundle.js``, ``swagger-ui.css``, ``redoc.standalone.js`` and ``favicon.png``."""
+
+
+def error_schemas() -> dict[str, Any]:
+    """The components' schemas of the error answers' models (``ERROR_MODELS`` and the models
+    they nest) exactly as FastAPI writes them for a route's response models: taken from the
+    document of a one-route app that declares them so."""
+    probe = FastAPI()
+    responses: dict[int | str, dict[str, Any]] = {
+        status: {"model": model} for status, model in enumerate(ERROR_MODELS, start=550)
+    }
+    probe.add_api_route("/", lambda: None, responses=responses)
+    return dict(probe.openapi()["components"]["schemas"])
+
+
+def install_error_schemas(app: FastAPI) -> None:
+    """Add the error answers' schemas (``app.api.schemas.ERRORS`` refers to them) to the
+    components of ``app``'s OpenAPI document when it is first built."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = build()
+            components = document.setdefault("components", {})
+            schemas = {**error_schemas(), **components.get("schemas", {})}
+            components["schemas"] = dict(sorted(schemas.items()))  # as FastAPI orders them
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _without(routes: list[BaseRoute], paths: set[str]) -> list[BaseRoute]:
