@@ -19,8 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import ROUND_HALF_EVEN, Decimal
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import func, select, text
@@ -29,8 +28,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models.deal_analyses import DealLuck
 from app.db.models.table import TableEvent
-from app.rules import LUCK_VERSION, Pulka, RulesError, deal_from_json, weigh_deal
+from app.rules import LUCK_VERSION
 from app.services import analysis_cache, archive, standings
+from app.services.luck_weighing import weigh_stored
 from app.workers import PoolBusy, WorkerPool
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,6 @@ BUSY_SECONDS = 3.0
 """The pause when the analysis pool is full (members' own analyses come first)."""
 SKIPPED_SEAT = -1
 """The seat of the one row that marks a deal that cannot be weighed."""
-CENT = Decimal("0.01")
 FIGURES = ("worth", "bidding", "defence", "play")
 
 CLUB_PULKAS = """
@@ -77,31 +76,6 @@ class EndedDeal:
     pulka_id: int
     seq: int
     ended_at: datetime
-
-
-def _cents(value: Fraction) -> Decimal:
-    """An exact figure rounded half-even to the hundredth of a whist (as stored)."""
-    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(CENT, ROUND_HALF_EVEN)
-
-
-def weigh_stored(
-    pulka_json: Mapping[str, Any], outcome_json: Mapping[str, Any], analysis: Mapping[str, Any]
-) -> dict[int, tuple[str, str, str, str, bool]] | None:
-    """Each playing seat's figures of a stored deal (run in a worker process): the pulka as
-    its ``deal_started`` event stored it, the ``deal_ended`` outcome and the analysis; ``None``
-    when the stored pulka or outcome is refused by the rules."""
-    try:
-        pulka = Pulka.from_json(pulka_json)
-        outcome = deal_from_json(outcome_json, pulka.deal_index)
-    except RulesError:
-        return None
-    out: dict[int, tuple[str, str, str, str, bool]] = {}
-    for seat, luck in weigh_deal(pulka, outcome, analysis).items():
-        worth, bidding, defence, play = (
-            str(_cents(v)) for v in (luck.worth, luck.bidding, luck.defence, luck.play)
-        )
-        out[seat] = (worth, bidding, defence, play, luck.complete)
-    return out
 
 
 async def pending(db: AsyncSession, limit: int = PASS_SIZE) -> list[EndedDeal]:

@@ -51,3 +51,15 @@ def test_the_web_app_loads_fpdf_only_for_a_print_out() -> None:
         "assert night_pdf(night, str(get_settings().pdf_font)).startswith(b'%PDF')"
     )
     assert "fpdf" in printed
+
+
+def test_the_luck_worker_loads_only_the_rules() -> None:
+    """The analysis pool's luck worker imports the module of the function it runs
+    (``app.services.luck_weighing.weigh_stored``): no SQLAlchemy, no models, no other service
+    (``app.services.deal_luck``, which schedules the pass, made a worker's start about a second
+    longer)."""
+    loaded = _loaded_after("from app.services.luck_weighing import weigh_stored")
+    assert "app.rules" in loaded
+    assert not {m for m in loaded if m.split(".")[0] == "sqlalchemy"}
+    assert not {m for m in loaded if m.startswith(("app.db", "app.api")) or m in HEAVY}
+    assert {m for m in loaded if m.startswith("app.services.")} == {"app.services.luck_weighing"}
