@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.clock import FrozenClock
 from app.db.models import Member
 from app.realtime.engine import legal_json
-from app.realtime.store import rebuild
+from app.realtime.store import StateCache, rebuild
 from app.services.pulkas import close_pulka
 from app.services.table_commands import execute
 from app.services.tables import create_table
@@ -70,11 +70,14 @@ async def play_deal(
     """Play the table's current deal to its end (or until ``stop`` says so); returns the deal's
     number. Command ids start with ``prefix``: a second call for the same deal needs another."""
     factory: Any = SameSession(db)
+    # As a server's hub keeps it: each command starts from the state the one before committed,
+    # not from the table's events folded again (forty times a deal, and as often in this loop).
+    cache = StateCache()
     state = await rebuild(db, table_id)
     assert state is not None and state.deal is not None
     deal_no = state.deal_no
     for step in range(200):
-        state = await rebuild(db, table_id)
+        state = cache.latest(table_id) or await rebuild(db, table_id)
         assert state is not None
         if state.deal_no != deal_no or state.deal is None or state.deal.finished:
             return deal_no
@@ -84,7 +87,7 @@ async def play_deal(
         command = {"id": f"{prefix}{deal_no}-{step}", **chooser(legal_json(state.deal, seat))}
         await execute(
             factory,
-            None,
+            cache,
             table_id=table_id,
             member_id=member_ids[seat],
             seat=seat,
