@@ -158,7 +158,7 @@ class ValidationErrorOut(BaseModel):
 
 def _error_body(model: type[BaseModel]) -> dict[str, object]:
     """An error answer's JSON body, by reference to its model's schema among the document's
-    components (:func:`error_schemas` puts it there)."""
+    components (``app.api.docs.install_error_schemas`` puts it there)."""
     return {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}
 
 
@@ -182,5 +182,5 @@ FastAPI builds a pydantic adapter for every model of every route's responses onc
 its first request (seven per route, some 700 in all: 0.25-0.35 s of CPU, three quarters of an
 app's first request), only for this document; a test app or a server is built often. The
 document is the same (``app.api.docs.install_error_schemas`` adds the schemas;
-``tests/api/test_openapi_errors.py``)."""
+``tests/api/test_openapi.py``)."""
 ERROR_MODELS: tuple[type[BaseModel], ...] = (ErrorOut, ValidationErrorOut)
