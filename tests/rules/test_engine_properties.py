@@ -51,6 +51,7 @@ from app.rules import (
     action_to_json,
     apply,
     card_text,
+    cards_mask,
     event_to_json,
     legal_actions,
     legal_cards,
@@ -58,6 +59,7 @@ from app.rules import (
     mask_cards,
     new_deal,
     outcome,
+    parse_cards,
     replay,
     shuffled_deck,
     start_events,
@@ -86,7 +88,6 @@ NOT_CARDS = {"bid", "contract", "auction", "outcome", "commitment"}
 
 
 CARD_TEXT = re.compile(r'"((?:10|[789JQKA])[SCDH])"')
-CARD_BIT = {card_text(card): 1 << card for card in range(32)}
 
 
 def view_cards(data: dict[str, Any]) -> set[str]:
@@ -158,9 +159,7 @@ def check_views(state: DealState) -> None:
         assert view(state, seat) == together[seat]
     for seat in seats:
         data = together[seat]
-        shown = 0
-        for text in view_cards(data):
-            shown |= CARD_BIT[text]
+        shown = cards_mask(parse_cards(view_cards(data)))
         leaked = shown & forbidden_cards(state, seat)
         assert not leaked, (seat, state.phase, [card_text(c) for c in mask_cards(leaked)])
         if seat is not None and state.hands and not own_hand_face_down(state, seat):

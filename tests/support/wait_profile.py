@@ -21,18 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cpu_profile import busy_cpu_seconds
+
 OUT_DIR = Path(__file__).parents[2] / "test-results"
 PERIOD = 0.5
 TICK = os.sysconf("SC_CLK_TCK")
 _current = {"test": "-"}
-
-
-def machine_busy() -> float:
-    """Busy CPU seconds of all cores since boot."""
-    with open("/proc/stat", encoding="ascii") as stat:
-        fields = [int(v) for v in stat.readline().split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / TICK
 
 
 def tree_cpu(root: int) -> float:
@@ -64,11 +58,11 @@ def tree_cpu(root: int) -> float:
 
 def _sample(out: Path) -> None:
     me = os.getpid()
-    last_t, last_tree, last_busy = time.monotonic(), tree_cpu(me), machine_busy()
+    last_t, last_tree, last_busy = time.monotonic(), tree_cpu(me), busy_cpu_seconds()
     with out.open("w", encoding="utf-8") as sink:
         while True:
             time.sleep(PERIOD)
-            now, tree, busy = time.monotonic(), tree_cpu(me), machine_busy()
+            now, tree, busy = time.monotonic(), tree_cpu(me), busy_cpu_seconds()
             sink.write(
                 f"{time.time():.2f}\t{now - last_t:.3f}\t{tree - last_tree:.2f}\t"
                 f"{busy - last_busy:.2f}\t{_current['test']}\n"
@@ -90,24 +84,22 @@ def pytest_runtest_logstart(nodeid: str, location: object) -> None:
 
 def report(cores: int = 2) -> None:
     """Per test: the worker's unused core-seconds while the machine had a core to spare."""
-    rows: list[tuple[float, str, float, float]] = []
     files = sorted(OUT_DIR.glob("wait-gw*.tsv"))
-    for path in files:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            stamp, dt, tree, busy, test = line.split("\t")
-            rate = min(max(float(tree) / float(dt), 0.0), cores)
-            rows.append((float(stamp), test, rate, float(busy) / float(dt)))
     idle_of: dict[str, float] = defaultdict(float)
     wall_of: dict[str, float] = defaultdict(float)
     cpu_of: dict[str, float] = defaultdict(float)
     machine_idle = 0.0
-    for _, test, tree, busy in rows:
-        spare = max(0.0, cores - busy)
-        machine_idle += spare * PERIOD / len(files)
-        wall_of[test] += PERIOD
-        cpu_of[test] += tree * PERIOD
-        if spare > 0.3:
-            idle_of[test] += max(0.0, 1.0 - tree) * PERIOD
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            _, seconds, tree, busy, test = line.split("\t")
+            dt = float(seconds)
+            rate = min(max(float(tree) / dt, 0.0), cores)  # a child reaped outside the tree
+            spare = max(0.0, cores - float(busy) / dt)
+            machine_idle += spare * dt / len(files)
+            wall_of[test] += dt
+            cpu_of[test] += rate * dt
+            if spare > 0.3:
+                idle_of[test] += max(0.0, 1.0 - rate) * dt
     by_file: dict[str, float] = defaultdict(float)
     for test, idle in idle_of.items():
         by_file[test.split("::")[0]] += idle
