@@ -64,7 +64,9 @@ def _without(routes: list[BaseRoute], paths: set[str]) -> list[BaseRoute]:
 
 def install_offline_docs(app: FastAPI) -> None:
     """Replace FastAPI's CDN-backed ``/docs`` and ``/redoc`` pages with ones whose scripts and
-    styles the app serves itself. Pages switched off on ``app`` stay off."""
+    styles the app serves itself. Pages switched off on ``app`` stay off. The pages read the
+    app from their request, never from a closure: FastAPI keeps an endpoint in a process-wide
+    cache, which would keep every app a process ever built alive (a test run builds hundreds)."""
     docs_url, redoc_url = app.docs_url, app.redoc_url
     oauth_url = app.swagger_ui_oauth2_redirect_url
     openapi_url = app.openapi_url
@@ -80,12 +82,12 @@ def install_offline_docs(app: FastAPI) -> None:
             root = request.scope.get("root_path", "")
             return get_swagger_ui_html(
                 openapi_url=f"{root}{openapi_url}",
-                title=f"{app.title} — API",
+                title=f"{request.app.title} — API",
                 oauth2_redirect_url=oauth_url,
                 swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
                 swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
                 swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-                swagger_ui_parameters=app.swagger_ui_parameters,
+                swagger_ui_parameters=request.app.swagger_ui_parameters,
             )
 
         app.add_api_route(docs_url, swagger, methods=["GET"], include_in_schema=False)
@@ -102,7 +104,7 @@ def install_offline_docs(app: FastAPI) -> None:
             root = request.scope.get("root_path", "")
             return get_redoc_html(
                 openapi_url=f"{root}{openapi_url}",
-                title=f"{app.title} — API",
+                title=f"{request.app.title} — API",
                 redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
                 redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
                 with_google_fonts=False,
