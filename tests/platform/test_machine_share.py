@@ -1,13 +1,17 @@
 """The lock an ``alone`` test holds on the machine in a parallel run (tests/conftest.py,
-docs/testing.md): exclusive while it measures, shared once it calls ``share()``."""
+docs/testing.md): exclusive while it measures, shared once it calls ``share()``; and the
+garbage collector it holds off in its own process."""
 
 from __future__ import annotations
 
 import fcntl
+import gc
 from pathlib import Path
 from typing import IO
 
-from tests.conftest import MachineShare
+import pytest
+
+from tests.conftest import MachineShare, collector_held
 
 
 def _can_take(path: Path, mode: int) -> bool:
@@ -42,3 +46,15 @@ def test_an_alone_test_keeps_the_machine_until_it_shares_it(tmp_path: Path) -> N
     intent.close()
     run.close()
     assert _can_take(run_path, fcntl.LOCK_EX)
+
+
+def test_a_measuring_test_holds_the_collector_off_and_gives_it_back() -> None:
+    assert gc.isenabled()
+    with collector_held(False):
+        assert gc.isenabled()
+    with collector_held(True):
+        assert not gc.isenabled()  # no collection pauses the measuring process
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_held(True):
+        raise RuntimeError("a failing measurement")
+    assert gc.isenabled()
