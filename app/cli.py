@@ -8,7 +8,6 @@ Each command reads the same settings as the server.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import sys
 from datetime import UTC, datetime
@@ -16,15 +15,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from app.config import get_settings
-from app.db.embedded import database_url, stop_embedded
 from app.rules import PRESET_NAMES
 
 if TYPE_CHECKING:
     from app.services.bootstrap import FirstAdmin
 
-# A command imports what it uses when it runs (``score`` needs no web app). This also keeps the
-# process pools' workers light: ``spawn`` re-imports this module as the worker's ``__main__``.
+# A command imports what it uses when it runs (``score`` needs no web app), the settings, the
+# embedded database and asyncio included. This also keeps the process pools' workers light:
+# ``spawn`` re-imports this module as each worker's ``__main__`` (the rules, which the solver's,
+# the analyses' and the hints' workers import anyway, are the one heavy import left here).
 
 cli = typer.Typer(
     help="prefclub: the Preferans club server.",
@@ -35,6 +34,9 @@ cli = typer.Typer(
 
 
 def _database_url() -> str:
+    from app.config import get_settings
+    from app.db.embedded import database_url
+
     settings = get_settings()
     return database_url(settings.database_url, settings.data_dir)
 
@@ -60,6 +62,8 @@ def migrate() -> None:
     """Bring the database schema up to date (``alembic upgrade head``), then check that every
     finished pulka re-scores to its stored sheet and settlement (exit 3 naming those that do
     not, docs/formats.md)."""
+    import asyncio
+
     from app.db.migrate import upgrade
 
     url = _database_url()
@@ -94,12 +98,15 @@ async def _standings(url: str, *, only_if_empty: bool) -> bool:
 def rebuild_standings() -> None:
     """Rebuild the standings' nights and the rating from the archive (docs/rating.md); the
     result is what the server kept as each pulka closed, so this only repairs."""
+    import asyncio
+
     asyncio.run(_standings(_database_url(), only_if_empty=False))
     typer.echo("standings and ratings rebuilt from the archive")
 
 
 async def _bootstrap(url: str) -> FirstAdmin | None:
     """First admin on an empty club; the Monday calendar generated ahead (R-S1)."""
+    from app.config import get_settings
     from app.db.engine import make_engine, make_sessionmaker, session_scope
     from app.services import standings
     from app.services.bootstrap import ensure_first_admin
@@ -134,6 +141,8 @@ def serve(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     finally:
+        from app.db.embedded import stop_embedded
+
         stop_embedded()
 
 
@@ -146,11 +155,14 @@ def _serve(host: str | None, port: int | None) -> None:
     from app.realtime.gc_tuning import serving_thresholds
 
     serving_thresholds()
+    import asyncio
+
     import uvicorn
 
     from app.commands.banner import BannerServer, banner
     from app.commands.http_protocol import ClubHttpProtocol
     from app.commands.uvicorn_options import UVICORN_OPTIONS
+    from app.config import get_settings
     from app.db.migrate import upgrade
     from app.logging_setup import configure_logging
     from app.main import create_app
@@ -184,6 +196,8 @@ def create_admin(
     display_name: Annotated[str | None, typer.Option(help="name shown at tables")] = None,
 ) -> None:
     """Create an admin account and print its one-time password."""
+    import asyncio
+
     from app.db.migrate import upgrade
     from app.services.members import create_admin_account
 
@@ -233,6 +247,7 @@ def backup(
     """Make a consistent online backup (pg_dump custom format) while tables are played."""
     from app.clock import server_clock
     from app.commands.backup import run_backup
+    from app.config import get_settings
 
     settings = get_settings()
     raise typer.Exit(

@@ -15,6 +15,17 @@ import sys
 from tests.support.server import PROJECT_ROOT
 
 HEAVY = ("app.main", "fastapi", "uvicorn", "sqlalchemy.orm", "alembic", "fpdf", "app.api")
+BESIDE_THE_RULES = (
+    "app.config",
+    "app.db",
+    "pydantic",
+    "pydantic_settings",
+    "asyncio",
+    "sqlalchemy",
+)
+"""What a spawned worker of the solver, the analyses or the hints (which import the rules
+themselves) would load only because ``app.cli`` did: a quarter of a second of every worker's
+start on a fast box."""
 
 
 def _loaded_after(statement: str) -> set[str]:
@@ -35,6 +46,10 @@ def test_importing_the_command_line_loads_no_web_app() -> None:
     assert "app.cli" in loaded
     heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []
+    more = sorted(
+        m for m in loaded if any(m == h or m.startswith(h + ".") for h in BESIDE_THE_RULES)
+    )
+    assert more == []
 
 
 def test_the_web_app_loads_fpdf_only_for_a_print_out() -> None:
