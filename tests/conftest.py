@@ -5,7 +5,6 @@ a parallel run (pytest-xdist, docs/testing.md) shares the tests among its worker
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import gc
 import os
@@ -111,65 +110,86 @@ ALONE_RUN = TEST_DATA_DIR.parent / "test-alone.run"
 
 
 class MachineShare:
-    """What a test holds of the machine in a parallel run (see :func:`machine_share`)."""
+    """What a test holds of the machine (see :func:`machine_share`). Every test starts with
+    its share; an ``alone`` test takes the whole machine for its measuring only
+    (:meth:`alone`) and may give it back before it ends (:meth:`share`)."""
 
     def __init__(self, intent: IO[str] | None = None, run: IO[str] | None = None) -> None:
         self._intent = intent
         self._run = run
+        self.measured = False
+        """Whether :meth:`alone` was called (an ``alone`` test that never calls it fails)."""
+        self._exclusive = False
+
+    def alone(self) -> None:
+        """From here until :meth:`share` or the test's end, no other test runs (it waits for
+        the other workers' running tests to end, and no new one starts), and this process's
+        garbage collector is held off: one collection now, none until the test ends. The
+        round trips are timed in this process, and a full collection here (a worker that has
+        run a thousand tests walks hundreds of thousands of objects: 0.2–1 s) once stalled two
+        pings of the claim pool at 0.22 s, a pause of the measurement, not of the server.
+
+        The run lock is let go before the intent lock is taken: two ``alone`` tests that got
+        here together would otherwise each hold the run lock shared while waiting for the
+        other's intent lock."""
+        if self.measured:
+            return
+        self.measured = True
+        gc.collect()
+        gc.disable()
+        if self._intent is None or self._run is None:
+            return
+        fcntl.flock(self._run, fcntl.LOCK_UN)
+        fcntl.flock(self._intent, fcntl.LOCK_EX)
+        fcntl.flock(self._run, fcntl.LOCK_EX)
+        self._exclusive = True
 
     def share(self) -> None:
-        """An ``alone`` test whose latencies are measured: the other workers' tests may run
-        beside the rest of it (a wait, say). The run lock goes from exclusive to shared while
-        the intent lock is still held, so no other ``alone`` test can slip in between."""
-        if self._intent is None or self._run is None:
+        """An ``alone`` test whose measuring is over: the other workers' tests may run beside
+        the rest of it (a wait, say). The run lock goes from exclusive to shared while the
+        intent lock is still held, so no other ``alone`` test can slip in between."""
+        if not self._exclusive or self._intent is None or self._run is None:
             return
         fcntl.flock(self._run, fcntl.LOCK_SH)
         fcntl.flock(self._intent, fcntl.LOCK_UN)
-        self._intent = None
+        self._exclusive = False
 
-
-@contextlib.contextmanager
-def collector_held(held: bool) -> Iterator[None]:
-    """While ``held``, no automatic garbage collection in this test process: the collector
-    runs once now, then not until the test ends. A measuring test times round trips in this process,
-    and a full collection here (a worker that has run a thousand tests walks hundreds of
-    thousands of objects: 0.2–1 s) stalled two pings of a claim pool run at 0.22 s, a pause
-    of the measurement, not of the server."""
-    if not held:
-        yield
-        return
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    def end(self) -> None:
+        """The test is over: the collector runs again (the locks are the fixture's)."""
+        if self.measured:
+            gc.enable()
 
 
 @pytest.fixture(autouse=True)
 def machine_share(request: pytest.FixtureRequest) -> Iterator[MachineShare]:
-    """A test marked ``alone`` (it measures latencies under a load) runs while no other
-    worker runs a test: it takes ``ALONE_RUN`` exclusively, every other test takes it shared.
+    """A test marked ``alone`` (it measures latencies under a load) measures while no other
+    worker runs a test: every test holds the lock file ``ALONE_RUN`` shared, and such a test
+    asks for this fixture and calls ``machine_share.alone()`` when its measuring starts, which
+    takes ``ALONE_RUN`` exclusively (its setup runs beside the other workers' tests).
     ``ALONE_INTENT`` makes a waiting ``alone`` test go first: while it waits for the running
     tests to end, no new test starts. An ``alone`` test may hand the machine back before it
-    ends (:meth:`MachineShare.share`). A serial run takes no lock."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        yield MachineShare()
-        return
+    ends (:meth:`MachineShare.share`); one that never calls ``alone()`` fails. A serial run
+    takes no lock (``alone()`` still holds the collector off)."""
     alone = request.node.get_closest_marker("alone") is not None
-    mode = fcntl.LOCK_EX if alone else fcntl.LOCK_SH
-    ALONE_RUN.parent.mkdir(parents=True, exist_ok=True)
-    with ALONE_INTENT.open("a") as intent, ALONE_RUN.open("a") as run:
-        fcntl.flock(intent, mode)
-        fcntl.flock(run, mode)
-        if not alone:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        share = MachineShare()
+        yield share
+        share.end()
+    else:
+        ALONE_RUN.parent.mkdir(parents=True, exist_ok=True)
+        with ALONE_INTENT.open("a") as intent, ALONE_RUN.open("a") as run:
+            fcntl.flock(intent, fcntl.LOCK_SH)
+            fcntl.flock(run, fcntl.LOCK_SH)
             fcntl.flock(intent, fcntl.LOCK_UN)
-        try:
-            with collector_held(alone):
-                yield MachineShare(intent, run) if alone else MachineShare()
-        finally:
-            fcntl.flock(run, fcntl.LOCK_UN)
-            fcntl.flock(intent, fcntl.LOCK_UN)
+            share = MachineShare(intent, run)
+            try:
+                yield share
+            finally:
+                share.end()
+                fcntl.flock(run, fcntl.LOCK_UN)
+                fcntl.flock(intent, fcntl.LOCK_UN)
+    if alone and not share.measured:
+        pytest.fail("an alone test must call machine_share.alone() when its measuring starts")
 
 
 @pytest.fixture(scope="session")

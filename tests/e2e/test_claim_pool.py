@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.db.engine import make_engine, make_sessionmaker, session_scope
+from tests.conftest import MachineShare
 from tests.e2e.latency import loaded_bound, p99, ping_into
 from tests.support.live_servers import Client, clients, setup_table
 from tests.support.server import ServerProcess
@@ -136,7 +137,7 @@ async def _to_first_lead(players: list[Client]) -> Client:
 
 @pytest.mark.alone  # latencies against the quiet table's: no other test beside it
 async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solved(
-    srv: ServerProcess, live_db: str
+    srv: ServerProcess, live_db: str, machine_share: MachineShare
 ) -> None:
     slow_id, slow_seats, _ = await setup_table(live_db, 3)
     await _use_deck(live_db, slow_id, SLOW_DECK)
@@ -155,6 +156,7 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         declarer = await _to_first_lead(slow)
         assert declarer.latest is not None
         assert declarer.latest["deal"]["contract"] == "6C"
+        machine_share.alone()
         quiet: list[float] = []
         quiet_over = asyncio.Event()
         pingers = [asyncio.create_task(ping_into(c, quiet, quiet_over, PING_EVERY)) for c in other]
@@ -176,6 +178,7 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
             await asyncio.sleep(PING_EVERY)
         stop.set()
         await asyncio.gather(*pingers)
+        machine_share.share()
         assert answer["type"] == "ack", answer
         rejected = await declarer.wait_for(lambda m: m.get("seq") == answer["seq"])
         assert rejected["data"]["events"][0]["type"] == "claim_rejected"

@@ -90,6 +90,7 @@ async def test_a_socket_that_never_reads_slows_no_other_table(
 ) -> None:
     busy_id, busy_seats, watchers = await setup_table(live_db, 3, spectators=STUCK)
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
+    machine_share.alone()
     before = await measure_elsewhere(srv.port, quiet_id, quiet_seats, QUIET_SECONDS)
     async with clients(srv, busy_id, busy_seats) as busy:
         stuck = [_never_reading(srv, busy_id, w.cookie) for w in watchers]

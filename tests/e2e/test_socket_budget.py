@@ -18,6 +18,7 @@ import pytest
 import websockets
 
 from app.bots.harness import Seat
+from tests.conftest import MachineShare
 from tests.e2e.latency import loaded_bound, p99, ping_into
 from tests.support.live_servers import Client, Driver, clients, server, setup_table
 from tests.support.server import ServerProcess
@@ -119,12 +120,13 @@ async def _play(driver: Driver, seconds: float, at_least: int) -> list[float]:
 
 @pytest.mark.alone  # latencies against the quiet table's: no other test beside it
 async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_slowed(
-    srv: ServerProcess, live_db: str
+    srv: ServerProcess, live_db: str, machine_share: MachineShare
 ) -> None:
     # The run's own yardstick: another table of the same server played without a flood (the
     # flooded table's own deals stay as they were: its chat opens between deals, R-W12).
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
     async with clients(srv, quiet_id, quiet_seats) as quiet_players:
+        machine_share.alone()
         quiet = await _play(Driver(quiet_players, seed=7), 2.0, 25)
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
@@ -154,6 +156,7 @@ async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_
         latencies = await _play(Driver(players, seed=7), 5.0, 90)
         stop.set()
         await asyncio.gather(flooding, *pingers)
+        machine_share.share()
         latencies += pings
         await flooder.wait_for(lambda m: m.get("id") == sent[-1], timeout=15)
         assert flooder.open, "a flood under the budget must not be closed"
