@@ -26,6 +26,7 @@ LAZY_ON_PURPOSE = {
     # so a pool worker re-importing it as ``__main__`` (spawn) stays light (test_cli_imports).
     ("app/cli.py", "app"),
     ("app/cli.py", "uvicorn"),
+    ("app/cli.py", "asyncio"),
     # fpdf2 (with fontTools and Pillow) is loaded by the print worker for its first file, not by
     # every server start (test_cli_imports).
     ("app/services/print_pdf.py", "fpdf"),
