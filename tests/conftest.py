@@ -129,9 +129,11 @@ class MachineShare:
         run a thousand tests walks hundreds of thousands of objects: 0.2–1 s) once stalled two
         pings of the claim pool at 0.22 s, a pause of the measurement, not of the server.
 
-        The run lock is let go before the intent lock is taken: two ``alone`` tests that got
-        here together would otherwise each hold the run lock shared while waiting for the
-        other's intent lock."""
+        It blocks until the machine is free, the test's event loop with it: call it while no
+        socket of the test is open (a server's keepalive ping would go unanswered). The run
+        lock is let go before the intent lock is taken: two ``alone`` tests that got here
+        together would otherwise each hold the run lock shared while waiting for the other's
+        intent lock."""
         if self.measured:
             return
         self.measured = True

@@ -149,6 +149,8 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         # interpreter start-ups): an easy claim on a third table starts them first.
         easy = await (await _to_first_lead(warm)).command({"type": "claim", "tricks": 1})
         assert easy["type"] == "ack", easy
+    # Before any socket is open: alone() blocks this loop until the machine is free.
+    machine_share.alone()
     async with (
         clients(srv, slow_id, slow_seats) as slow,
         clients(srv, other_id, other_seats) as other,
@@ -156,7 +158,6 @@ async def test_other_tables_are_served_at_once_while_a_worst_case_claim_is_solve
         declarer = await _to_first_lead(slow)
         assert declarer.latest is not None
         assert declarer.latest["deal"]["contract"] == "6C"
-        machine_share.alone()
         quiet: list[float] = []
         quiet_over = asyncio.Event()
         pingers = [asyncio.create_task(ping_into(c, quiet, quiet_over, PING_EVERY)) for c in other]

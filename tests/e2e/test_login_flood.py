@@ -156,8 +156,8 @@ async def test_a_login_flood_slows_no_table_and_locks_no_member_out(
     flood = context.Process(
         target=flood_process, args=(flood_srv.port, targets, FLOOD_SECONDS, results)
     )
+    machine_share.alone()  # before any socket is open: it blocks this loop until it may
     async with clients(flood_srv, table_id, seats) as players:
-        machine_share.alone()
         quiet = await play_and_ping(players, QUIET_SECONDS)
         flood.start()
         try:

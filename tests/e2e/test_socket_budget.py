@@ -125,8 +125,8 @@ async def test_a_chat_flood_under_the_budget_is_answered_and_tablemates_are_not_
     # The run's own yardstick: another table of the same server played without a flood (the
     # flooded table's own deals stay as they were: its chat opens between deals, R-W12).
     quiet_id, quiet_seats, _ = await setup_table(live_db, 3)
+    machine_share.alone()  # before any socket is open: it blocks this loop until it may
     async with clients(srv, quiet_id, quiet_seats) as quiet_players:
-        machine_share.alone()
         quiet = await _play(Driver(quiet_players, seed=7), 2.0, 25)
     table_id, seats, _ = await setup_table(live_db, 3)
     async with clients(srv, table_id, seats) as players:
