@@ -54,69 +54,28 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield proc
 
 
-class PlaywrightDriver:
-    """The worker's Playwright driver (a Node.js process, some 0.35 CPU s to start), kept
-    while consecutive modules use a browser: they share it, each with a Chromium of its own.
-    It is stopped before any other test runs and before the session's fixtures end: between
-    its calls the sync API marks its event loop as running in this thread, where an async
-    test (or pytest-asyncio's runner closing) could not run."""
-
-    def __init__(self) -> None:
-        self._manager: Any = None
-        self._playwright: Any = None
-        self._open: list[Any] = []
-
-    def launch(self) -> Any:
-        """A new Chromium from the running driver (started now if there is none)."""
-        if self._playwright is None:
-            sync_api = pytest.importorskip("playwright.sync_api")
-            manager = sync_api.sync_playwright()
-            self._playwright = manager.__enter__()
-            self._manager = manager
-        chromium = launch(self._playwright)
-        self._open.append(chromium)
-        return chromium
-
-    def close(self, chromium: Any) -> None:
-        """Close ``chromium`` unless :meth:`stop` has closed it already."""
-        if chromium in self._open:
-            self._open.remove(chromium)
-            chromium.close()
-
-    def stop(self) -> None:
-        """Close the browsers still open and stop the driver (if it runs)."""
-        for chromium in list(self._open):
-            self.close(chromium)
-        manager, self._manager, self._playwright = self._manager, None, None
-        if manager is not None:
-            manager.__exit__(None, None, None)
-
-
-DRIVER = PlaywrightDriver()
+@pytest.fixture(scope="package")
+def playwright_driver() -> Iterator[Any]:
+    """The Playwright driver (a Node.js process, some 0.35 CPU s to start) that the browser
+    modules a worker runs in a row share; each module launches a Chromium of its own. Package
+    scope: pytest stops it when the worker's next test is outside tests/browser, after the
+    modules' fixtures (their pages and browsers) and before the session's. Between its calls
+    the sync API marks its event loop as running in this thread, where neither an async test
+    nor pytest-asyncio's runner could run, so tests/browser holds no async test (its helpers
+    run coroutines in a thread of their own)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")
-def browser(server: ServerProcess) -> Iterator[Any]:
+def browser(server: ServerProcess, playwright_driver: Any) -> Iterator[Any]:
     """One headless Debian Chromium for the module (never a downloaded browser)."""
-    chromium = DRIVER.launch()
+    chromium = launch(playwright_driver)
     try:
         yield chromium
     finally:
-        DRIVER.close(chromium)
-
-
-def _path(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Before the fixtures end: stop the driver when this worker's next test is in another
-    file and uses no browser, or when there is none (the session's fixtures end next)."""
-    if nextitem is None or (
-        _path(nextitem) != _path(item) and "browser" not in nextitem.fixturenames
-    ):
-        DRIVER.stop()
+        chromium.close()
 
 
 def first_admin_password(server: ServerProcess) -> str:
