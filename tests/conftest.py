@@ -121,6 +121,15 @@ class MachineShare:
         """Whether :meth:`alone` was called (an ``alone`` test that never calls it fails)."""
         self._exclusive = False
 
+    @classmethod
+    def taken(cls, intent: IO[str], run: IO[str]) -> MachineShare:
+        """Every test's start in a parallel run: the run lock shared, taken through the intent
+        lock, so that an ``alone`` test waiting for the machine goes first."""
+        fcntl.flock(intent, fcntl.LOCK_SH)
+        fcntl.flock(run, fcntl.LOCK_SH)
+        fcntl.flock(intent, fcntl.LOCK_UN)
+        return cls(intent, run)
+
     def alone(self) -> None:
         """From here until :meth:`share` or the test's end, no other test runs (it waits for
         the other workers' running tests to end, and no new one starts), and this process's
@@ -180,10 +189,7 @@ def machine_share(request: pytest.FixtureRequest) -> Iterator[MachineShare]:
     else:
         ALONE_RUN.parent.mkdir(parents=True, exist_ok=True)
         with ALONE_INTENT.open("a") as intent, ALONE_RUN.open("a") as run:
-            fcntl.flock(intent, fcntl.LOCK_SH)
-            fcntl.flock(run, fcntl.LOCK_SH)
-            fcntl.flock(intent, fcntl.LOCK_UN)
-            share = MachineShare(intent, run)
+            share = MachineShare.taken(intent, run)
             try:
                 yield share
             finally:

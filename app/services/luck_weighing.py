@@ -19,7 +19,7 @@ from app.rules import Pulka, RulesError, deal_from_json, weigh_deal
 CENT = Decimal("0.01")
 
 
-def cents(value: Fraction) -> Decimal:
+def _cents(value: Fraction) -> Decimal:
     """An exact figure rounded half-even to the hundredth of a whist (as stored)."""
     return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(CENT, ROUND_HALF_EVEN)
 
@@ -38,7 +38,7 @@ def weigh_stored(
     out: dict[int, tuple[str, str, str, str, bool]] = {}
     for seat, luck in weigh_deal(pulka, outcome, analysis).items():
         worth, bidding, defence, play = (
-            str(cents(v)) for v in (luck.worth, luck.bidding, luck.defence, luck.play)
+            str(_cents(v)) for v in (luck.worth, luck.bidding, luck.defence, luck.play)
         )
         out[seat] = (worth, bidding, defence, play, luck.complete)
     return out

@@ -28,6 +28,11 @@ themselves) would load only because ``app.cli`` did: a quarter of a second of ev
 start on a fast box."""
 
 
+def _under(loaded: set[str], packages: tuple[str, ...]) -> list[str]:
+    """The modules of ``loaded`` that are one of ``packages`` or inside one."""
+    return sorted(m for m in loaded if any(m == p or m.startswith(p + ".") for p in packages))
+
+
 def _loaded_after(statement: str) -> set[str]:
     code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(
@@ -44,12 +49,8 @@ def _loaded_after(statement: str) -> set[str]:
 def test_importing_the_command_line_loads_no_web_app() -> None:
     loaded = _loaded_after("import app.cli")
     assert "app.cli" in loaded
-    heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
-    assert heavy == []
-    more = sorted(
-        m for m in loaded if any(m == h or m.startswith(h + ".") for h in BESIDE_THE_RULES)
-    )
-    assert more == []
+    assert _under(loaded, HEAVY) == []
+    assert _under(loaded, BESIDE_THE_RULES) == []
 
 
 def test_the_web_app_loads_fpdf_only_for_a_print_out() -> None:

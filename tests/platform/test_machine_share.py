@@ -33,9 +33,8 @@ def _held(path: Path, mode: int) -> IO[str]:
 
 def test_an_alone_test_takes_the_machine_to_measure_and_shares_it_after(tmp_path: Path) -> None:
     intent_path, run_path = tmp_path / "intent", tmp_path / "run"
-    intent, run = _held(intent_path, fcntl.LOCK_SH), _held(run_path, fcntl.LOCK_SH)
-    fcntl.flock(intent, fcntl.LOCK_UN)  # as every test starts: the run lock shared
-    share = MachineShare(intent, run)
+    intent, run = intent_path.open("a"), run_path.open("a")
+    share = MachineShare.taken(intent, run)  # as every test starts: the run lock shared
     assert _can_take(run_path, fcntl.LOCK_SH)  # its setup runs beside other tests
     share.alone()
     try:
@@ -59,9 +58,8 @@ def test_an_alone_test_takes_the_machine_to_measure_and_shares_it_after(tmp_path
 def test_alone_waits_for_a_running_test_and_keeps_new_ones_out(tmp_path: Path) -> None:
     intent_path, run_path = tmp_path / "intent", tmp_path / "run"
     other_run = _held(run_path, fcntl.LOCK_SH)  # the other worker's running test
-    intent, run = _held(intent_path, fcntl.LOCK_SH), _held(run_path, fcntl.LOCK_SH)
-    fcntl.flock(intent, fcntl.LOCK_UN)
-    share = MachineShare(intent, run)
+    intent, run = intent_path.open("a"), run_path.open("a")
+    share = MachineShare.taken(intent, run)
     taken = threading.Event()
 
     def measure() -> None:
