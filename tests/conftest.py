@@ -39,7 +39,6 @@ SLOW_FIRST = (
     "tests/platform/test_upgrade_dumps.py",
     "tests/platform/test_operations_doc.py",
     "tests/platform/test_backup_cli.py",
-    "tests/e2e/test_slow_reader.py",
     "tests/browser/test_table_page.py",
     "tests/browser/test_club_night.py",
     "tests/rules/test_solver.py",
@@ -62,9 +61,15 @@ def free_file(path: str) -> bool:
     return path.startswith("tests/rules/") or path in FREE_FILES
 
 
-def _weight(item: pytest.Item) -> int:
-    """Lower starts earlier: the slowest files, then the other real servers and browsers."""
+def _weight(item: pytest.Item, alone_files: set[str]) -> int:
+    """Lower starts earlier: the files of ``alone`` tests, the slowest files, then the other
+    real servers and browsers. An ``alone`` test waits for the test running in the other worker
+    to end before it measures; at the start of the run that is one of the other ``alone`` files
+    in its setup, not a minute-long browser test (a two-worker run waited some 100 core-seconds
+    so when they came after the slowest files)."""
     path = item.nodeid.split("::", 1)[0]
+    if path in alone_files:
+        return -1
     if path in SLOW_FIRST:
         return SLOW_FIRST.index(path)
     if item.get_closest_marker("browser") or item.get_closest_marker("e2e"):
@@ -85,7 +90,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(
                 f"{item.nodeid} uses a module fixture: take it out of FREE_FILES"
             )
-    items.sort(key=_weight)  # stable: within a weight the collection order is kept
+    alone_files = {i.nodeid.split("::", 1)[0] for i in items if i.get_closest_marker("alone")}
+    items.sort(key=lambda i: _weight(i, alone_files))  # stable: a file's order is kept
 
 
 class _FileScheduling(LoadFileScheduling):

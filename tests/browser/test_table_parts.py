@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from app.db.models import Role
+from tests.browser.conftest import scratch_server
 from tests.browser.test_table_page import _early_club_table, members, seat_pages
 from tests.browser.test_ui import login, new_page
 from tests.support.browser_members import add_members
@@ -49,6 +51,16 @@ MARK = """(selectors) => selectors.map((s) => {
 STILL_MARKED = (
     """(selectors) => selectors.map((s) => document.querySelector(s)?.__partMark === s)"""
 )
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server whose house bots move at once (``PREFCLUB_BOT_THINK=0``): the practice deal
+    reaches the member's first card within a second instead of waiting 0.4 s a bot move (some
+    30 s when the random deal made him sit out a whole deal first); his own move in play still
+    holds the table still."""
+    with scratch_server(database_url, tmp_path_factory, PREFCLUB_BOT_THINK="0") as proc:
+        yield proc
 
 
 def _run(coro: Any) -> Any:
