@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +34,13 @@ under load use the default cost of their own (``tests/e2e/test_login_flood.py``,
 ``tests/api/test_auth_hashing.py``)."""
 for _name, _value in TEST_ARGON2.items():
     os.environ.setdefault(_name, _value)
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A shell without job control starts a background command with Ctrl+C ignored, and its
+    # children inherit that: the servers the tests stop with SIGINT would then end with 0
+    # instead of 130 (tests/platform/test_serve_fork.py). The run behaves as one started in the
+    # foreground, however it was started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SLOW_FIRST = (
     "tests/rules/test_engine_properties.py",
@@ -61,15 +69,13 @@ def free_file(path: str) -> bool:
     return path.startswith("tests/rules/") or path in FREE_FILES
 
 
-def _weight(item: pytest.Item, alone_files: set[str]) -> int:
-    """Lower starts earlier: the files of ``alone`` tests, the slowest files, then the other
-    real servers and browsers. An ``alone`` test waits for the test running in the other worker
-    to end before it measures; at the start of the run that is one of the other ``alone`` files
-    in its setup, not a minute-long browser test (a two-worker run waited some 100 core-seconds
-    so when they came after the slowest files)."""
-    path = item.nodeid.split("::", 1)[0]
-    if path in alone_files:
-        return -1
+def _path(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _weight(item: pytest.Item) -> int:
+    """Lower starts earlier: the slowest files, then the other real servers and browsers."""
+    path = _path(item)
     if path in SLOW_FIRST:
         return SLOW_FIRST.index(path)
     if item.get_closest_marker("browser") or item.get_closest_marker("e2e"):
@@ -77,9 +83,38 @@ def _weight(item: pytest.Item, alone_files: set[str]) -> int:
     return len(SLOW_FIRST) + 1
 
 
+def _spread_alone_files(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the files of ``alone`` tests spread evenly among the short tests at the end.
+
+    An ``alone`` test waits for the test running in the other worker to end before it measures,
+    and keeps the other worker waiting while it measures. Among the short tests that wait is a
+    second, not a minute-long browser test (a two-worker run once waited some 100 core-seconds
+    so); side by side, two ``alone`` files would take turns and leave one worker idle throughout.
+    """
+    alone_files = list(dict.fromkeys(_path(i) for i in items if i.get_closest_marker("alone")))
+    if not alone_files:
+        return items
+    others = [i for i in items if _path(i) not in alone_files]
+    rest = next((n for n, i in enumerate(others) if _weight(i) > len(SLOW_FIRST)), len(others))
+    starts = [
+        n for n in range(rest, len(others)) if n == rest or _path(others[n]) != _path(others[n - 1])
+    ] or [len(others)]
+    at: dict[int, list[str]] = {}
+    for k, path in enumerate(alone_files):
+        at.setdefault(starts[(k + 1) * len(starts) // (len(alone_files) + 1)], []).append(path)
+    ordered: list[pytest.Item] = []
+    for n, item in enumerate([*others, None]):
+        for path in at.get(n, ()):
+            ordered += [i for i in items if _path(i) == path]
+        if item is not None:
+            ordered.append(item)
+    return ordered
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a parallel run, put the slowest files first (xdist hands the work out in this order,
-    ``--no-loadscope-reorder``), and check that no free file shares a module fixture."""
+    """In a parallel run, put the slowest files first and spread the ``alone`` files among the
+    short tests (xdist hands the work out in this order, ``--no-loadscope-reorder``), and check
+    that no free file shares a module fixture."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     for item in items:
@@ -90,8 +125,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(
                 f"{item.nodeid} uses a module fixture: take it out of FREE_FILES"
             )
-    alone_files = {i.nodeid.split("::", 1)[0] for i in items if i.get_closest_marker("alone")}
-    items.sort(key=lambda i: _weight(i, alone_files))  # stable: a file's order is kept
+    items.sort(key=_weight)  # stable: within a weight the collection order is kept
+    items[:] = _spread_alone_files(items)
 
 
 class _FileScheduling(LoadFileScheduling):
