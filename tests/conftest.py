@@ -69,13 +69,14 @@ def free_file(path: str) -> bool:
     return path.startswith("tests/rules/") or path in FREE_FILES
 
 
-def _path(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
+def file_of(nodeid: str) -> str:
+    """The test file of a test id (``tests/api/test_x.py::test_y`` → ``tests/api/test_x.py``)."""
+    return nodeid.split("::", 1)[0]
 
 
 def _weight(item: pytest.Item) -> int:
     """Lower starts earlier: the slowest files, then the other real servers and browsers."""
-    path = _path(item)
+    path = file_of(item.nodeid)
     if path in SLOW_FIRST:
         return SLOW_FIRST.index(path)
     if item.get_closest_marker("browser") or item.get_closest_marker("e2e"):
@@ -91,21 +92,23 @@ def _spread_alone_files(items: list[pytest.Item]) -> list[pytest.Item]:
     second, not a minute-long browser test (a two-worker run once waited some 100 core-seconds
     so); side by side, two ``alone`` files would take turns and leave one worker idle throughout.
     """
-    alone_files = list(dict.fromkeys(_path(i) for i in items if i.get_closest_marker("alone")))
+    alone_files = list(
+        dict.fromkeys(file_of(i.nodeid) for i in items if i.get_closest_marker("alone"))
+    )
     if not alone_files:
         return items
-    others = [i for i in items if _path(i) not in alone_files]
+    others = [i for i in items if file_of(i.nodeid) not in alone_files]
+    files = [file_of(i.nodeid) for i in others]
     rest = next((n for n, i in enumerate(others) if _weight(i) > len(SLOW_FIRST)), len(others))
-    starts = [
-        n for n in range(rest, len(others)) if n == rest or _path(others[n]) != _path(others[n - 1])
-    ] or [len(others)]
+    starts = [n for n in range(rest, len(others)) if n == rest or files[n] != files[n - 1]]
+    starts = starts or [len(others)]
     at: dict[int, list[str]] = {}
     for k, path in enumerate(alone_files):
         at.setdefault(starts[(k + 1) * len(starts) // (len(alone_files) + 1)], []).append(path)
     ordered: list[pytest.Item] = []
     for n, item in enumerate([*others, None]):
         for path in at.get(n, ()):
-            ordered += [i for i in items if _path(i) == path]
+            ordered += [i for i in items if file_of(i.nodeid) == path]
         if item is not None:
             ordered.append(item)
     return ordered
@@ -118,7 +121,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     for item in items:
-        path = item.nodeid.split("::", 1)[0]
+        path = file_of(item.nodeid)
         info = getattr(item, "_fixtureinfo", None)
         defs = info.name2fixturedefs.values() if info is not None else ()
         if free_file(path) and any(d and d[-1].scope in SHARED_SCOPES for d in defs):
@@ -133,7 +136,7 @@ class _FileScheduling(LoadFileScheduling):
     """``--dist loadfile``, except that the tests of the free files are single work units."""
 
     def _split_scope(self, nodeid: str) -> str:
-        path = nodeid.split("::", 1)[0]
+        path = file_of(nodeid)
         return nodeid if free_file(path) else path
 
 

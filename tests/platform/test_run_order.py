@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import SLOW_FIRST, _spread_alone_files, _weight
+from tests.conftest import SLOW_FIRST, _spread_alone_files, _weight, file_of
 
 
 @dataclass
@@ -44,7 +44,7 @@ def test_alone_files_go_among_the_short_tests_evenly_and_whole() -> None:
     a = order.index("tests/e2e/test_a.py::test_setup")
     b = order.index("tests/e2e/test_b.py::test_measure")
     assert order[a + 1] == "tests/e2e/test_a.py::test_measure"  # a file stays together, in order
-    files = [n.split("::")[0] for n in order]
+    files = [file_of(n) for n in order]
     assert files[a - 1] != files[a + 2], "an alone file between two files, never inside one"
     short_before = {files[n] for n in range(2, a)}
     between = {files[n] for n in range(a + 2, b)}
